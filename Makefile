@@ -1,0 +1,74 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+#
+# Everything a fresh clone needs is set up by these targets; `make test` and `make demo` are enough.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+VENV    := .venv
+PY      := $(VENV)/bin/python
+PYTEST  := $(VENV)/bin/pytest
+STAMP   := $(VENV)/.installed
+# Go tools built from the pinned modules under tools/ (each a Go module of its own; see tools/README.md).
+TOOLS   ?= helm kube-apiserver etcd
+export PATH := $(CURDIR)/.bin:$(PATH)
+
+.PHONY: help
+help: ## list the targets
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+$(STAMP): requirements.lock scripts/find-python scripts/write-pth
+	@py=$$(scripts/find-python) && echo "using $$py" && rm -rf $(VENV) && $$py -m venv $(VENV)
+	$(VENV)/bin/pip install -q --disable-pip-version-check uv==0.13.9
+	$(VENV)/bin/uv pip install -q --python $(PY) -r requirements.lock
+	scripts/write-pth $(PY)
+	@touch $@
+
+.PHONY: venv
+venv: $(STAMP) ## create .venv with the pinned Python dependencies
+
+.PHONY: lock
+lock: ## re-resolve requirements.lock from pyproject.toml
+	@test -x $(VENV)/bin/uv || { py=$$(scripts/find-python) && $$py -m venv $(VENV) && $(VENV)/bin/pip install -q uv==0.13.9; }
+	$(VENV)/bin/uv pip compile -q --python-version 3.12 --extra dev pyproject.toml -o requirements.lock
+
+.PHONY: tools
+tools: ## build the pinned Go tools (cached outside the tree) and link them into .bin/
+	@for t in $(TOOLS); do tools/build $$t || exit 1; done
+
+.PHONY: upstream
+upstream: $(STAMP) ## fetch upstream data files (CRDs, csi.proto) through the Go module proxy into .cache/upstream
+	tools/fetch-upstream
+
+.PHONY: generate
+generate: upstream ## generate the CSI gRPC stubs from the pinned CSI spec
+	$(PY) -m dvp_csi.generate
+
+.PHONY: setup
+setup: venv tools generate ## everything the tests and the demo need
+
+.PHONY: test
+test: setup ## run every test
+	$(PYTEST) -q
+
+.PHONY: demo
+demo: setup ## run the module's main job against an embedded, simulated DVP
+	$(PY) -m demo
+
+.PHONY: render
+render: venv ## print the whole module rendered with every component on (example values)
+	@$(PY) -m harness.render --all-on
+
+.PHONY: lint
+lint: setup ## ruff, helm lint and the module lint rules
+	$(VENV)/bin/ruff check .
+	$(PY) -m harness.modlint
+
+.PHONY: bench
+bench: setup ## print benchmark figures, one JSON line each
+	$(PY) -m bench
+
+.PHONY: clean
+clean: ## remove the local environment (the tool cache outside the tree stays)
+	rm -rf $(VENV) .bin .cache .tmp
