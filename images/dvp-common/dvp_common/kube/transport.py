@@ -1,0 +1,178 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""One HTTP exchange with the API server: auth, TLS, fault injection, metrics, error mapping. No retries here."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+import weakref
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import requests
+
+from .config import Credentials
+from .errors import ApiError, Transient, error_for
+from .faults import Fault, FaultHook, RequestInfo
+from .metrics import RequestMetrics
+from .retry import parse_retry_after
+
+DEFAULT_TIMEOUT = (5.0, 30.0)  # connect, read
+
+
+def _private_files(contents: dict[str, bytes]) -> tuple[str, dict[str, str]]:
+    """requests wants TLS material as files: write them 0600 into a 0700 directory removed at exit."""
+    directory = tempfile.mkdtemp(prefix="dvp-common-tls-")
+    paths = {}
+    for name, data in contents.items():
+        path = os.path.join(directory, name)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        paths[name] = path
+    return directory, paths
+
+
+class Reply:
+    __slots__ = ("status", "body", "headers")
+
+    def __init__(self, status: int, body: dict[str, Any], headers: dict[str, str]) -> None:
+        self.status, self.body, self.headers = status, body, headers
+
+
+class Transport:
+    def __init__(
+        self,
+        credentials: Credentials,
+        *,
+        faults: FaultHook | None = None,
+        metrics: RequestMetrics | None = None,
+        timeout: tuple[float, float] = DEFAULT_TIMEOUT,
+        clock: Callable[[], float] = time.monotonic,
+        user_agent: str = "dvp-common/0.1",
+    ) -> None:
+        self.credentials = credentials
+        self.faults = faults
+        self.metrics = metrics if metrics is not None else RequestMetrics()
+        self.timeout = timeout
+        self.clock = clock
+        self.session = requests.Session()
+        self.session.headers["User-Agent"] = user_agent
+        self.session.trust_env = False  # no proxies or netrc from the environment: only the configured server
+        files = {k: v for k, v in (("ca.crt", credentials.ca_data), ("tls.crt", credentials.client_cert_data),
+                                   ("tls.key", credentials.client_key_data)) if v}
+        paths: dict[str, str] = {}
+        if files:
+            directory, paths = _private_files(files)
+            self._cleanup = weakref.finalize(self, shutil.rmtree, directory, True)
+        self.session.verify = False if credentials.insecure else paths.get("ca.crt", True)
+        if "tls.crt" in paths:
+            self.session.cert = (paths["tls.crt"], paths["tls.key"])
+
+    def close(self) -> None:
+        self.session.close()
+        if hasattr(self, "_cleanup"):
+            self._cleanup()
+
+    def _headers(self, content_type: str | None) -> dict[str, str]:
+        headers = {"Accept": "application/json"}
+        token = self.credentials.bearer_token()
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        if content_type:
+            headers["Content-Type"] = content_type
+        return headers
+
+    def _error(self, info: RequestInfo, status: int, body: Any, retry_after: float | None = None) -> ApiError:
+        return error_for(status, body, kind=info.kind, name=info.name, namespace=info.namespace, verb=info.verb,
+                         retry_after=retry_after)
+
+    def _send(self, info: RequestInfo, method: str, params: dict[str, Any] | None, body: Any,
+              content_type: str | None, stream: bool,
+              read_timeout: float | None) -> tuple[requests.Response, Fault | None]:
+        fault = self.faults(info) if self.faults else None
+        started = self.clock()
+        if fault and not fault.after and (fault.status or fault.connection_error):
+            self.metrics.observe(info.verb, info.resource, fault.status or 0, self.clock() - started)
+            if fault.connection_error:
+                raise Transient(f"connection error ({fault.message})", reason="ConnectionError", kind=info.kind,
+                                name=info.name, namespace=info.namespace, verb=info.verb)
+            raise self._error(info, fault.status or 500, {"reason": fault.reason, "message": fault.message},
+                              fault.retry_after)
+        data = None if body is None else json.dumps(body).encode()
+        try:
+            resp = self.session.request(
+                method, self.credentials.host + info.path, params=params, data=data,
+                headers=self._headers(content_type), stream=stream,
+                timeout=(self.timeout[0], read_timeout or self.timeout[1]),
+            )
+        except requests.RequestException as exc:
+            self.metrics.observe(info.verb, info.resource, 0, self.clock() - started)
+            raise Transient(f"{type(exc).__name__} ({exc})", reason="ConnectionError", kind=info.kind,
+                            name=info.name, namespace=info.namespace, verb=info.verb) from None
+        code = resp.status_code
+        if fault and fault.after and (fault.status or fault.connection_error):
+            resp.close()
+            code = fault.status or 0
+        self.metrics.observe(info.verb, info.resource, code, self.clock() - started)
+        if fault and fault.after and fault.connection_error:
+            raise Transient(f"connection lost after sending ({fault.message})", reason="ConnectionError",
+                            kind=info.kind, name=info.name, namespace=info.namespace, verb=info.verb)
+        if fault and fault.after and fault.status:
+            raise self._error(info, fault.status, {"reason": fault.reason, "message": fault.message},
+                              fault.retry_after)
+        if code >= 400:
+            try:
+                payload = resp.content
+            finally:
+                resp.close()
+            raise self._error(info, code, payload, parse_retry_after(resp.headers.get("Retry-After")))
+        return resp, fault
+
+    def request(self, info: RequestInfo, method: str, params: dict[str, Any] | None = None, body: Any = None,
+                content_type: str | None = None) -> Reply:
+        resp, _ = self._send(info, method, params, body, content_type, False, None)
+        try:
+            payload = resp.json() if resp.content else {}
+        except ValueError:
+            raise Transient("answer is not JSON", status=resp.status_code, kind=info.kind, name=info.name,
+                            namespace=info.namespace, verb=info.verb) from None
+        return Reply(resp.status_code, payload, dict(resp.headers))
+
+    def stream(self, info: RequestInfo, params: dict[str, Any], read_timeout: float) -> Iterator[dict[str, Any]]:
+        """Open a watch and yield its raw event dicts; a broken stream raises Transient."""
+        resp, fault = self._send(info, "GET", params, None, None, True, read_timeout)
+        drop_after = fault.drop_watch_after if fault else None
+        return self._events(info, resp, drop_after)
+
+    def _events(self, info: RequestInfo, resp: requests.Response, drop_after: int | None) -> Iterator[dict[str, Any]]:
+        sent = 0
+        buffer = b""
+        try:
+            if drop_after == 0:
+                raise Transient("watch dropped (injected)", reason="WatchDropped", kind=info.kind, verb="watch")
+            for chunk in resp.iter_content(chunk_size=None):
+                buffer += chunk
+                while b"\n" in buffer:
+                    line, buffer = buffer.split(b"\n", 1)
+                    if not line.strip():
+                        continue
+                    try:
+                        event = json.loads(line)
+                    except ValueError:
+                        raise Transient("watch sent a malformed event", reason="WatchDecode", kind=info.kind,
+                                        verb="watch") from None
+                    yield event
+                    sent += 1
+                    if drop_after is not None and sent >= drop_after:
+                        raise Transient("watch dropped (injected)", reason="WatchDropped", kind=info.kind,
+                                        verb="watch")
+        except requests.RequestException as exc:
+            raise Transient(f"watch stream broke: {type(exc).__name__}", reason="WatchDropped", kind=info.kind,
+                            verb="watch") from None
+        finally:
+            resp.close()
