@@ -1,0 +1,115 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+
+import os
+
+import credentials as hook
+import pytest
+import yaml
+from deckhouse import hook as sdk
+from lib import testing as t
+from lib.errors import InvalidInput
+
+PATH = os.path.join(os.path.dirname(__file__), "credentials.py")
+KUBECONFIG = yaml.safe_dump({
+    "apiVersion": "v1", "kind": "Config", "current-context": "dvp",
+    "clusters": [{"name": "dvp", "cluster": {"server": "https://dvp.example:6443", "certificate-authority-data": "Q0E="}}],
+    "contexts": [{"name": "dvp", "context": {"cluster": "dvp", "user": "sa", "namespace": "tenant"}}],
+    "users": [{"name": "sa", "user": {"token": "tok-en"}}],
+})
+KUBECONFIG_B64 = t.b64(KUBECONFIG)
+TYPE = "cloud-provider.deckhouse.io/credentials"
+
+
+def creds(name="d8-credentials", **data):
+    data = {"authScheme": "kubeconfig", "secret": KUBECONFIG_B64} | data
+    return t.secret("d8-cloud-provider-dvp", name, {k: x for k, x in data.items() if x is not None}, TYPE)
+
+
+def pcc(kubeconfig_b64=KUBECONFIG_B64):
+    doc = {"apiVersion": "deckhouse.io/v1", "kind": "DVPClusterConfiguration",
+           "provider": {"kubeconfigDataBase64": kubeconfig_b64, "namespace": "tenant"}}
+    return t.secret("kube-system", "d8-provider-cluster-configuration",
+                    {"cloud-provider-cluster-configuration.yaml": yaml.safe_dump(doc)})
+
+
+def run(snaps, values=None, ctx=t.synchronization):
+    values = values if values is not None else {"cloudProviderDvp": {"internal": {}}}
+    bc = ctx(hook, snaps) if ctx is t.synchronization else ctx(hook, snaps, hook.SNAPSHOT_CREDENTIALS)
+    return sdk.testrun(hook.main, binding_context=bc, config_values={}, initial_values=values), bc, values
+
+
+EXPECTED = {"d8-credentials": {"authScheme": "kubeconfig", "secret": KUBECONFIG_B64}}
+
+
+@pytest.mark.parametrize("ctx", [t.synchronization, t.event])
+def test_secret_becomes_credential_secrets(ctx):
+    out, bc, values = run(t.snapshots(hook, credentials=[creds()]), ctx=ctx)
+    assert out.values_patches.data == [
+        {"op": "add", "path": "/cloudProviderDvp/internal/credentialSecrets", "value": EXPECTED}]
+    assert out.kube_operations.data == [] and out.metrics.data == []
+    again = sdk.testrun(hook.main, binding_context=bc, config_values={}, initial_values=t.apply(values, out.values_patches.data))
+    assert again.values_patches.data == []
+    t.assert_contract(hook, PATH, bc, values, {}, out)
+
+
+def test_legacy_configuration_stands_in_until_the_secret_exists():
+    out, _, _ = run(t.snapshots(hook, legacy_cluster_configuration=[pcc()]))
+    assert out.values["cloudProviderDvp"]["internal"]["credentialSecrets"] == EXPECTED
+    other = t.b64(KUBECONFIG.replace("tok-en", "other"))
+    out, _, _ = run(t.snapshots(hook, credentials=[creds(secret=other)], legacy_cluster_configuration=[pcc()]))
+    assert out.values["cloudProviderDvp"]["internal"]["credentialSecrets"]["d8-credentials"]["secret"] == other
+
+
+def test_no_secret_gives_empty_map_and_removal_is_followed():
+    start = {"cloudProviderDvp": {"internal": {"credentialSecrets": EXPECTED}}}
+    out, _, _ = run(t.snapshots(hook), values=start)
+    assert out.values_patches.data == [
+        {"op": "remove", "path": "/cloudProviderDvp/internal/credentialSecrets/d8-credentials"}]
+
+
+def kubeconfig_with(user):
+    doc = yaml.safe_load(KUBECONFIG)
+    doc["users"][0]["user"] = user
+    return t.b64(yaml.safe_dump(doc))
+
+
+OBJ = "Secret d8-cloud-provider-dvp/d8-credentials"
+REJECTIONS = [
+    ({"authScheme": "token"}, f"{OBJ}: data.authScheme: must be kubeconfig"),
+    ({"authScheme": None}, f"{OBJ}: data.authScheme: must be kubeconfig"),
+    ({"secret": ""}, f"{OBJ}: data.secret: must not be empty"),
+    ({"identity": "someone"}, f"{OBJ}: data.identity: is not allowed with authScheme kubeconfig"),
+    ({"secret": "not base64 !!"}, f"{OBJ}: data.secret: is not valid base64 of UTF-8 text"),
+    ({"secret": t.b64("clusters: [unclosed")}, f"{OBJ}: data.secret: is not valid YAML at line 2"),
+    ({"secret": t.b64("just text")}, f"{OBJ}: data.secret: is not a kubeconfig (expected a mapping)"),
+    ({"secret": t.b64("clusters: []")}, f"{OBJ}: data.secret: is not a valid kubeconfig: clusters is empty"),
+    ({"secret": kubeconfig_with({"exec": {"command": "aws"}})},
+     f"{OBJ}: data.secret: user sa uses exec authentication, which is not supported"),
+    ({"secret": kubeconfig_with({"auth-provider": {"name": "oidc"}})},
+     f"{OBJ}: data.secret: user sa uses auth-provider authentication, which is not supported"),
+    ({"secret": kubeconfig_with({"username": "u"})},
+     f"{OBJ}: data.secret: user sa needs a token or client-certificate-data"),
+]
+
+
+@pytest.mark.parametrize(("data", "message"), REJECTIONS)
+def test_bad_credentials_are_rejected_in_one_line_without_the_secret(data, message):
+    snaps = t.snapshots(hook, credentials=[creds(**data)])
+    with pytest.raises(InvalidInput) as err:
+        run(snaps)
+    assert str(err.value) == message
+    assert "tok-en" not in str(err.value)
+
+
+def test_process_rejection_writes_nothing_and_prints_one_line():
+    snaps = t.snapshots(hook, credentials=[creds(secret=kubeconfig_with({"exec": {"command": "x"}}))])
+    t.assert_process_rejects(PATH, t.synchronization(hook, snaps), {"cloudProviderDvp": {"internal": {}}}, {},
+                             f"{OBJ}: data.secret: user sa uses exec authentication, which is not supported")
+
+
+def test_legacy_kubeconfig_is_checked_too():
+    snaps = t.snapshots(hook, legacy_cluster_configuration=[pcc(kubeconfig_with({"exec": {"command": "x"}}))])
+    with pytest.raises(InvalidInput, match=r"^Secret kube-system/d8-provider-cluster-configuration: "
+                       r"data\[cloud-provider-cluster-configuration.yaml\].provider.kubeconfigDataBase64: user sa uses exec"):
+        run(snaps)
