@@ -1,0 +1,103 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+
+import json
+import os
+
+import discovery_data as hook
+import pytest
+from deckhouse import hook as sdk
+from lib import testing as t
+from lib.errors import InvalidInput
+
+PATH = os.path.join(os.path.dirname(__file__), "discovery_data.py")
+SC = {"name": "replicated", "volumeBindingMode": "Immediate", "reclaimPolicy": "Delete",
+      "allowVolumeExpansion": True, "isEnabled": True, "isDefault": True}
+START = {"cloudProviderDvp": {"internal": {}}}
+
+
+def discoverer(doc):
+    return t.secret("kube-system", "d8-cloud-provider-discovery-data", {"discovery-data.json": json.dumps(doc)})
+
+
+def bootstrap(doc):
+    return t.secret("kube-system", "d8-candi-cloud-provider-discovery-data",
+                    {"cloud-provider-discovery-data.json": json.dumps(doc)})
+
+
+def legacy(doc):
+    return t.secret("kube-system", "d8-provider-cluster-configuration", {
+        "cloud-provider-cluster-configuration.yaml": "apiVersion: deckhouse.io/v1\n",
+        "cloud-provider-discovery-data.json": json.dumps(doc)})
+
+
+def run(snaps, bc=None, values=START):
+    bc = bc or t.synchronization(hook, snaps)
+    return sdk.testrun(hook.main, binding_context=bc, config_values={}, initial_values=values)
+
+
+@pytest.mark.parametrize("kind", ["sync", "event"])
+def test_discoverer_data_becomes_values(kind):
+    snaps = t.snapshots(hook, discoverer=[discoverer({"storageClasses": [SC], "zones": ["z1", "z2"]})])
+    bc = t.synchronization(hook, snaps) if kind == "sync" else t.event(hook, snaps, hook.SNAPSHOT_DISCOVERER)
+    out = run(snaps, bc)
+    expected = {"apiVersion": "deckhouse.io/v1", "kind": "DVPCloudDiscoveryData", "zones": ["z1", "z2"],
+                "storageClasses": [SC]}
+    assert out.values_patches.data == [
+        {"op": "add", "path": "/cloudProviderDvp/internal/providerDiscoveryData", "value": expected}]
+    assert out.kube_operations.data == [] and out.metrics.data == []
+    assert run(snaps, bc, t.apply(START, out.values_patches.data)).values_patches.data == []
+    t.assert_contract(hook, PATH, bc, START, {}, out)
+
+
+def test_nothing_published_gives_the_defaults():
+    out = run(t.snapshots(hook))
+    assert out.values["cloudProviderDvp"]["internal"]["providerDiscoveryData"] == {
+        "apiVersion": "deckhouse.io/v1", "kind": "DVPCloudDiscoveryData", "zones": ["default"]}
+
+
+def test_sources_merge_field_by_field_first_wins():
+    old = dict(SC, name="old", IsDefault=False)
+    old.pop("isDefault")
+    snaps = t.snapshots(
+        hook,
+        discoverer=[discoverer({"storageClasses": [SC]})],
+        bootstrap_discovery_data=[bootstrap({"zones": ["a"], "layout": "Standard"})],
+        legacy_cluster_configuration=[legacy({"zones": ["b"], "storageClasses": [old]})],
+    )
+    got = run(snaps).values["cloudProviderDvp"]["internal"]["providerDiscoveryData"]
+    assert got == {"apiVersion": "deckhouse.io/v1", "kind": "DVPCloudDiscoveryData", "zones": ["a"],
+                   "layout": "Standard", "storageClasses": [SC]}
+    snaps = t.snapshots(hook, legacy_cluster_configuration=[legacy({"zones": ["b"], "storageClasses": [old]})])
+    got = run(snaps).values["cloudProviderDvp"]["internal"]["providerDiscoveryData"]
+    assert got["storageClasses"] == [dict(SC, name="old", isDefault=False)] and got["zones"] == ["b"]
+
+
+OBJ = "Secret kube-system/d8-cloud-provider-discovery-data: data[discovery-data.json]"
+
+
+@pytest.mark.parametrize(("secret", "message"), [
+    (t.secret("kube-system", "d8-cloud-provider-discovery-data", {"discovery-data.json": "{zones: ["}),
+     f"{OBJ}: is not valid JSON at line 1 column 2"),
+    (discoverer([1]), f"{OBJ}: must be a mapping"),
+    (discoverer({"zones": []}), f"{OBJ}.zones: violates minItems 1"),
+    (discoverer({"storageClasses": [dict(SC, volumeBindingMode="Later")]}),
+     f"{OBJ}.storageClasses[0].volumeBindingMode: must be one of Immediate, WaitForFirstConsumer"),
+    (discoverer({"storageClasses": [{"reclaimPolicy": "Delete"}]}), f"{OBJ}.storageClasses[0].name: is required"),
+    (discoverer({"kind": "Other"}), f"{OBJ}.kind: must be one of DVPCloudDiscoveryData"),
+    (discoverer({"extra": 1}), f"{OBJ}: unknown field(s) extra"),
+])
+def test_bad_discovery_data_is_rejected(secret, message):
+    snaps = t.snapshots(hook, discoverer=[secret])
+    with pytest.raises(InvalidInput) as err:
+        run(snaps)
+    assert str(err.value) == message
+    t.assert_process_rejects(PATH, t.synchronization(hook, snaps), START, {}, message)
+
+
+def test_bad_base64_is_rejected():
+    bad = discoverer({})
+    bad["data"]["discovery-data.json"] = "%%%"
+    with pytest.raises(InvalidInput, match=r"^Secret kube-system/d8-cloud-provider-discovery-data: "
+                       r"data\[discovery-data.json\]: is not valid base64"):
+        run(t.snapshots(hook, discoverer=[bad]))

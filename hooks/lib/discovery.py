@@ -1,0 +1,41 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""DVPCloudDiscoveryData: parsing, defaults and the merge of its sources (pure functions)."""
+
+from lib import schema
+from lib.snapshots import b64text, parse_json, require_mapping
+
+SCHEMA = "candi/openapi/cloud_discovery_data.yaml"
+API_VERSION = "deckhouse.io/v1"
+KIND = "DVPCloudDiscoveryData"
+
+
+def defaults() -> dict:
+    # DVP has no zones of its own: one "default" zone keeps NodeGroups and the registration consistent.
+    return {"apiVersion": API_VERSION, "kind": KIND, "zones": ["default"]}
+
+
+def parse(value_b64: str, obj: str, field: str) -> dict:
+    """One source document, normalised (older IsDefault spelling) and validated with the defaults filled in;
+    returned without them, so the merge can tell what the source really said."""
+    doc = require_mapping(parse_json(b64text(value_b64, obj, field), obj, field), obj, field)
+    for sc in doc.get("storageClasses") or []:
+        if isinstance(sc, dict) and "IsDefault" in sc:
+            sc.setdefault("isDefault", sc.pop("IsDefault"))
+    doc = {k: x for k, x in doc.items() if x is not None}
+    full = defaults() | doc
+    schema.validate(full, schema.load(SCHEMA, full["apiVersion"]), obj, field)
+    return doc
+
+
+def merge(docs: list[dict]) -> dict:
+    """Sources in precedence order; a field comes from the first source that has it, else from the defaults.
+
+    Defaults are applied last so a lower source's real zones beat a higher source's defaulted ones."""
+    out: dict = {}
+    for doc in docs:
+        for key, value in doc.items():
+            out.setdefault(key, value)
+    for key, value in defaults().items():
+        out.setdefault(key, value)
+    return out
