@@ -1,0 +1,223 @@
+{{- /* Copyright 2026 The cloud-provider-dvp Authors */ -}}
+{{- /* SPDX-License-Identifier: Apache-2.0 */ -}}
+
+{{- /* Module-local helpers. Anything lib-helm does not define lives here, so the real lib-helm can replace */ -}}
+{{- /* charts/helm_lib without losing a helper. Switches return "true" or "" (usable in `if`). */ -}}
+
+{{- define "dvp.namespace" -}}d8-cloud-provider-dvp{{- end -}}
+
+{{- define "dvp.nodes_enabled" -}}
+{{- if not (dig "nodes" "disabled" false .Values.cloudProviderDvp) -}}true{{- end -}}
+{{- end -}}
+
+{{- define "dvp.ccm_enabled" -}}
+{{- if and (include "dvp.nodes_enabled" .) (not (dig "ccm" "disabled" false .Values.cloudProviderDvp)) -}}true{{- end -}}
+{{- end -}}
+
+{{- define "dvp.storage_enabled" -}}
+{{- if not (dig "storage" "disabled" false .Values.cloudProviderDvp) -}}true{{- end -}}
+{{- end -}}
+
+{{- /* Snapshots need the CSI driver; off when storage is off or snapshots are disabled. */ -}}
+{{- define "dvp.snapshots_enabled" -}}
+{{- if and (include "dvp.storage_enabled" .) (not (dig "storage" "snapshots" "disabled" false .Values.cloudProviderDvp)) -}}true{{- end -}}
+{{- end -}}
+
+{{- /* Our snapshot-controller steps aside when the Deckhouse snapshot-controller module runs one already. */ -}}
+{{- define "dvp.snapshot_controller_enabled" -}}
+{{- if and (include "dvp.snapshots_enabled" .) (not (has "snapshot-controller" (.Values.global.enabledModules | default list))) -}}true{{- end -}}
+{{- end -}}
+
+{{- define "dvp.vpa_enabled" -}}
+{{- if .Capabilities.APIVersions.Has "autoscaling.k8s.io/v1/VerticalPodAutoscaler" -}}true{{- end -}}
+{{- end -}}
+
+{{- define "dvp.monitoring_enabled" -}}
+{{- if .Capabilities.APIVersions.Has "monitoring.coreos.com/v1/PrometheusRule" -}}true{{- end -}}
+{{- end -}}
+
+{{- define "dvp.log_level" -}}
+{{- .Values.cloudProviderDvp.logLevel | default "Info" -}}
+{{- end -}}
+
+{{- /* Usage: include "dvp.credentials_envs" "dvp-credentials" */ -}}
+{{- /* The DVP connection every Python component reads, taken from a credentials Secret of the module. */ -}}
+{{- define "dvp.credentials_envs" }}
+- name: DVP_KUBERNETES_CONFIG_BASE64
+  valueFrom:
+    secretKeyRef:
+      name: {{ . }}
+      key: kubernetesConfigBase64
+- name: DVP_NAMESPACE
+  valueFrom:
+    secretKeyRef:
+      name: {{ . }}
+      key: namespace
+- name: CLUSTER_UUID
+  valueFrom:
+    secretKeyRef:
+      name: {{ . }}
+      key: clusterUUID
+{{- end }}
+
+{{- /* Usage: include "dvp.http_probes" (list <port name> <scheme> <liveness path> <readiness path>) */ -}}
+{{- define "dvp.http_probes" }}
+{{- $port := index . 0 }}{{- $scheme := index . 1 }}
+livenessProbe:
+  httpGet:
+    path: {{ index . 2 }}
+    port: {{ $port }}
+    scheme: {{ $scheme }}
+  initialDelaySeconds: 10
+  periodSeconds: 20
+  timeoutSeconds: 5
+  failureThreshold: 3
+readinessProbe:
+  httpGet:
+    path: {{ index . 3 }}
+    port: {{ $port }}
+    scheme: {{ $scheme }}
+  initialDelaySeconds: 5
+  periodSeconds: 10
+  timeoutSeconds: 5
+  failureThreshold: 3
+{{- end }}
+
+{{- /* Usage: include "dvp.kube_rbac_proxy_container" (list . (dict "upstream" "http://127.0.0.1:8081/" "name" "<deployment>" "port" 8080)) */ -}}
+{{- /* The kube-rbac-proxy sidecar: serves https-metrics on the port given, lets /healthz and /readyz through */ -}}
+{{- /* unauthenticated (kubelet probes), and authorises everything else as get deployments/prometheus-metrics. */ -}}
+{{- define "dvp.kube_rbac_proxy_container" }}
+{{- $context := index . 0 }}
+{{- $opts := index . 1 }}
+- name: kube-rbac-proxy
+  {{- include "helm_lib_module_container_security_context_read_only_root_filesystem_capabilities_drop_all_pss_restricted" $context | nindent 2 }}
+  image: {{ include "helm_lib_module_common_image" (list $context "kubeRbacProxy") }}
+  args:
+  - "--secure-listen-address=$(KUBE_RBAC_PROXY_LISTEN_ADDRESS):{{ $opts.port }}"
+  - "--v=2"
+  - "--logtostderr=true"
+  - "--stale-cache-interval=1h30m"
+  - "--livez-path=/livez"
+  env:
+  - name: KUBE_RBAC_PROXY_LISTEN_ADDRESS
+    valueFrom:
+      fieldRef:
+        fieldPath: status.podIP
+  - name: KUBE_RBAC_PROXY_CONFIG
+    value: |
+      excludePaths:
+      - /healthz
+      - /readyz
+      upstreams:
+      - upstream: {{ $opts.upstream }}
+        path: /
+        authorization:
+          resourceAttributes:
+            namespace: {{ include "dvp.namespace" $context }}
+            apiGroup: apps
+            apiVersion: v1
+            resource: deployments
+            subresource: prometheus-metrics
+            name: {{ $opts.name }}
+  ports:
+  - containerPort: {{ $opts.port }}
+    name: https-metrics
+  livenessProbe:
+    httpGet:
+      path: /livez
+      port: https-metrics
+      scheme: HTTPS
+    periodSeconds: 20
+  readinessProbe:
+    httpGet:
+      path: /livez
+      port: https-metrics
+      scheme: HTTPS
+    periodSeconds: 10
+  volumeMounts:
+  - name: kube-rbac-proxy-ca
+    mountPath: /etc/kube-rbac-proxy
+    readOnly: true
+  resources:
+    requests:
+      {{- include "helm_lib_module_ephemeral_storage_only_logs" $context | nindent 6 }}
+      {{- include "helm_lib_container_kube_rbac_proxy_resources" $context | nindent 6 }}
+{{- end }}
+
+{{- define "dvp.kube_rbac_proxy_volume" }}
+- name: kube-rbac-proxy-ca
+  configMap:
+    defaultMode: 420
+    name: kube-rbac-proxy-ca.crt
+{{- end }}
+
+{{- /* Usage: include "dvp.vpa" (list . <kind> <name> <containers: list of (dict "name" "cpu" (list min max) "memory" (list min max))> [<extra containerPolicies YAML>]) */ -}}
+{{- define "dvp.vpa" }}
+{{- $context := index . 0 }}
+{{- if include "dvp.vpa_enabled" $context }}
+---
+apiVersion: autoscaling.k8s.io/v1
+kind: VerticalPodAutoscaler
+metadata:
+  name: {{ index . 2 }}
+  namespace: {{ include "dvp.namespace" $context }}
+  {{- include "helm_lib_module_labels" (list $context (dict "app" (index . 2))) | nindent 2 }}
+spec:
+  targetRef:
+    apiVersion: apps/v1
+    kind: {{ index . 1 }}
+    name: {{ index . 2 }}
+  updatePolicy:
+    updateMode: InPlaceOrRecreate
+  resourcePolicy:
+    containerPolicies:
+    {{- range $c := index . 3 }}
+    - containerName: {{ $c.name }}
+      minAllowed:
+        cpu: {{ index $c.cpu 0 }}
+        memory: {{ index $c.memory 0 }}
+      maxAllowed:
+        cpu: {{ index $c.cpu 1 }}
+        memory: {{ index $c.memory 1 }}
+    {{- end }}
+    {{- if ge (len .) 5 }}
+    {{- index . 4 | nindent 4 }}
+    {{- end }}
+{{- end }}
+{{- end }}
+
+{{- /* Usage: include "dvp.pdb" (list . <name> <maxUnavailable>) */ -}}
+{{- define "dvp.pdb" }}
+{{- $context := index . 0 }}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: {{ index . 1 }}
+  namespace: {{ include "dvp.namespace" $context }}
+  {{- include "helm_lib_module_labels" (list $context (dict "app" (index . 1))) | nindent 2 }}
+spec:
+  maxUnavailable: {{ index . 2 }}
+  selector:
+    matchLabels:
+      app: {{ index . 1 }}
+{{- end }}
+
+{{- /* Usage: include "dvp.tls_secret" (list . <name> <cert values map> <values path for the error>) */ -}}
+{{- define "dvp.tls_secret" }}
+{{- $context := index . 0 }}
+{{- $cert := index . 2 | default dict }}
+{{- $path := index . 3 }}
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: {{ index . 1 }}
+  namespace: {{ include "dvp.namespace" $context }}
+  {{- include "helm_lib_module_labels" (list $context (dict "app" (index . 1))) | nindent 2 }}
+type: kubernetes.io/tls
+data:
+  ca.crt: {{ required (printf "Secret %s: %s.ca is required" (index . 1) $path) $cert.ca | b64enc }}
+  tls.crt: {{ required (printf "Secret %s: %s.crt is required" (index . 1) $path) $cert.crt | b64enc }}
+  tls.key: {{ required (printf "Secret %s: %s.key is required" (index . 1) $path) $cert.key | b64enc }}
+{{- end }}
