@@ -1,0 +1,89 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Which StorageClasses the module publishes, from the parent's classes (pure functions)."""
+
+import re
+from dataclasses import dataclass
+
+from lib.errors import InvalidInput
+
+PROVISIONER = "csi.dvp.deckhouse.io"
+# Disks are created by the node that first uses them: only then do we know the VM to attach to.
+BINDING_MODE = "WaitForFirstConsumer"
+IMMUTABLE = ("dvpStorageClass", "volumeBindingMode", "reclaimPolicy")
+EXCLUDED_FIELD = "cloudProviderDvp.storage.parameters.excludedStorageClasses"
+
+
+@dataclass(frozen=True)
+class Plan:
+    classes: list[dict]
+    default: str | None
+    recreate: list[str]  # existing classes whose immutable fields differ: deleted so Helm creates them anew
+
+
+def dns1123(name: str) -> str:
+    name = name.lower().replace(" ", "-")
+    return re.sub(r"[^a-z0-9.-]", "", name).strip("-.")[:253]
+
+
+def exclusion(patterns) -> re.Pattern | None:
+    if not patterns:
+        return None
+    compiled = []
+    for i, p in enumerate(patterns):
+        try:
+            compiled.append(re.compile(p))
+        except (re.error, TypeError):
+            raise InvalidInput("ModuleConfig cloud-provider-dvp", f"{EXCLUDED_FIELD}[{i}]",
+                               "is not a valid regular expression") from None
+    return re.compile("|".join(f"(?:{c.pattern})" for c in compiled))
+
+
+def plan(discovered: list[dict], patterns, existing: list[dict]) -> Plan:
+    """discovered: providerDiscoveryData.storageClasses; existing: the module's StorageClasses in the cluster
+    as the binding's filter gives them ({name, dvpStorageClass, volumeBindingMode, reclaimPolicy, ...})."""
+    excluded = exclusion(patterns)
+
+    def keep(parent: str, local: str) -> bool:
+        return not (excluded and (excluded.fullmatch(parent) or excluded.fullmatch(local)))
+
+    wanted: dict[str, dict] = {}
+    for sc in sorted(discovered, key=lambda s: s["name"]):
+        local = dns1123(sc["name"])
+        if sc.get("isEnabled", True) is False or not local or local in wanted or not keep(sc["name"], local):
+            continue
+        wanted[local] = {
+            "name": local,
+            "dvpStorageClass": sc["name"],
+            "volumeBindingMode": BINDING_MODE,
+            "reclaimPolicy": sc.get("reclaimPolicy") or "Delete",
+            "allowVolumeExpansion": bool(sc.get("allowVolumeExpansion", True)),
+            "isDefault": bool(sc.get("isDefault", False)),
+        }
+    # A class the parent stops reporting may still back volumes: keep publishing it as it is.
+    for sc in sorted(existing, key=lambda s: s["name"]):
+        if sc["name"] not in wanted and sc.get("dvpStorageClass") and keep(sc["dvpStorageClass"], sc["name"]):
+            wanted[sc["name"]] = {
+                "name": sc["name"],
+                "dvpStorageClass": sc["dvpStorageClass"],
+                "volumeBindingMode": BINDING_MODE,
+                "reclaimPolicy": sc.get("reclaimPolicy") or "Delete",
+                "allowVolumeExpansion": bool(sc.get("allowVolumeExpansion", False)),
+                "isDefault": False,
+            }
+    classes = [wanted[n] for n in sorted(wanted)]
+    default = next((c["name"] for c in classes if c["isDefault"]), None)
+    for c in classes:
+        c["isDefault"] = c["name"] == default
+    current = {sc["name"]: sc for sc in existing}
+    recreate = [c["name"] for c in classes
+                if c["name"] in current and any(current[c["name"]].get(f) != c[f] for f in IMMUTABLE)]
+    return Plan(classes=classes, default=default, recreate=recreate)
+
+
+def drift(expected: str | None, cluster_defaults: list[str]) -> dict | None:
+    """Labels of the drift metric when the cluster's default StorageClass is not the expected one."""
+    actual = sorted(cluster_defaults)
+    if not expected or actual == [expected]:
+        return None
+    return {"actual": ",".join(actual), "expected": expected}

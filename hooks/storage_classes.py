@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Parent StorageClasses (internal.providerDiscoveryData) -> internal.storageClasses and
+internal.defaultStorageClass; a metric when the cluster default was changed by hand (we do not revert it)."""
+
+from lib import bindings
+from lib import storage_classes as sc
+from lib import values as v
+from lib.hookrun import run
+from lib.snapshots import results
+
+SNAPSHOT = "storage_classes"
+VALUE = v.internal("storageClasses")
+DEFAULT_VALUE = v.internal("defaultStorageClass")
+METRIC = "d8_cloud_provider_dvp_default_storage_class_drifted"
+METRIC_GROUP = "d8_cloud_provider_dvp_default_storage_class"
+DEFAULT_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
+
+config = bindings.render({
+    "beforeHelm": 20,
+    "kubernetes": [
+        bindings.kubernetes(
+            SNAPSHOT, "StorageClass",
+            "{name: .metadata.name, ours: (.provisioner == \"" + sc.PROVISIONER + "\" and"
+            " .metadata.labels.module == \"cloud-provider-dvp\"),"
+            " isDefault: (.metadata.annotations[\"" + DEFAULT_ANNOTATION + "\"] == \"true\"),"
+            " dvpStorageClass: .parameters.dvpStorageClass, volumeBindingMode, reclaimPolicy, allowVolumeExpansion}",
+            api_version="storage.k8s.io/v1",
+        ),
+    ],
+})
+
+
+def main(ctx) -> None:
+    cluster = results(ctx, SNAPSHOT)
+    plan = sc.plan(
+        discovered=v.get(ctx.values, v.internal("providerDiscoveryData.storageClasses")) or [],
+        patterns=v.get(ctx.values, v.module("storage.parameters.excludedStorageClasses")),
+        existing=[c for c in cluster if c.get("ours")],
+    )
+    v.set_(ctx.values, VALUE, plan.classes)
+    if plan.default:
+        v.set_(ctx.values, DEFAULT_VALUE, plan.default)
+    else:
+        v.delete(ctx.values, DEFAULT_VALUE)
+    for name in plan.recreate:
+        ctx.kubernetes.delete("StorageClass", "", name, apiVersion="storage.k8s.io/v1")
+
+    # An explicit cluster-wide choice (global.defaultClusterStorageClass) is what the default should be.
+    expected = v.get(ctx.values, "global.defaultClusterStorageClass") or plan.default
+    ctx.metrics.expire(METRIC_GROUP)
+    labels = sc.drift(expected, [c["name"] for c in cluster if c.get("isDefault")])
+    if labels:
+        ctx.metrics.collect({"name": METRIC, "group": METRIC_GROUP, "action": "set", "value": 1, "labels": labels})
+
+
+if __name__ == "__main__":
+    run(main, config)

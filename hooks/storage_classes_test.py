@@ -1,0 +1,122 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+
+import os
+
+import pytest
+import storage_classes as hook
+from deckhouse import hook as sdk
+from lib import testing as t
+from lib.errors import InvalidInput
+
+PATH = os.path.join(os.path.dirname(__file__), "storage_classes.py")
+
+
+def parent(name, default=False, **kw):
+    return {"name": name, "volumeBindingMode": "Immediate", "reclaimPolicy": "Delete", "allowVolumeExpansion": True,
+            "isEnabled": True, "isDefault": default} | kw
+
+
+def values(classes, excluded=None, internal=None, global_=None):
+    mod = {"internal": {"providerDiscoveryData": {"zones": ["default"], "storageClasses": classes}} | (internal or {})}
+    if excluded is not None:
+        mod["storage"] = {"parameters": {"excludedStorageClasses": excluded}}
+    return {"global": global_ or {}, "cloudProviderDvp": mod}
+
+
+def storage_class(name, dvp, ours=True, default=False, mode="WaitForFirstConsumer", reclaim="Delete"):
+    meta = {"name": name, "uid": "u-" + name, "labels": {"heritage": "deckhouse", "module": "cloud-provider-dvp"}
+            if ours else {}, "annotations": {"storageclass.kubernetes.io/is-default-class": "true"} if default else {}}
+    return {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": meta,
+            "provisioner": "csi.dvp.deckhouse.io" if ours else "other.csi", "parameters": {"dvpStorageClass": dvp},
+            "volumeBindingMode": mode, "reclaimPolicy": reclaim, "allowVolumeExpansion": True}
+
+
+def run(vals, *objects, kind="sync"):
+    snaps = t.snapshots(hook, storage_classes=list(objects))
+    bc = t.synchronization(hook, snaps) if kind == "sync" else t.event(hook, snaps, hook.SNAPSHOT, "Modified")
+    return sdk.testrun(hook.main, binding_context=bc, config_values={}, initial_values=vals), bc
+
+
+def item(name, dvp, default=False, reclaim="Delete", expand=True):
+    return {"name": name, "dvpStorageClass": dvp, "volumeBindingMode": "WaitForFirstConsumer",
+            "reclaimPolicy": reclaim, "allowVolumeExpansion": expand, "isDefault": default}
+
+
+EXPIRE = {"action": "expire", "group": "d8_cloud_provider_dvp_default_storage_class"}
+
+
+@pytest.mark.parametrize("kind", ["sync", "event"])
+def test_parent_classes_become_values(kind):
+    vals = values([parent("Fast SSD_1", reclaimPolicy="Retain"), parent("replicated", default=True),
+                   parent("off", isEnabled=False)])
+    out, bc = run(vals, kind=kind)
+    assert out.values_patches.data == [
+        {"op": "add", "path": "/cloudProviderDvp/internal/storageClasses",
+         "value": [item("fast-ssd1", "Fast SSD_1", reclaim="Retain"), item("replicated", "replicated", True)]},
+        {"op": "add", "path": "/cloudProviderDvp/internal/defaultStorageClass", "value": "replicated"},
+    ]
+    assert out.kube_operations.data == []
+    assert out.metrics.data == [EXPIRE, {"name": "d8_cloud_provider_dvp_default_storage_class_drifted",
+                                         "group": "d8_cloud_provider_dvp_default_storage_class", "action": "set",
+                                         "value": 1, "labels": {"actual": "", "expected": "replicated"}}]
+    t.assert_contract(hook, PATH, bc, vals, {}, out)
+    # Helm created the classes and annotated the default: nothing changes and nothing drifts.
+    after = t.apply(vals, out.values_patches.data)
+    again, _ = run(after, storage_class("fast-ssd1", "Fast SSD_1", reclaim="Retain"),
+                   storage_class("replicated", "replicated", default=True))
+    assert again.values_patches.data == [] and again.kube_operations.data == [] and again.metrics.data == [EXPIRE]
+
+
+def test_all_excluded_gives_an_empty_list_and_no_default():
+    vals = values([parent("replicated", default=True), parent("local-thin")], excluded=["local-.*", "repl.*"],
+                  internal={"defaultStorageClass": "replicated"})
+    out, _ = run(vals)
+    assert out.values_patches.data == [
+        {"op": "add", "path": "/cloudProviderDvp/internal/storageClasses", "value": []},
+        {"op": "remove", "path": "/cloudProviderDvp/internal/defaultStorageClass"}]
+    assert out.metrics.data == [EXPIRE]
+
+
+def test_exclusion_is_a_full_match():
+    out, _ = run(values([parent("local"), parent("local-thin")], excluded=["local"]))
+    assert [c["name"] for c in out.values["cloudProviderDvp"]["internal"]["storageClasses"]] == ["local-thin"]
+
+
+def test_no_discovery_data_still_publishes_a_list():
+    out, _ = run({"cloudProviderDvp": {"internal": {}}})
+    assert out.values_patches.data == [{"op": "add", "path": "/cloudProviderDvp/internal/storageClasses", "value": []}]
+
+
+def test_classes_the_parent_stops_reporting_are_kept():
+    out, _ = run(values([parent("replicated")]), storage_class("gone", "gone-parent"),
+                 storage_class("foreign", "x", ours=False))
+    assert out.values["cloudProviderDvp"]["internal"]["storageClasses"] == [
+        item("gone", "gone-parent"), item("replicated", "replicated")]
+
+
+def test_a_class_with_changed_immutable_fields_is_recreated():
+    out, _ = run(values([parent("replicated")]), storage_class("replicated", "replicated", mode="Immediate"))
+    assert out.kube_operations.data == [{"operation": "Delete", "kind": "StorageClass", "namespace": "",
+                                         "name": "replicated", "apiVersion": "storage.k8s.io/v1"}]
+
+
+def test_hand_changed_default_is_reported_not_reverted():
+    vals = values([parent("replicated", default=True), parent("fast")], internal={"defaultStorageClass": "replicated"})
+    out, _ = run(vals, storage_class("replicated", "replicated"), storage_class("fast", "fast", default=True))
+    assert out.kube_operations.data == []
+    assert out.metrics.data[1]["labels"] == {"actual": "fast", "expected": "replicated"}
+    # An explicit global choice is the expected default.
+    vals["global"] = {"defaultClusterStorageClass": "fast"}
+    out, _ = run(vals, storage_class("replicated", "replicated"), storage_class("fast", "fast", default=True))
+    assert out.metrics.data == [EXPIRE]
+
+
+def test_bad_exclusion_regex_is_rejected():
+    vals = values([parent("replicated")], excluded=["ok", "bad["])
+    message = ("ModuleConfig cloud-provider-dvp: cloudProviderDvp.storage.parameters.excludedStorageClasses[1]: "
+               "is not a valid regular expression")
+    with pytest.raises(InvalidInput) as err:
+        run(vals)
+    assert str(err.value) == message
+    t.assert_process_rejects(PATH, t.synchronization(hook, t.snapshots(hook)), vals, {}, message)
