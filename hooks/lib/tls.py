@@ -1,0 +1,138 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Self-signed serving certificates for in-cluster webhooks: a CA and one leaf per Service.
+
+The leaf is reused while it is valid for the Service's names and more than RENEW_BEFORE from expiry; otherwise a
+new CA and leaf are made together, so the caBundle and the serving pair always change in one Helm run."""
+
+import base64
+import binascii
+import datetime
+from dataclasses import dataclass
+
+from lib import bindings
+
+RENEW_BEFORE = datetime.timedelta(days=30)
+LEAF_LIFETIME = datetime.timedelta(days=365)
+CA_LIFETIME = datetime.timedelta(days=3650)
+
+
+@dataclass(frozen=True)
+class ServingCert:
+    common_name: str
+    service: str
+    namespace: str
+    secret: str  # the Secret the templates render from the value (keys ca.crt, tls.crt, tls.key)
+    value: str  # the internal value name, e.g. "validationWebhookCert"
+
+    def names(self, cluster_domain: str) -> list[str]:
+        s, ns = self.service, self.namespace
+        return [s, f"{s}.{ns}", f"{s}.{ns}.svc", f"{s}.{ns}.svc.{cluster_domain}"]
+
+    def binding(self, name: str) -> dict:
+        return bindings.kubernetes(
+            name, "Secret", '{crt: .data["tls.crt"], key: .data["tls.key"], ca: .data["ca.crt"]}',
+            namespace=self.namespace, names=[self.secret],
+        )
+
+
+def from_secret(item: dict | None) -> dict | None:
+    """The PEM bundle a Secret snapshot holds, or None if it is incomplete or garbled (then we issue anew)."""
+    if not item:
+        return None
+    try:
+        out = {k: base64.b64decode(item[k] or "", validate=True).decode() for k in ("crt", "key", "ca")}
+    except (KeyError, binascii.Error, ValueError):
+        return None
+    return out if all(out.values()) else None
+
+
+def reusable(bundle: dict | None, names: list[str], now: datetime.datetime) -> bool:
+    if not bundle or not all(isinstance(bundle.get(k), str) and bundle[k] for k in ("crt", "key", "ca")):
+        return False
+    from cryptography import x509
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives import serialization
+
+    try:
+        leaf = x509.load_pem_x509_certificate(bundle["crt"].encode())
+        ca = x509.load_pem_x509_certificate(bundle["ca"].encode())
+        key = serialization.load_pem_private_key(bundle["key"].encode(), password=None)
+        leaf.verify_directly_issued_by(ca)
+        sans = leaf.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    except (ValueError, TypeError, x509.ExtensionNotFound, InvalidSignature):
+        return False
+    if key.public_key().public_numbers() != leaf.public_key().public_numbers():
+        return False
+    if sorted(sans.get_values_for_type(x509.DNSName)) != sorted(names):
+        return False
+    return all(c.not_valid_before_utc <= now and c.not_valid_after_utc - now > RENEW_BEFORE for c in (leaf, ca))
+
+
+def issue(spec: ServingCert, names: list[str], now: datetime.datetime) -> dict:
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+    def name(cn: str):
+        return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, cn)])
+
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca_name = name(f"{spec.common_name}-ca")
+    ca = (
+        x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name).public_key(ca_key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + CA_LIFETIME)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+        .add_extension(x509.KeyUsage(False, False, False, False, False, True, True, False, False), critical=True)
+        .sign(ca_key, hashes.SHA256())
+    )
+    key = ec.generate_private_key(ec.SECP256R1())
+    leaf = (
+        x509.CertificateBuilder().subject_name(name(spec.common_name)).issuer_name(ca_name)
+        .public_key(key.public_key()).serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + LEAF_LIFETIME)
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(n) for n in names]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(x509.KeyUsage(True, False, True, False, False, False, False, False, False), critical=True)
+        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+        .sign(ca_key, hashes.SHA256())
+    )
+    pem = serialization.Encoding.PEM
+    return {
+        "crt": leaf.public_bytes(pem).decode(),
+        "key": key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()).decode(),
+        "ca": ca.public_bytes(pem).decode(),
+    }
+
+
+def ensure(spec: ServingCert, secret_item: dict | None, current: dict | None, cluster_domain: str,
+           now: datetime.datetime) -> dict:
+    """The bundle to publish: the stored Secret's, else the one already in values, else a new one."""
+    names = spec.names(cluster_domain)
+    for candidate in (from_secret(secret_item), current):
+        if reusable(candidate, names, now):
+            return {k: candidate[k] for k in ("crt", "key", "ca")}
+    return issue(spec, names, now)
+
+
+def cluster_domain(values: dict) -> str:
+    from lib import values as v
+
+    return (v.get(values, "global.discovery.clusterDomain")
+            or v.get(values, "global.clusterConfiguration.clusterDomain") or "cluster.local")
+
+
+def main_for(spec: ServingCert, snapshot: str):
+    """The main of a certificate hook: one Secret snapshot in, internal.<spec.value> out."""
+    from lib import values as v
+    from lib.snapshots import first
+
+    def main(ctx) -> None:
+        path = v.internal(spec.value)
+        bundle = ensure(spec, first(ctx, snapshot), v.get(ctx.values, path),
+                        cluster_domain(ctx.values), datetime.datetime.now(datetime.UTC))
+        v.set_(ctx.values, path, bundle)
+
+    return main

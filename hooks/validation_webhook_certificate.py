@@ -1,0 +1,24 @@
+#!/usr/bin/env python3
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Serving certificate of the validation webhook (Service validation-webhook)
+-> internal.validationWebhookCert (rendered into Secret validation-webhook-tls)."""
+
+from lib import bindings, tls
+from lib import values as v
+from lib.hookrun import run
+
+SNAPSHOT = "tls_secret"
+CERT = tls.ServingCert(
+    common_name="cloud-provider-dvp-validation-webhook",
+    service="validation-webhook",
+    namespace=v.NAMESPACE,
+    secret="validation-webhook-tls",
+    value="validationWebhookCert",
+)
+
+config = bindings.render({"beforeHelm": 5, "kubernetes": [CERT.binding(SNAPSHOT)]})
+main = tls.main_for(CERT, SNAPSHOT)
+
+if __name__ == "__main__":
+    run(main, config)
