@@ -1,0 +1,87 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""DeckhouseCluster reconciler: endpoint and readiness; on delete, remove every DVP object capdvp made.
+
+The clean-up selects by this cluster's UUID *and* the capdvp component label, so CSI volumes, CCM Services and
+anything made by hand or by another cluster survive. Its wait is bounded by the deletionTimestamp.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+
+from capdvp import resources as r
+from capdvp.controllers import guest
+from capdvp.controllers.context import DONE, Context, Result, format_time, parse_time
+from capdvp.controllers.status import StatusDraft, write
+from capdvp.domain import conditions as c
+from capdvp.domain import ownership
+
+log = logging.getLogger(__name__)
+
+FINALIZER = "deckhousecluster.infrastructure.cluster.x-k8s.io"
+ORPHANED_OBJECTS = "dvp.deckhouse.io/orphaned-objects"
+RECHECK = 5.0
+
+
+class ClusterReconciler:
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    def reconcile(self, namespace: str, name: str) -> Result:
+        dc = guest.get_or_none(self.ctx.guest, r.DECKHOUSE_CLUSTER, name, namespace)
+        if dc is None:
+            return DONE
+        if dc["metadata"].get("deletionTimestamp"):
+            return self._delete(dc)
+        draft = StatusDraft()
+        owner = guest.owner_cluster_name(dc)
+        cluster = guest.get_or_none(self.ctx.guest, r.CLUSTER, owner, namespace) if owner else None
+        if guest.is_paused(dc, cluster):
+            draft.set(c.Condition(c.PAUSED, c.TRUE, c.CLUSTER_PAUSED, "reconciliation is paused"))
+            write(self.ctx, r.DECKHOUSE_CLUSTER, dc, draft)
+            return DONE
+        draft.set(c.Condition(c.PAUSED, c.FALSE, c.NOT_PAUSED))
+        dc.update(guest.set_finalizer(self.ctx, r.DECKHOUSE_CLUSTER, dc, FINALIZER, True))
+        cfg = self.ctx.config
+        endpoint = (dc.get("spec") or {}).get("controlPlaneEndpoint") or {}
+        if not endpoint.get("host") and cfg.control_plane_host:
+            dc.update(self.ctx.guest.patch(
+                r.DECKHOUSE_CLUSTER, name,
+                {"spec": {"controlPlaneEndpoint": {"host": cfg.control_plane_host, "port": cfg.control_plane_port}}},
+                namespace))
+        draft.set(c.Condition(c.READY, c.TRUE, "Provisioned", "DVP infrastructure is ready"))
+        draft.ready = True
+        draft.provisioned = True
+        write(self.ctx, r.DECKHOUSE_CLUSTER, dc, draft)
+        return DONE
+
+    def _delete(self, dc: dict) -> Result:
+        meta, ctx = dc["metadata"], self.ctx
+        if FINALIZER not in (meta.get("finalizers") or []):
+            return DONE
+        ns, uuid = ctx.config.dvp_namespace, ctx.config.cluster_uuid
+        selector = {ownership.CLUSTER_UUID: uuid, ownership.COMPONENT: ownership.COMPONENT_CAPDVP}
+        left: list[str] = []
+        for res in r.DVP_OWNED:
+            for obj in ctx.dvp.list(res, ns, label_selector=selector).items:
+                if not ownership.is_ours(obj, uuid):
+                    continue  # the selector already says so; the rule is checked again before any delete
+                left.append(f"{res.kind}/{obj['metadata']['name']}")
+                if not obj["metadata"].get("deletionTimestamp"):
+                    ctx.dvp.delete(res, obj["metadata"]["name"], ns, missing_ok=True,
+                                   preconditions={"uid": obj["metadata"]["uid"]})
+        if left:
+            start = parse_time(meta["deletionTimestamp"])
+            assert start is not None
+            if ctx.now() < start + dt.timedelta(seconds=ctx.config.cluster_cleanup_timeout):
+                log.info("DeckhouseCluster %s: waiting for %d DVP objects to go", meta["name"], len(left))
+                return Result(requeue_after=RECHECK)
+            log.warning("DeckhouseCluster %s: %d DVP objects still present past the deadline; orphaning them",
+                        meta["name"], len(left))
+            dc.update(guest.annotate(ctx, r.DECKHOUSE_CLUSTER, dc, {
+                ORPHANED_OBJECTS: ",".join(sorted(left))[:4000],
+                ownership.ORPHANED_VM_TIMESTAMP: format_time(ctx.now())}))
+        guest.set_finalizer(ctx, r.DECKHOUSE_CLUSTER, dc, FINALIZER, False)
+        return DONE

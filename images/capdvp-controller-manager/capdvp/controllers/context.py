@@ -1,0 +1,56 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""What every reconcile gets: the two APIs, the settings that matter to reconciling, a clock."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from capdvp.ports import Api
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+@dataclass(frozen=True)
+class ReconcileConfig:
+    dvp_namespace: str
+    cluster_uuid: str
+    additional_vm_labels: Mapping[str, str] = field(default_factory=dict)
+    vm_delete_timeout: float = 600.0  # seconds after the DeckhouseMachine's deletionTimestamp
+    disk_delete_timeout: float = 300.0  # on top of the VM's
+    cluster_cleanup_timeout: float = 900.0
+    waiting_requeue: float = 30.0  # re-check for things no watch tells us about (a class or image appearing)
+    control_plane_host: str = ""
+    control_plane_port: int = 6443
+
+
+@dataclass(frozen=True)
+class Result:
+    requeue_after: float | None = None  # plain re-check later
+    retry: bool = False  # failed: requeue with the workqueue's exponential backoff
+
+
+DONE = Result()
+RETRY = Result(retry=True)
+
+
+@dataclass
+class Context:
+    guest: Api
+    dvp: Api
+    config: ReconcileConfig
+    now: Callable[[], dt.datetime] = utcnow
+
+
+def parse_time(value: str | None) -> dt.datetime | None:
+    if not value:
+        return None
+    return dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def format_time(value: dt.datetime) -> str:
+    return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

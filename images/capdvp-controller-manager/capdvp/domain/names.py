@@ -1,0 +1,55 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Names of the DVP objects made for a DeckhouseMachine, and the providerID.
+
+The VM is named after the DeckhouseMachine, so a machine finds its VM again after a restart without any state.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+PROVIDER_ID_PREFIX = "dvp://"
+MAX_NAME = 63  # VM names become pod and hostname labels
+
+
+def vm_name(machine_name: str) -> str:
+    return machine_name
+
+
+def boot_disk_name(machine_name: str) -> str:
+    return f"{machine_name}-boot"
+
+
+def additional_disk_name(machine_name: str, index: int) -> str:
+    return f"{machine_name}-additional-disk-{index}"
+
+
+def cloud_init_secret_name(machine_name: str) -> str:
+    return f"cloud-init-{machine_name}"
+
+
+def vmbda_name(disk_name: str, machine_name: str) -> str:
+    return f"vmbda-{disk_name}-{machine_name}"
+
+
+def vmop_name(machine_name: str, op: str, generation: int) -> str:
+    """One operation per (machine, kind, spec generation): re-creating it after a crash is a no-op (409)."""
+    return f"{machine_name}-{op.lower()}-g{generation}"
+
+
+def provider_id(vm: str) -> str:
+    return PROVIDER_ID_PREFIX + vm
+
+
+def parse_provider_id(value: str) -> str | None:
+    """The VM name of a `dvp://<vm>` providerID, or None when it is not ours."""
+    if not value.startswith(PROVIDER_ID_PREFIX):
+        return None
+    name = value[len(PROVIDER_ID_PREFIX):]
+    return name or None
+
+
+def orphaned_disk_annotation(disk_name: str) -> str:
+    digest = hashlib.sha1(disk_name.encode(), usedforsecurity=False).hexdigest()[:4]
+    return f"dvp.deckhouse.io/orphaned-disk-{digest}"

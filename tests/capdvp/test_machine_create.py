@@ -1,0 +1,231 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""DeckhouseMachine from creation to Ready, against an in-memory guest API and DVP namespace."""
+
+from __future__ import annotations
+
+import base64
+
+from capdvp import resources as r
+from capdvp.controllers.context import DONE, RETRY, Result
+from capdvp.controllers.machine import FINALIZER
+from capdvp_world import DVP_NS, NS, UUID
+from dvp_common.kube import Conflict, Forbidden, Invalid, QuotaExceeded
+
+LABELS = {"deckhouse.io/managed-by": "deckhouse", "dvp.deckhouse.io/cluster-uuid": UUID,
+          "dvp.deckhouse.io/component": "capdvp", "dvp.deckhouse.io/hostname": "w-1"}
+
+
+def test_creates_vm_secret_and_disks_owned_by_the_vm(world):
+    world.capi_machine("w-1")
+    assert world.reconcile("w-1") == DONE
+    vm = world.vm("w-1")
+    assert vm["metadata"]["labels"] == {**LABELS, "bastion-access": "true"}
+    assert vm["spec"] == {
+        "virtualMachineClassName": "generic", "runPolicy": "AlwaysOnUnlessStoppedManually",
+        "liveMigrationPolicy": "PreferSafe", "osType": "Generic", "bootloader": "EFI",
+        "enableParavirtualization": True, "cpu": {"cores": 2, "coreFraction": "50%"}, "memory": {"size": "4Gi"},
+        "blockDeviceRefs": [{"kind": "VirtualDisk", "name": "w-1-boot"},
+                            {"kind": "VirtualDisk", "name": "w-1-additional-disk-0"}],
+        "provisioning": {"type": "UserDataRef", "userDataRef": {"kind": "Secret", "name": "cloud-init-w-1"}}}
+    owner = [{"apiVersion": "virtualization.deckhouse.io/v1alpha2", "kind": "VirtualMachine", "name": "w-1",
+              "uid": vm["metadata"]["uid"], "controller": True, "blockOwnerDeletion": True}]
+    secret = world.dvp.peek(r.SECRET, "cloud-init-w-1", DVP_NS)
+    assert secret["type"] == "provisioning.virtualization.deckhouse.io/cloud-init"
+    assert secret["immutable"] is True
+    assert base64.b64decode(secret["data"]["userData"]) == b"#cloud-config\nruncmd: [bootstrap]\n"
+    assert secret["metadata"]["labels"] == LABELS and secret["metadata"]["ownerReferences"] == owner
+    boot = world.dvp.peek(r.VIRTUAL_DISK, "w-1-boot", DVP_NS)
+    assert boot["spec"] == {"persistentVolumeClaim": {"size": "20Gi", "storageClassName": "fast"},
+                            "dataSource": {"type": "ObjectRef",
+                                           "objectRef": {"kind": "ClusterVirtualImage", "name": "ubuntu-24-04"}}}
+    assert boot["metadata"]["labels"] == {**LABELS, "virtualDiskName": "w-1-boot"}
+    assert boot["metadata"]["ownerReferences"] == owner
+    extra = world.dvp.peek(r.VIRTUAL_DISK, "w-1-additional-disk-0", DVP_NS)
+    assert extra["spec"] == {"persistentVolumeClaim": {"size": "10Gi", "storageClassName": "slow"}}
+    dm = world.dm("w-1")
+    assert dm["metadata"]["finalizers"] == [FINALIZER]
+    assert dm["spec"]["providerID"] == "dvp://w-1"
+    assert dm["status"]["addresses"] == [{"type": "Hostname", "address": "w-1"},
+                                         {"type": "InternalDNS", "address": "w-1"}]
+    assert dm["status"]["ready"] is False
+    assert "initialization" not in dm["status"]
+    ready = world.condition("w-1")
+    assert (ready["status"], ready["reason"]) == ("False", "VMNotReady")
+    assert ready["message"] == ("VirtualMachine w-1 is Pending (Secret cloud-init-w-1: present; "
+                                "VirtualDisk w-1-boot: Pending; VirtualDisk w-1-additional-disk-0: Pending)")
+
+
+def test_running_vm_makes_the_machine_provisioned_with_ip_addresses(world):
+    world.capi_machine("w-1")
+    world.reconcile("w-1")
+    world.vm_phase("w-1", "Running", "10.10.0.5")
+    assert world.reconcile("w-1") == DONE
+    status = world.dm("w-1")["status"]
+    assert status["ready"] is True
+    assert status["initialization"] == {"provisioned": True}
+    assert status["addresses"] == [
+        {"type": "Hostname", "address": "w-1"}, {"type": "InternalDNS", "address": "w-1"},
+        {"type": "InternalIP", "address": "10.10.0.5"}, {"type": "ExternalIP", "address": "10.10.0.5"}]
+    for ctype in ("Ready", "VirtualMachineReady"):
+        cond = world.condition("w-1", ctype)
+        assert (cond["status"], cond["reason"]) == ("True", "VMRunning")
+    assert "failureReason" not in status
+
+
+def test_second_reconcile_of_a_running_machine_writes_nothing(world):
+    world.capi_machine("w-1")
+    world.reconcile("w-1")
+    world.vm_phase("w-1", "Running")
+    world.reconcile("w-1")
+    guest_writes, dvp_writes = world.guest.writes(), world.dvp.writes()
+    world.clock.advance(60)
+    assert world.reconcile("w-1") == DONE
+    assert (world.guest.writes(), world.dvp.writes()) == (guest_writes, dvp_writes)
+
+
+def test_one_status_patch_per_reconcile(world):
+    world.capi_machine("w-1")
+    world.reconcile("w-1")
+    assert [e for e in world.guest.log if e[0] == "patch-status"] == [("patch-status", "DeckhouseMachine", "w-1")]
+
+
+def test_control_plane_machines_prefer_forced_migration(world):
+    world.capi_machine("m-0", control_plane=True)
+    world.reconcile("m-0")
+    assert world.vm("m-0")["spec"]["liveMigrationPolicy"] == "PreferForced"
+
+
+def test_waits_for_owner_machine_without_touching_anything(world):
+    world.capi_machine("w-1")
+    dm = world.dm("w-1")
+    dm["metadata"]["ownerReferences"] = []
+    world.guest.put(r.DECKHOUSE_MACHINE, dm, NS)
+    assert world.reconcile("w-1") == DONE
+    assert world.dm("w-1")["metadata"].get("finalizers") is None
+    assert world.dvp.writes() == 0 and world.dvp.reads() == 0
+
+
+def test_waits_for_cluster_infrastructure(world):
+    world.capi_machine("w-1")
+    world.guest.set_status(r.CLUSTER, "dvp", NS, {"initialization": {"infrastructureProvisioned": False}})
+    assert world.reconcile("w-1") == DONE
+    cond = world.condition("w-1")
+    assert (cond["status"], cond["reason"]) == ("False", "WaitingForClusterInfrastructure")
+    assert world.dm("w-1")["metadata"]["finalizers"] == [FINALIZER]
+    assert world.dvp.writes() == 0
+
+
+def test_waits_for_bootstrap_data_then_proceeds(world):
+    world.capi_machine("w-1", bootstrap=False)
+    assert world.reconcile("w-1") == DONE
+    assert world.condition("w-1")["reason"] == "WaitingForBootstrapScript"
+    assert world.vm("w-1") is None
+    world.bootstrap_secret("w-1")
+    world.reconcile("w-1")
+    assert world.vm("w-1") is not None
+
+
+def test_paused_cluster_stops_reconciling(world):
+    world.capi_machine("w-1")
+    cluster = world.guest.peek(r.CLUSTER, "dvp", NS)
+    cluster["spec"]["paused"] = True
+    world.guest.put(r.CLUSTER, cluster, NS)
+    world.reconcile("w-1")
+    assert world.vm("w-1") is None
+    paused = world.condition("w-1", "Paused")
+    assert (paused["status"], paused["reason"]) == ("True", "ClusterPaused")
+
+
+def test_paused_annotation_on_the_machine(world):
+    world.capi_machine("w-1")
+    dm = world.dm("w-1")
+    dm["metadata"]["annotations"] = {"cluster.x-k8s.io/paused": ""}
+    world.guest.put(r.DECKHOUSE_MACHINE, dm, NS)
+    world.reconcile("w-1")
+    assert world.vm("w-1") is None and world.dvp.writes() == 0
+
+
+def test_missing_vm_class_is_reported_and_rechecked(world):
+    world.capi_machine("w-1", {**world_spec(), "vmClassName": "huge"})
+    assert world.reconcile("w-1") == Result(requeue_after=30.0)
+    cond = world.condition("w-1")
+    assert (cond["status"], cond["reason"]) == ("False", "VirtualMachineClassNotFound")
+    assert cond["message"] == ("VirtualMachineClass 'huge' does not exist in DVP; create it or fix "
+                               "spec.virtualMachine.virtualMachineClassName of the DVPInstanceClass")
+    assert world.dvp.writes() == 0
+    assert "failureReason" not in world.dm("w-1")["status"]
+    world.dvp.put(r.VIRTUAL_MACHINE_CLASS, {"metadata": {"name": "huge"}})
+    world.reconcile("w-1")
+    assert world.vm("w-1")["spec"]["virtualMachineClassName"] == "huge"
+
+
+def test_missing_boot_image_is_reported(world):
+    world.capi_machine("w-1", {**world_spec(), "bootDiskImageRef": {"kind": "VirtualImage", "name": "nope"}})
+    assert world.reconcile("w-1") == Result(requeue_after=30.0)
+    cond = world.condition("w-1")
+    assert cond["reason"] == "BootImageNotFound"
+    assert cond["message"] == ("VirtualImage 'nope' does not exist in DVP namespace tenant-a; create it or fix "
+                               "spec.rootDisk.image of the DVPInstanceClass")
+    assert world.dvp.writes() == 0
+
+
+def test_quota_exceeded_on_vm_is_retried_with_backoff_not_terminal(world):
+    world.capi_machine("w-1")
+    world.dvp.fail("create", "VirtualMachine", QuotaExceeded("exceeded quota: compute, requested: cpu=2"))
+    assert world.reconcile("w-1") == RETRY
+    cond = world.condition("w-1")
+    assert (cond["reason"], cond["message"]) == (
+        "QuotaExceeded", "creating VirtualMachine w-1: DVP quota exceeded: exceeded quota: compute, requested: cpu=2")
+    assert "failureReason" not in world.dm("w-1")["status"]
+    assert world.reconcile("w-1") == DONE
+    assert world.vm("w-1") is not None
+
+
+def test_quota_on_a_disk_after_the_vm_was_created_resumes_later(world):
+    world.capi_machine("w-1")
+    world.dvp.fail("create", "VirtualDisk", QuotaExceeded("exceeded quota: storage"), name="w-1-boot")
+    assert world.reconcile("w-1") == RETRY
+    assert world.vm("w-1") is not None and world.names(r.VIRTUAL_DISK) == []
+    world.reconcile("w-1")
+    assert world.names(r.VIRTUAL_DISK) == ["w-1-additional-disk-0", "w-1-boot"]
+    assert world.dvp.calls["create"] == 5  # VM, Secret, boot (refused), boot, additional
+
+
+def test_forbidden_is_a_retried_condition_with_a_hint(world):
+    world.capi_machine("w-1")
+    world.dvp.fail("create", "VirtualMachine", Forbidden("virtualmachines is forbidden: User cannot create"))
+    assert world.reconcile("w-1") == RETRY
+    assert world.condition("w-1")["message"].startswith(
+        "creating VirtualMachine w-1: forbidden by DVP; check the provider's DVP RBAC")
+
+
+def test_rejected_spec_is_a_terminal_failure(world):
+    world.capi_machine("w-1")
+    world.dvp.fail("create", "VirtualMachine", Invalid("cores 2 not allowed by sizing policy"))
+    assert world.reconcile("w-1") == DONE
+    status = world.dm("w-1")["status"]
+    assert status["failureReason"] == "CreateError"
+    assert status["failureMessage"].endswith("cores 2 not allowed by sizing policy")
+    before = world.dvp.calls.copy()
+    world.reconcile("w-1")
+    assert world.dvp.calls == before  # terminal: nothing more is tried
+
+
+def test_conflict_on_the_finalizer_patch_is_raised_for_a_retry(world):
+    world.capi_machine("w-1")
+    world.guest.fail("patch", "DeckhouseMachine", Conflict("the object has been modified"))
+    try:
+        world.reconcile("w-1")
+    except Conflict:
+        pass
+    else:
+        raise AssertionError("a 409 must reach the workqueue")
+    assert world.vm("w-1") is None
+    world.reconcile("w-1")
+    assert world.vm("w-1") is not None
+
+
+def world_spec() -> dict:
+    from capdvp_world import MACHINE_SPEC
+    return dict(MACHINE_SPEC)
