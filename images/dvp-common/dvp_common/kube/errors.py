@@ -128,7 +128,7 @@ def parse_status(body: bytes | str | dict | None) -> dict[str, Any]:
     except (ValueError, UnicodeDecodeError):
         text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
         return {"message": text}
-    return data if isinstance(data, dict) else {}
+    return data if isinstance(data, dict) else {"message": str(data)}
 
 
 def error_for(

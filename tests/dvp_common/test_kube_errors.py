@@ -1,0 +1,85 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Every HTTP answer maps onto its exception, with a one-line message naming the object."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import TOKEN
+from dvp_common.kube import (
+    NO_RETRY,
+    AlreadyExists,
+    ApiError,
+    BadRequest,
+    Conflict,
+    Forbidden,
+    Gone,
+    Invalid,
+    KubeClient,
+    NotFound,
+    QuotaExceeded,
+    Transient,
+    Unauthorized,
+)
+from dvp_common.kube.resources import SECRET
+
+CASES = [
+    (400, "BadRequest", "bad body", BadRequest),
+    (401, "Unauthorized", "Unauthorized", Unauthorized),
+    (403, "Forbidden", 'secrets "s" is forbidden: User cannot get', Forbidden),
+    (403, "Forbidden", 'exceeded quota: q1, requested: requests.storage=10Gi', QuotaExceeded),
+    (404, "NotFound", 'secrets "s" not found', NotFound),
+    (409, "AlreadyExists", 'secrets "s" already exists', AlreadyExists),
+    (409, "Conflict", "the object has been modified", Conflict),
+    (410, "Expired", "too old resource version", Gone),
+    (422, "Invalid", "spec.size: Invalid value", Invalid),
+    (422, "Invalid", "admission webhook denied: Quota exceeded for project", QuotaExceeded),
+    (429, "TooManyRequests", "slow down", Transient),
+    (500, "InternalError", "etcd\nfailed", Transient),
+    (503, "ServiceUnavailable", "unavailable", Transient),
+    (405, "MethodNotAllowed", "nope", ApiError),
+]
+
+
+@pytest.mark.parametrize(("code", "reason", "message", "exc_type"), CASES)
+def test_status_maps_to_exception(api, code, reason, message, exc_type):
+    api.script("GET", "/secrets/s", code, {"kind": "Status", "code": code, "reason": reason, "message": message})
+    client = KubeClient.from_url(api.url, token=TOKEN, retry=NO_RETRY)
+    with pytest.raises(ApiError) as info:
+        client.get(SECRET, "s", "ns1")
+    err = info.value
+    assert type(err) is exc_type
+    assert (err.status, err.reason, err.kind, err.name, err.namespace, err.verb) == (
+        code, reason, "Secret", "s", "ns1", "get")
+    text = str(err)
+    assert "\n" not in text
+    assert text == f'get Secret "ns1/s": {code} {reason}: {" ".join(message.split())}'
+
+
+def test_conflict_hierarchy():
+    assert issubclass(AlreadyExists, Conflict)
+
+
+def test_non_json_error_body_is_kept_as_message(api):
+    api.script("GET", "/secrets/s", 502, None)
+    api.state.scripted[-1].body = "<html>bad gateway</html>"  # the fake sends it JSON-encoded: a string
+    client = KubeClient.from_url(api.url, token=TOKEN, retry=NO_RETRY)
+    with pytest.raises(Transient) as info:
+        client.get(SECRET, "s", "ns1")
+    assert info.value.status == 502
+    assert "bad gateway" in str(info.value)
+
+
+def test_connection_refused_is_transient_and_one_line():
+    client = KubeClient.from_url("http://127.0.0.1:1", token=TOKEN, retry=NO_RETRY)
+    with pytest.raises(Transient) as info:
+        client.get(SECRET, "s", "ns1")
+    assert info.value.status == 0 and info.value.reason == "ConnectionError"
+    assert "\n" not in str(info.value) and TOKEN not in str(info.value)
+
+
+def test_unauthorized_from_server_does_not_echo_token(api):
+    client = KubeClient.from_url(api.url, token="wrong-" + TOKEN, retry=NO_RETRY)
+    with pytest.raises(Unauthorized) as info:
+        client.get(SECRET, "s", "ns1")
+    assert TOKEN not in str(info.value) and TOKEN not in repr(info.value.__dict__)

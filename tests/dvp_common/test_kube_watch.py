@@ -1,0 +1,193 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Watches and watch-based waits: resume on drops, re-list on 410, bounded deadlines, injected faults."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from conftest import TOKEN
+from dvp_common.kube import (
+    Fault,
+    Gone,
+    KubeClient,
+    RandomFaults,
+    RetryPolicy,
+    ScriptedFaults,
+    Transient,
+    WaitTimeout,
+)
+from dvp_common.kube.resources import CONFIG_MAP
+
+NS = "ns1"
+COLL = "/v1/configmaps"
+
+
+def cm(name, phase=None):
+    obj = {"metadata": {"name": name, "namespace": NS}, "data": {}}
+    if phase:
+        obj["status"] = {"phase": phase}
+    return obj
+
+
+def later(seconds, fn, *args):
+    timer = threading.Timer(seconds, fn, args)
+    timer.start()
+    return timer
+
+
+@pytest.fixture
+def client(api):
+    return KubeClient.from_url(api.url, token=TOKEN, retry=RetryPolicy(base=0.01, cap=0.05))
+
+
+def test_watch_streams_events_from_a_resource_version(client, api):
+    api.state.max_watch_seconds = 0.3
+    rv = client.list(CONFIG_MAP, NS).resource_version
+    api.put_object(COLL, cm("a"))
+    api.put_object(COLL, cm("a", "Ready"))
+    api.remove_object(COLL, NS, "a")
+    events = list(client.watch(CONFIG_MAP, NS, resource_version=rv, timeout_seconds=5))
+    assert [(e.type, e.name) for e in events] == [("ADDED", "a"), ("MODIFIED", "a"), ("DELETED", "a")]
+    assert events[1].object["status"] == {"phase": "Ready"} and events[1].object["kind"] == "ConfigMap"
+    _, path, query = api.state.requests[-1]
+    assert query["watch"] == ["1"] and query["timeoutSeconds"] == ["5"] and query["allowWatchBookmarks"] == ["true"]
+
+
+def test_watch_from_a_compacted_version_raises_gone(client, api):
+    api.put_object(COLL, cm("a"))
+    api.compact()
+    with pytest.raises(Gone):
+        list(client.watch(CONFIG_MAP, NS, resource_version="1", timeout_seconds=1))
+
+
+def test_injected_watch_drop_raises_transient(api):
+    api.state.max_watch_seconds = 0.3
+    client = KubeClient.from_url(api.url, token=TOKEN, faults=ScriptedFaults([Fault(drop_watch_after=1)],
+                                                                                match=lambda r: r.verb == "watch"))
+    rv = client.list(CONFIG_MAP, NS).resource_version
+    api.put_object(COLL, cm("a"))
+    api.put_object(COLL, cm("b"))
+    seen = []
+    with pytest.raises(Transient, match="watch dropped"):
+        for event in client.watch(CONFIG_MAP, NS, resource_version=rv):
+            seen.append(event.name)
+    assert seen == ["a"]
+
+
+def test_wait_for_returns_at_once_when_the_predicate_already_holds(client, api):
+    api.put_object(COLL, cm("w", "Ready"))
+    obj = client.wait_for(CONFIG_MAP, "w", lambda o: o and o["status"]["phase"] == "Ready", 5, NS)
+    assert obj["metadata"]["name"] == "w"
+    assert client.metrics.snapshot() == {"list configmaps": 1}
+
+
+def test_wait_for_uses_one_list_and_one_watch_however_long_it_waits(client, api):
+    api.state.max_watch_seconds = 10
+    api.put_object(COLL, cm("w", "Pending"))
+    phases = ["Provisioning", "Provisioning", "Provisioning", "Ready"]
+    timers = [later(0.1 + 0.05 * i, api.put_object, COLL, cm("w", p)) for i, p in enumerate(phases)]
+    obj = client.wait_for(CONFIG_MAP, "w", lambda o: o and o["status"]["phase"] == "Ready", 10, NS)
+    assert obj["status"]["phase"] == "Ready"
+    assert client.metrics.snapshot() == {"list configmaps": 1, "watch configmaps": 1}
+    _, _, query = api.state.requests[-1]
+    assert query["fieldSelector"] == ["metadata.name=w"] and query["resourceVersion"]
+    for t in timers:
+        t.join()
+
+
+def test_wait_for_gone(client, api):
+    api.put_object(COLL, cm("g"))
+    later(0.1, api.remove_object, COLL, NS, "g").join()
+    assert client.wait_for(CONFIG_MAP, "g", lambda o: o is None, 5, NS) is None
+    api.put_object(COLL, cm("g2"))
+    timer = later(0.1, api.remove_object, COLL, NS, "g2")
+    assert client.wait_for(CONFIG_MAP, "g2", lambda o: o is None, 5, NS) is None
+    timer.join()
+
+
+def test_wait_for_resumes_after_a_dropped_watch_from_the_last_version(api):
+    api.state.max_watch_seconds = 5
+    faults = ScriptedFaults([Fault(drop_watch_after=1)], match=lambda r: r.verb == "watch")
+    client = KubeClient.from_url(api.url, token=TOKEN, faults=faults, retry=RetryPolicy(base=0.01, cap=0.02))
+    api.put_object(COLL, cm("d", "Pending"))
+    t1 = later(0.1, api.put_object, COLL, cm("d", "Provisioning"))
+    t2 = later(0.4, api.put_object, COLL, cm("d", "Ready"))
+    obj = client.wait_for(CONFIG_MAP, "d", lambda o: o and o["status"]["phase"] == "Ready", 10, NS)
+    assert obj["status"]["phase"] == "Ready"
+    watches = [q for m, p, q in api.state.requests if "watch" in q]
+    assert len(watches) == 2 and api.count("GET", watch=False) == 1  # resumed, no re-list
+    assert int(watches[1]["resourceVersion"][0]) > int(watches[0]["resourceVersion"][0])
+    t1.join()
+    t2.join()
+
+
+def test_wait_for_relists_on_gone(client, api):
+    api.state.max_watch_seconds = 5
+    api.put_object(COLL, cm("x", "Pending"))
+    first = client.list(CONFIG_MAP, NS).resource_version
+    api.compact()
+    api.script("GET", "/configmaps", 200, {"kind": "List", "items": [cm("x", "Pending")],
+                                          "metadata": {"resourceVersion": first}})
+    api.put_object(COLL, cm("x", "Ready"))
+    api.compact()
+    obj = client.wait_for(CONFIG_MAP, "x", lambda o: o and o["status"]["phase"] == "Ready", 10, NS)
+    assert obj["status"]["phase"] == "Ready"
+    lists = [q for m, p, q in api.state.requests if m == "GET" and "watch" not in q]
+    assert len(lists) == 3  # ours, the stale scripted one, and the re-list after 410
+
+
+def test_wait_for_times_out_naming_the_object_and_last_state(api, fake_time):
+    api.state.max_watch_seconds = 0.05
+    client = KubeClient.from_url(api.url, token=TOKEN, clock=fake_time.clock, sleep=fake_time.sleep,
+                                 retry=RetryPolicy(base=1, cap=4, jitter=False))
+    api.put_object(COLL, {**cm("t", "Provisioning"),
+                          "status": {"phase": "Provisioning",
+                                     "conditions": [{"type": "Ready", "status": "False", "reason": "Provisioning"}]}})
+    with pytest.raises(WaitTimeout) as info:
+        client.wait_for(CONFIG_MAP, "t", lambda o: o and o["status"]["phase"] == "Ready", 10, NS)
+    text = str(info.value)
+    assert text.startswith('timed out after 10s waiting for ConfigMap "ns1/t"; last seen: resourceVersion=')
+    assert text.endswith("phase=Provisioning, Ready=False/Provisioning")
+    assert fake_time.now >= 1010 and sum(fake_time.sleeps) >= 10
+    assert api.count("GET", watch=True) <= 5  # backoff between empty streams: 1, 2, 4, then the deadline
+
+
+def test_wait_for_predicate_errors_end_the_wait(client, api):
+    api.put_object(COLL, cm("f", "Failed"))
+
+    def ready(obj):
+        if obj and obj["status"]["phase"] == "Failed":
+            raise RuntimeError("disk failed")
+        return obj and obj["status"]["phase"] == "Ready"
+
+    with pytest.raises(RuntimeError, match="disk failed"):
+        client.wait_for(CONFIG_MAP, "f", ready, 5, NS)
+
+
+def test_rides_through_20_percent_5xx_and_watch_drops(api):
+    """A writer and a waiter under 20 % injected 5xx on every verb and frequent watch drops."""
+    api.state.max_watch_seconds = 2
+    faults = RandomFaults(rate=0.2, statuses=(500, 502, 503, 504), watch_drop_rate=0.5, seed=7)
+    client = KubeClient.from_url(api.url, token=TOKEN, faults=faults,
+                                 retry=RetryPolicy(attempts=8, base=0.005, cap=0.02))
+    for i in range(20):
+        client.create(CONFIG_MAP, cm(f"r{i}"), NS, get_existing=True)
+
+    def writer():
+        for step in range(1, 6):
+            for i in range(20):
+                client.patch(CONFIG_MAP, f"r{i}", {"data": {"step": str(step)}}, NS)
+            time.sleep(0.01)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    done = [client.wait_for(CONFIG_MAP, f"r{i}", lambda o: o and o["data"].get("step") == "5", 30, NS)
+            for i in range(20)]
+    thread.join()
+    assert all(o["data"]["step"] == "5" for o in done)
+    assert client.list_all(CONFIG_MAP, NS).items.__len__() == 20
+    assert faults.injected >= 20
+    assert sum(n for (v, r, c), n in client.metrics.errors.items() if c >= 500) >= 15
