@@ -84,8 +84,9 @@ readinessProbe:
 {{- end }}
 
 {{- /* Usage: include "dvp.kube_rbac_proxy_container" (list . (dict "upstream" "http://127.0.0.1:8081/" "name" "<deployment>" "port" 8080)) */ -}}
-{{- /* The kube-rbac-proxy sidecar: serves https-metrics on the port given, lets /healthz and /readyz through */ -}}
-{{- /* unauthenticated (kubelet probes), and authorises everything else as get deployments/prometheus-metrics. */ -}}
+{{- /* The kube-rbac-proxy sidecar: serves https-metrics on the port given, lets the probe paths (excludePaths, */ -}}
+{{- /* default /healthz and /readyz) through unauthenticated for the kubelet, and authorises everything else as */ -}}
+{{- /* get deployments/prometheus-metrics. */ -}}
 {{- define "dvp.kube_rbac_proxy_container" }}
 {{- $context := index . 0 }}
 {{- $opts := index . 1 }}
@@ -106,8 +107,9 @@ readinessProbe:
   - name: KUBE_RBAC_PROXY_CONFIG
     value: |
       excludePaths:
-      - /healthz
-      - /readyz
+      {{- range ($opts.excludePaths | default (list "/healthz" "/readyz")) }}
+      - {{ . }}
+      {{- end }}
       upstreams:
       - upstream: {{ $opts.upstream }}
         path: /
@@ -220,4 +222,89 @@ data:
   ca.crt: {{ required (printf "Secret %s: %s.ca is required" (index . 1) $path) $cert.ca | b64enc }}
   tls.crt: {{ required (printf "Secret %s: %s.crt is required" (index . 1) $path) $cert.crt | b64enc }}
   tls.key: {{ required (printf "Secret %s: %s.key is required" (index . 1) $path) $cert.key | b64enc }}
+{{- end }}
+
+{{- /* Usage: include "dvp.webhook_server" (list . (dict "name" <deployment> "mode" validation|snapshot "tlsSecret" <secret> "priority" <class> "cert" <cert values>)) */ -}}
+{{- /* One dvp_webhooks server (Deployment, Service, VPA, PDB); the mode selects the admission handlers it serves. */ -}}
+{{- define "dvp.webhook_server" }}
+{{- $context := index . 0 }}
+{{- $o := index . 1 }}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ $o.name }}
+  namespace: {{ include "dvp.namespace" $context }}
+  {{- include "helm_lib_module_labels" (list $context (dict "app" $o.name)) | nindent 2 }}
+spec:
+  {{- include "helm_lib_deployment_on_master_strategy_and_replicas_for_ha" $context | nindent 2 }}
+  revisionHistoryLimit: 2
+  selector:
+    matchLabels:
+      app: {{ $o.name }}
+  template:
+    metadata:
+      labels:
+        app: {{ $o.name }}
+      annotations:
+        checksum/tls: {{ $o.cert | toJson | sha256sum }}
+    spec:
+      {{- include "helm_lib_priority_class" (tuple $context "system-cluster-critical") | nindent 6 }}
+      {{- include "helm_lib_node_selector" (tuple $context "master") | nindent 6 }}
+      {{- include "helm_lib_tolerations" (tuple $context "any-node" "with-uninitialized" "with-cloud-provider-uninitialized") | nindent 6 }}
+      {{- include "helm_lib_pod_anti_affinity_for_ha" (list $context (dict "app" $o.name)) | nindent 6 }}
+      {{- include "helm_lib_module_pod_security_context_run_as_user_deckhouse" $context | nindent 6 }}
+      serviceAccountName: {{ $o.name }}
+      automountServiceAccountToken: true
+      imagePullSecrets:
+      - name: deckhouse-registry
+      containers:
+      - name: webhooks
+        {{- include "helm_lib_module_container_security_context_read_only_root_filesystem_capabilities_drop_all_pss_restricted" $context | nindent 8 }}
+        image: {{ include "helm_lib_module_image" (list $context "webhooks") }}
+        command: ["python3", "-m", "dvp_webhooks", "{{ $o.mode }}"]
+        args:
+        - --listen-address=:8443
+        - --tls-cert-file=/etc/webhook/tls/tls.crt
+        - --tls-key-file=/etc/webhook/tls/tls.key
+        - --log-level={{ include "dvp.log_level" $context }}
+        ports:
+        - containerPort: 8443
+          name: https
+        {{- include "dvp.http_probes" (list "https" "HTTPS" "/healthz" "/readyz") | nindent 8 }}
+        volumeMounts:
+        - name: tls
+          mountPath: /etc/webhook/tls
+          readOnly: true
+        - name: tmp
+          mountPath: /tmp
+        resources:
+          requests:
+            cpu: 10m
+            memory: 48Mi
+            {{- include "helm_lib_module_ephemeral_storage_logs_with_extra" 10 | nindent 12 }}
+      volumes:
+      - name: tls
+        secret:
+          secretName: {{ $o.tlsSecret }}
+      - name: tmp
+        emptyDir: {}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ $o.name }}
+  namespace: {{ include "dvp.namespace" $context }}
+  {{- include "helm_lib_module_labels" (list $context (dict "app" $o.name)) | nindent 2 }}
+spec:
+  type: ClusterIP
+  selector:
+    app: {{ $o.name }}
+  ports:
+  - name: https
+    port: 443
+    protocol: TCP
+    targetPort: https
+{{- include "dvp.vpa" (list $context "Deployment" $o.name (list (dict "name" "webhooks" "cpu" (list "10m" "200m") "memory" (list "48Mi" "192Mi")))) }}
+{{- include "dvp.pdb" (list $context $o.name 1) }}
 {{- end }}
