@@ -1,0 +1,148 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""In-place updates of a running machine: hot, warm (Stop -> patch -> Start), recreate refused."""
+
+from __future__ import annotations
+
+from capdvp import resources as r
+from capdvp.controllers.context import DONE, Result
+from capdvp.controllers.machine_update import WARM_UPDATE
+from capdvp_world import DVP_NS, NS, UUID
+
+
+def provisioned(world, name="w-1"):
+    world.capi_machine(name)
+    world.reconcile(name)
+    world.vm_phase(name, "Running")
+    world.reconcile(name)
+
+
+def change(world, name="w-1", **spec):
+    dm = world.dm(name)
+    world.guest.patch(r.DECKHOUSE_MACHINE, name, {"spec": spec}, NS)
+    return dm
+
+
+def play_vmops(world):
+    """What DVP does with our operations: Stop stops the VM, Start starts it."""
+    for op in world.dvp.kinds("VirtualMachineOperation"):
+        if (op.get("status") or {}).get("phase") == "Completed":
+            continue
+        world.vm_phase(op["spec"]["virtualMachineName"], "Stopped" if op["spec"]["type"] == "Stop" else "Running")
+        world.dvp.set_status(r.VMOP, op["metadata"]["name"], DVP_NS, {"phase": "Completed"})
+
+
+def test_hot_update_patches_policies_without_a_restart(world):
+    provisioned(world)
+    change(world, runPolicy="AlwaysOn", liveMigrationPolicy="AlwaysSafe")
+    assert world.reconcile("w-1") == DONE
+    vm = world.vm("w-1")
+    assert (vm["spec"]["runPolicy"], vm["spec"]["liveMigrationPolicy"]) == ("AlwaysOn", "AlwaysSafe")
+    assert world.dvp.kinds("VirtualMachineOperation") == []
+    cond = world.condition("w-1", "InPlaceUpdate")
+    assert (cond["status"], cond["reason"], cond["message"]) == (
+        "True", "UpdateApplied", "applied runPolicy, liveMigrationPolicy")
+    assert world.dm("w-1")["status"]["ready"] is True
+
+
+def test_hot_update_adds_a_disk_through_an_attachment(world):
+    provisioned(world)
+    change(world, additionalDisks=[{"size": "10Gi", "storageClass": "slow"}, {"size": "5Gi"}])
+    world.reconcile("w-1")
+    disk = world.dvp.peek(r.VIRTUAL_DISK, "w-1-additional-disk-1", DVP_NS)
+    assert disk["spec"] == {"persistentVolumeClaim": {"size": "5Gi"}}
+    assert disk["metadata"]["labels"]["dvp.deckhouse.io/hostname"] == "w-1"
+    vmbda = world.dvp.peek(r.VMBDA, "vmbda-w-1-additional-disk-1-w-1", DVP_NS)
+    assert vmbda["spec"] == {"virtualMachineName": "w-1",
+                             "blockDeviceRef": {"kind": "VirtualDisk", "name": "w-1-additional-disk-1"}}
+    assert vmbda["metadata"]["labels"]["dvp.deckhouse.io/cluster-uuid"] == UUID
+    writes = world.dvp.writes()
+    world.reconcile("w-1")
+    assert world.dvp.writes() == writes  # done once
+
+
+def test_warm_update_stops_patches_and_starts(world):
+    provisioned(world)
+    change(world, cpu={"cores": 4, "cpuFraction": "100%"}, memory="8Gi", rootDiskSize="30Gi")
+    generation = world.dm("w-1")["metadata"]["generation"]
+    assert world.reconcile("w-1") == Result(requeue_after=5.0)
+    assert [o["metadata"]["name"] for o in world.dvp.kinds("VirtualMachineOperation")] == [f"w-1-stop-g{generation}"]
+    assert world.dm("w-1")["metadata"]["annotations"][WARM_UPDATE].startswith(f"{generation}@")
+    assert world.condition("w-1", "InPlaceUpdate")["reason"] == "StoppingForUpdate"
+    assert world.dm("w-1")["status"]["ready"] is False
+    assert world.vm("w-1")["spec"]["cpu"] == {"cores": 2, "coreFraction": "50%"}  # not while running
+    play_vmops(world)
+    assert world.reconcile("w-1") == Result(requeue_after=5.0)
+    vm = world.vm("w-1")
+    assert vm["spec"]["cpu"] == {"cores": 4, "coreFraction": "100%"} and vm["spec"]["memory"] == {"size": "8Gi"}
+    assert world.dvp.peek(r.VIRTUAL_DISK, "w-1-boot", DVP_NS)["spec"]["persistentVolumeClaim"]["size"] == "30Gi"
+    assert sorted(o["spec"]["type"] for o in world.dvp.kinds("VirtualMachineOperation")) == ["Start", "Stop"]
+    assert world.condition("w-1", "InPlaceUpdate")["reason"] == "StartingAfterUpdate"
+    play_vmops(world)
+    assert world.reconcile("w-1") == DONE
+    dm = world.dm("w-1")
+    assert WARM_UPDATE not in (dm["metadata"].get("annotations") or {})
+    assert dm["status"]["ready"] is True
+    assert world.condition("w-1", "InPlaceUpdate")["reason"] == "UpdateApplied"
+    assert len(world.dvp.kinds("VirtualMachineOperation")) == 2
+
+
+def test_warm_update_survives_a_crash_after_the_patch(world):
+    """Patched but the Start never got created: the next reconcile sees no diff, a stopped VM, and starts it."""
+    provisioned(world)
+    change(world, memory="8Gi")
+    world.reconcile("w-1")
+    play_vmops(world)
+    real = world.dvp.create
+
+    def no_start(res, body, namespace=None, **kw):
+        if res.kind == "VirtualMachineOperation" and body["spec"]["type"] == "Start":
+            raise RuntimeError("crash")
+        return real(res, body, namespace, **kw)
+
+    world.dvp.create = no_start
+    try:
+        world.reconcile("w-1")
+    except RuntimeError:
+        pass
+    world.dvp.create = real
+    assert world.vm("w-1")["spec"]["memory"] == {"size": "8Gi"}
+    assert world.reconcile("w-1") == Result(requeue_after=5.0)
+    assert sorted(o["spec"]["type"] for o in world.dvp.kinds("VirtualMachineOperation")) == ["Start", "Stop"]
+    play_vmops(world)
+    assert world.reconcile("w-1") == DONE
+    assert world.dm("w-1")["status"]["ready"] is True
+
+
+def test_user_stopped_vm_is_not_started_by_us(world):
+    provisioned(world)
+    world.vm_phase("w-1", "Stopped")
+    world.reconcile("w-1")
+    assert world.dvp.kinds("VirtualMachineOperation") == []
+    assert world.condition("w-1")["reason"] == "VMInStoppedState"
+
+
+def test_warm_update_that_never_stops_is_abandoned_and_the_vm_started(world):
+    provisioned(world)
+    change(world, memory="8Gi")
+    world.reconcile("w-1")
+    world.clock.advance(601)
+    assert world.reconcile("w-1") == DONE
+    assert sorted(o["spec"]["type"] for o in world.dvp.kinds("VirtualMachineOperation")) == ["Start", "Stop"]
+    cond = world.condition("w-1", "InPlaceUpdate")
+    assert (cond["status"], cond["reason"]) == ("False", "UpdateTimedOut")
+    ops = len(world.dvp.kinds("VirtualMachineOperation"))
+    world.reconcile("w-1")
+    assert len(world.dvp.kinds("VirtualMachineOperation")) == ops  # that generation is not retried
+
+
+def test_recreate_changes_are_reported_not_applied(world):
+    provisioned(world)
+    change(world, bootloader="BIOS", rootDiskSize="10Gi")
+    vm_before = world.vm("w-1")
+    world.reconcile("w-1")
+    assert world.vm("w-1")["spec"] == vm_before["spec"]
+    cond = world.condition("w-1", "InPlaceUpdate")
+    assert (cond["status"], cond["reason"], cond["message"]) == (
+        "False", "RecreateRequired", "bootloader, rootDiskSize cannot change in place; replace the machine")
+    assert world.dm("w-1")["status"]["ready"] is True
