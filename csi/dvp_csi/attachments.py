@@ -1,0 +1,138 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""ControllerPublish/Unpublish through VMBDAs, and detaching volumes of VMs that no longer run (issue 12).
+
+No double attach: a volume whose VMBDA points at another running VM is FailedPrecondition until the attacher has
+unpublished it there, and Unpublish waits (bounded) until DVP no longer lists the old VM on the disk.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import grpc
+
+from .domain import disks, names, ownership
+from .domain.errors import CsiError, not_found
+from .domain.labels import HOSTNAME
+from .dvp import objects
+from .dvp.port import DvpAlreadyExists, DvpQuotaExceeded, Kind, Obj, WaitTimeout
+from .lookup import Lookup
+from .settings import Settings
+
+log = logging.getLogger(__name__)
+ATTACHED = "Attached"
+FAILED = "Failed"
+
+
+class Attachments:
+    def __init__(self, lookup: Lookup, settings: Settings) -> None:
+        self.lookup = lookup
+        self.api = lookup.api
+        self.s = settings
+
+    def publish(self, volume_id: str, node_id: str, timeout: float) -> dict[str, str]:
+        disk = self.lookup.volume(volume_id)
+        vm = self.lookup.vm_of_node(node_id)
+        if vm is None:
+            raise not_found(f"node {node_id}: no VirtualMachine of this cluster has that hostname")
+        vm_name = vm["metadata"]["name"]
+        mine = self._clear_other_vms(volume_id, vm_name, disk)
+        name = mine[0]["metadata"]["name"] if mine else names.vmbda_name(volume_id, vm_name)
+        if not mine:
+            used = disks.vm_block_devices(vm)
+            if used >= self.s.max_block_devices:
+                raise CsiError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                               f"node {node_id}: VirtualMachine {vm_name} already has {used} block devices "
+                               f"(DVP allows {self.s.max_block_devices})")
+            body = objects.vmbda(name, self.s.namespace, self.s.cluster_uuid, volume_id, vm_name, node_id)
+            try:
+                self.api.create(Kind.VMBDA, body)
+            except DvpAlreadyExists:
+                pass
+            except DvpQuotaExceeded as exc:
+                raise CsiError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                               f"VirtualMachineBlockDeviceAttachment {name}: {exc}") from exc
+        self._wait_attached(name, timeout)
+        return {"serial": names.disk_serial(disk["metadata"]["uid"])}
+
+    def _clear_other_vms(self, volume_id: str, vm_name: str, disk: Obj) -> list[Obj]:
+        mine = []
+        for att in self.lookup.attachments(volume_id):
+            other = objects.spec_vm(att)
+            if other == vm_name:
+                mine.append(att)
+            elif self.lookup.vm_alive(other):
+                raise CsiError(grpc.StatusCode.FAILED_PRECONDITION,
+                               f"volume {volume_id} is attached to VirtualMachine {other}; unpublish it there first")
+            else:
+                log.info("detaching volume %s from VirtualMachine %s, which no longer runs", volume_id, other)
+                self.api.delete(Kind.VMBDA, att["metadata"]["name"])
+        for other in disks.disk_attached_vms(disk):
+            if other != vm_name and self.lookup.vm_alive(other):
+                raise CsiError(grpc.StatusCode.FAILED_PRECONDITION,
+                               f"volume {volume_id} is still attached to VirtualMachine {other} (detach in progress)")
+        return mine
+
+    def _wait_attached(self, name: str, timeout: float) -> None:
+        def done(a: Obj | None) -> bool:
+            return a is None or disks.phase(a) in (ATTACHED, FAILED)
+
+        try:
+            att = self.api.wait(Kind.VMBDA, name, done, min(timeout, self.s.timeouts.attach))
+        except WaitTimeout as exc:
+            raise CsiError(grpc.StatusCode.DEADLINE_EXCEEDED,
+                           f"VirtualMachineBlockDeviceAttachment {name} is not attached yet "
+                           f"(phase {disks.phase(exc.last)!r})") from exc
+        if att is None:
+            raise CsiError(grpc.StatusCode.ABORTED,
+                           f"VirtualMachineBlockDeviceAttachment {name} was deleted while attaching")
+        if disks.phase(att) == FAILED:
+            reason = disks.condition(att, "Attached").get("message") or "Failed"
+            self.api.delete(Kind.VMBDA, name)  # a fresh one is made on retry
+            if disks.capacity_reached(att):
+                raise CsiError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                               f"VirtualMachineBlockDeviceAttachment {name}: the VM has no free block device slot")
+            raise CsiError(grpc.StatusCode.INTERNAL, f"VirtualMachineBlockDeviceAttachment {name} failed: {reason}")
+
+    def unpublish(self, volume_id: str, node_id: str, timeout: float) -> None:
+        disk = self.api.get(Kind.VIRTUAL_DISK, volume_id)
+        if disk is not None and not ownership.is_usable_volume(disk, self.s.cluster_uuid):
+            raise not_found(f"volume {volume_id}: no VirtualDisk of this cluster's CSI volumes has that name")
+        # A missing disk still gets its attachments (ours, found by label) removed: then it counts as unpublished.
+        vm = self.lookup.vm_of_node(node_id)
+        vm_name = vm["metadata"]["name"] if vm else ""
+        gone = []
+        for att in self.lookup.attachments(volume_id):
+            labels_ = att["metadata"].get("labels") or {}
+            if objects.spec_vm(att) == vm_name or labels_.get(HOSTNAME) == node_id:
+                self.api.delete(Kind.VMBDA, att["metadata"]["name"])
+                gone.append(att["metadata"]["name"])
+        if not disks.vm_alive(vm):
+            return  # nothing runs there: DVP drops the device with the VM
+        deadline = time.monotonic() + min(timeout, self.s.timeouts.detach)
+        try:
+            for name in gone:
+                self.api.wait(Kind.VMBDA, name, lambda a: a is None, max(0.0, deadline - time.monotonic()))
+            if disk is not None:
+                self.api.wait(Kind.VIRTUAL_DISK, volume_id,
+                              lambda d: d is None or vm_name not in disks.disk_attached_vms(d),
+                              max(0.0, deadline - time.monotonic()))
+        except WaitTimeout as exc:
+            raise CsiError(grpc.StatusCode.UNAVAILABLE,
+                           f"volume {volume_id} is still attached to VirtualMachine {vm_name}; retry") from exc
+
+    def reap_dead_vms(self) -> list[str]:
+        """Delete our VMBDAs whose VM is gone or stopped; returns the VMBDA names removed."""
+        removed = []
+        alive: dict[str, bool] = {}
+        for att in self.api.list(Kind.VMBDA, ownership.owned_selector(self.s.cluster_uuid)):
+            vm = objects.spec_vm(att)
+            if vm not in alive:
+                alive[vm] = self.lookup.vm_alive(vm)
+            if not alive[vm]:
+                log.info("detaching %s: VirtualMachine %s no longer runs", att["metadata"]["name"], vm)
+                self.api.delete(Kind.VMBDA, att["metadata"]["name"])
+                removed.append(att["metadata"]["name"])
+        return removed

@@ -1,0 +1,42 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Names of DVP objects derived from CSI names, and the device path of a disk."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+DEVICE_PREFIX = "scsi-0QEMU_QEMU_HARDDISK_"
+
+
+def object_name(csi_name: str, prefix: str) -> str:
+    """The CSI name itself when it is a valid DNS label (pvc-<uuid>, snapshot-<uuid>), else a stable hash of it."""
+    if _DNS_LABEL.match(csi_name):
+        return csi_name
+    return f"{prefix}-{hashlib.sha256(csi_name.encode()).hexdigest()[:40]}"
+
+
+def is_valid_object_name(name: str) -> bool:
+    return bool(_DNS_LABEL.match(name))
+
+
+def vmbda_name(disk: str, vm: str) -> str:
+    name = f"vmbda-{disk}-{vm}"
+    if len(name) <= 253:
+        return name
+    return f"vmbda-{hashlib.sha256(name.encode()).hexdigest()[:40]}"
+
+
+def clone_snapshot_name(target: str) -> str:
+    return object_name(f"clone-{target}", "clone")
+
+
+def disk_serial(uid: str) -> str:
+    """DVP sets a disk's serial to the md5 of the VirtualDisk uid."""
+    return hashlib.md5(uid.encode(), usedforsecurity=False).hexdigest()
+
+
+def device_link(device_dir: str, serial: str) -> str:
+    return f"{device_dir.rstrip('/')}/{DEVICE_PREFIX}{serial}"

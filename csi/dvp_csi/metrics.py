@@ -1,0 +1,14 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Prometheus metrics of the driver (served on --metrics-address)."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Histogram
+
+REGISTRY = CollectorRegistry(auto_describe=True)
+RPC_TOTAL = Counter("dvp_csi_rpc_total", "CSI calls by method and gRPC code", ["method", "code"], registry=REGISTRY)
+RPC_SECONDS = Histogram("dvp_csi_rpc_duration_seconds", "CSI call duration", ["method"], registry=REGISTRY,
+                        buckets=(0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 600))
+DEAD_VM_DETACHES = Counter("dvp_csi_dead_vm_detaches_total", "VMBDAs removed because their VM no longer runs",
+                           registry=REGISTRY)

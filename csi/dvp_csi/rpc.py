@@ -1,0 +1,66 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Servicer helpers: required-field checks, call deadlines, and mapping our errors onto gRPC status codes."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+
+from .domain.errors import CsiError, invalid
+from .dvp.port import DvpError, DvpNotFound, DvpUnavailable, WaitTimeout
+
+# Leave the caller time to receive our answer before its own deadline fires.
+DEADLINE_MARGIN = 0.5
+
+
+def status_of(exc: Exception) -> tuple[grpc.StatusCode, str]:
+    if isinstance(exc, CsiError):
+        return exc.code, exc.message
+    if isinstance(exc, DvpUnavailable):
+        return grpc.StatusCode.UNAVAILABLE, f"DVP API is unreachable: {exc}"
+    if isinstance(exc, WaitTimeout):
+        return grpc.StatusCode.DEADLINE_EXCEEDED, str(exc)
+    if isinstance(exc, DvpNotFound):
+        return grpc.StatusCode.NOT_FOUND, str(exc)
+    if isinstance(exc, DvpError):
+        return grpc.StatusCode.INTERNAL, f"DVP API error: {exc}"
+    return grpc.StatusCode.INTERNAL, f"internal error: {type(exc).__name__}: {exc}"
+
+
+def handler(fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def wrapper(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
+        try:
+            return fn(self, request, context)
+        except (CsiError, DvpError) as exc:
+            code, message = status_of(exc)
+            context.abort(code, message)
+
+    return wrapper
+
+
+def require(request: Any, *fields: str) -> None:
+    """InvalidArgument naming the first missing field (empty string, unset message or empty list)."""
+    method = type(request).__name__.removesuffix("Request")
+    for field in fields:
+        value = getattr(request, field)
+        desc = request.DESCRIPTOR.fields_by_name[field]
+        missing = (not request.HasField(field)) if (desc.message_type and not _repeated(desc)) else not value
+        if missing:
+            raise invalid(f"{method}: {field} is required")
+
+
+def _repeated(desc: Any) -> bool:
+    return getattr(desc, "is_repeated", None) if hasattr(desc, "is_repeated") else desc.label == desc.LABEL_REPEATED
+
+
+def budget(context: grpc.ServicerContext, cap: float) -> float:
+    """Seconds a wait may take: the configured cap, cut to the caller's deadline."""
+    remaining = context.time_remaining() if context is not None else None
+    if remaining is None:
+        return cap
+    return max(0.0, min(cap, remaining - DEADLINE_MARGIN))
