@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import pytest
 from capdvp import resources as r
 from capdvp.controllers.context import DONE, Result
 from capdvp.controllers.machine_update import WARM_UPDATE
@@ -101,10 +102,8 @@ def test_warm_update_survives_a_crash_after_the_patch(world):
         return real(res, body, namespace, **kw)
 
     world.dvp.create = no_start
-    try:
+    with pytest.raises(RuntimeError):
         world.reconcile("w-1")
-    except RuntimeError:
-        pass
     world.dvp.create = real
     assert world.vm("w-1")["spec"]["memory"] == {"size": "8Gi"}
     assert world.reconcile("w-1") == Result(requeue_after=5.0)

@@ -4,11 +4,11 @@
 
 from __future__ import annotations
 
+from dvp_common.dvp import resources as dvp
 from dvp_common.kube import Resource
 
 _INFRA = "infrastructure.cluster.x-k8s.io"
 _CAPI = "cluster.x-k8s.io"
-_VIRT = "virtualization.deckhouse.io"
 
 # Guest cluster
 DECKHOUSE_MACHINE = Resource(_INFRA, "v1alpha1", "deckhousemachines", "DeckhouseMachine")
@@ -19,14 +19,14 @@ CLUSTER = Resource(_CAPI, "v1beta2", "clusters", "Cluster")
 SECRET = Resource("", "v1", "secrets", "Secret")
 
 # DVP cluster
-VIRTUAL_MACHINE = Resource(_VIRT, "v1alpha2", "virtualmachines", "VirtualMachine")
-VIRTUAL_DISK = Resource(_VIRT, "v1alpha2", "virtualdisks", "VirtualDisk")
-VMBDA = Resource(_VIRT, "v1alpha2", "virtualmachineblockdeviceattachments", "VirtualMachineBlockDeviceAttachment")
-VMOP = Resource(_VIRT, "v1alpha2", "virtualmachineoperations", "VirtualMachineOperation")
-VIRTUAL_MACHINE_CLASS = Resource(_VIRT, "v1alpha2", "virtualmachineclasses", "VirtualMachineClass", namespaced=False)
-VIRTUAL_IMAGE = Resource(_VIRT, "v1alpha2", "virtualimages", "VirtualImage")
-CLUSTER_VIRTUAL_IMAGE = Resource(_VIRT, "v1alpha2", "clustervirtualimages", "ClusterVirtualImage", namespaced=False)
-VIRTUAL_DISK_SNAPSHOT = Resource(_VIRT, "v1alpha2", "virtualdisksnapshots", "VirtualDiskSnapshot")
+VIRTUAL_MACHINE = dvp.VIRTUAL_MACHINE
+VIRTUAL_DISK = dvp.VIRTUAL_DISK
+VMBDA = dvp.VMBDA
+VMOP = dvp.VIRTUAL_MACHINE_OPERATION
+VIRTUAL_MACHINE_CLASS = dvp.VIRTUAL_MACHINE_CLASS
+VIRTUAL_IMAGE = dvp.VIRTUAL_IMAGE
+CLUSTER_VIRTUAL_IMAGE = dvp.CLUSTER_VIRTUAL_IMAGE
+VIRTUAL_DISK_SNAPSHOT = dvp.VIRTUAL_DISK_SNAPSHOT
 
 IMAGE_RESOURCES = {"VirtualImage": VIRTUAL_IMAGE, "ClusterVirtualImage": CLUSTER_VIRTUAL_IMAGE,
                    "VirtualDiskSnapshot": VIRTUAL_DISK_SNAPSHOT}

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import hashlib
 
-PROVIDER_ID_PREFIX = "dvp://"
-MAX_NAME = 63  # VM names become pod and hostname labels
+from dvp_common.dvp import labels as L
+
+MAX_NAME = L.MAX_LABEL_NAME  # VM names become pod and hostname labels
 
 
 def vm_name(machine_name: str) -> str:
@@ -30,7 +31,7 @@ def cloud_init_secret_name(machine_name: str) -> str:
 
 
 def vmbda_name(disk_name: str, machine_name: str) -> str:
-    return f"vmbda-{disk_name}-{machine_name}"
+    return L.vmbda_name(disk_name, machine_name)
 
 
 def vmop_name(machine_name: str, op: str, generation: int) -> str:
@@ -39,15 +40,12 @@ def vmop_name(machine_name: str, op: str, generation: int) -> str:
 
 
 def provider_id(vm: str) -> str:
-    return PROVIDER_ID_PREFIX + vm
+    return L.provider_id(vm)
 
 
 def parse_provider_id(value: str) -> str | None:
-    """The VM name of a `dvp://<vm>` providerID, or None when it is not ours."""
-    if not value.startswith(PROVIDER_ID_PREFIX):
-        return None
-    name = value[len(PROVIDER_ID_PREFIX):]
-    return name or None
+    """The VM name of a `dvp://<vm>` providerID, None when it is another provider's (ValueError if malformed)."""
+    return L.parse_provider_id(value)
 
 
 def orphaned_disk_annotation(disk_name: str) -> str:

@@ -10,36 +10,34 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-CLUSTER_UUID = "dvp.deckhouse.io/cluster-uuid"
-COMPONENT = "dvp.deckhouse.io/component"
-HOSTNAME = "dvp.deckhouse.io/hostname"
-MANAGED_BY = "deckhouse.io/managed-by"
-MANAGED_BY_VALUE = "deckhouse"
-COMPONENT_CAPDVP = "capdvp"
-VIRTUAL_DISK_NAME = "virtualDiskName"
-VIRTUAL_MACHINE_NAME = "virtualMachineName"
-VIRTUAL_MACHINE_DISK_NAME = "virtualMachineDiskName"
+from dvp_common.dvp import labels as L
+from dvp_common.dvp import ownership as rule
+
+CLUSTER_UUID = L.CLUSTER_UUID
+COMPONENT = L.COMPONENT
+HOSTNAME = L.HOSTNAME
+MANAGED_BY = L.MANAGED_BY
+COMPONENT_CAPDVP = L.CAPDVP
+VIRTUAL_DISK_NAME = L.VIRTUAL_DISK_NAME
+VIRTUAL_MACHINE_NAME = L.VIRTUAL_MACHINE_NAME
+VIRTUAL_MACHINE_DISK_NAME = L.VIRTUAL_MACHINE_DISK_NAME
 
 ORPHANED_VM = "dvp.deckhouse.io/orphaned-vm"
 ORPHANED_VM_TIMESTAMP = "dvp.deckhouse.io/orphaned-vm-timestamp"
 
 
 def cluster_labels(cluster_uuid: str) -> dict[str, str]:
-    return {MANAGED_BY: MANAGED_BY_VALUE, CLUSTER_UUID: cluster_uuid, COMPONENT: COMPONENT_CAPDVP}
+    return rule.owned_labels(cluster_uuid, L.CAPDVP)
 
 
 def machine_labels(cluster_uuid: str, machine: str) -> dict[str, str]:
-    return {**cluster_labels(cluster_uuid), HOSTNAME: machine}
-
-
-def _labels(obj: Mapping) -> Mapping[str, str]:
-    return (obj.get("metadata") or {}).get("labels") or {}
+    return rule.owned_labels(cluster_uuid, L.CAPDVP, {HOSTNAME: machine})
 
 
 def is_ours(obj: Mapping, cluster_uuid: str) -> bool:
-    labels = _labels(obj)
-    return labels.get(CLUSTER_UUID) == cluster_uuid and labels.get(COMPONENT) == COMPONENT_CAPDVP
+    return rule.is_ours(dict(obj), cluster_uuid, L.CAPDVP)
 
 
 def is_machines(obj: Mapping, cluster_uuid: str, machine: str) -> bool:
-    return is_ours(obj, cluster_uuid) and _labels(obj).get(HOSTNAME) == machine
+    labels = (obj.get("metadata") or {}).get("labels") or {}
+    return is_ours(obj, cluster_uuid) and labels.get(HOSTNAME) == machine
