@@ -71,9 +71,11 @@ def dispatch(h: Any, method: str, coll: str, ns: str, name: str | None, sub: str
                 new = jsonpatch.apply_patch(cur, body) if "json-patch" in ctype else merge_patch(cur, body)
             except jsonpatch.JsonPatchException as exc:
                 return h._status(422, "Invalid", str(exc), key[2])
-            rv = (body.get("metadata") or {}).get("resourceVersion") if isinstance(body, dict) else None
-            if rv and rv != cur["metadata"]["resourceVersion"]:
+            pmeta = (body.get("metadata") or {}) if isinstance(body, dict) else {}
+            if pmeta.get("resourceVersion") and pmeta["resourceVersion"] != cur["metadata"]["resourceVersion"]:
                 return h._status(409, "Conflict", "the object has been modified", key[2])
+            if pmeta.get("uid") and pmeta["uid"] != cur["metadata"]["uid"]:
+                return h._status(409, "Conflict", "Precondition failed: UID in precondition", key[2])
         else:
             return h._status(405, "MethodNotAllowed", method)
         if new.get("metadata", {}).get("deletionTimestamp") and not new["metadata"].get("finalizers"):

@@ -1,0 +1,89 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""VirtualDisks: created with our labels, found by `virtualDiskName`, waited on until usable."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import labels as L
+from .errors import ProvisioningFailed, terminal
+from .objects import Obj, Objects, condition, phase
+from .resources import VIRTUAL_DISK
+
+USABLE_PHASES = frozenset({"Ready", "WaitForFirstConsumer"})
+TERMINAL_READY_REASONS = frozenset({
+    "QuotaExceeded", "ProvisioningFailed", "ProvisioningFailedTerminally", "PVCLost", "ImagePullFailed",
+    "DatasourceIsNotFound", "StorageClassIsNotReady",
+})
+
+
+def failure(obj: Obj) -> tuple[str, str] | None:
+    """(reason, message) when the disk can no longer become usable."""
+    ready = condition(obj, "Ready") or {}
+    if ready.get("status") == "False" and ready.get("reason") in TERMINAL_READY_REASONS:
+        return str(ready["reason"]), str(ready.get("message") or "")
+    if phase(obj) in ("Failed", "PVCLost"):
+        return phase(obj), str(ready.get("message") or "")
+    return None
+
+
+def capacity(obj: Obj) -> str:
+    """status.capacity, falling back to the requested size."""
+    return str((obj.get("status") or {}).get("capacity")
+               or ((obj.get("spec") or {}).get("persistentVolumeClaim") or {}).get("size") or "")
+
+
+class VirtualDisks(Objects):
+    resource = VIRTUAL_DISK
+
+    def new(self, name: str, size: str | None, storage_class: str | None, *, data_source: Obj | None = None,
+            hostname: str | None = None, owner: Obj | None = None, labels: dict[str, str] | None = None) -> Obj:
+        pvc: dict[str, Any] = {}
+        if size:
+            pvc["size"] = size
+        if storage_class:
+            pvc["storageClassName"] = storage_class
+        spec: Obj = {"persistentVolumeClaim": pvc}
+        if data_source:
+            spec["dataSource"] = data_source
+        extra = {L.VIRTUAL_DISK_NAME: name, **(labels or {})}
+        if hostname:
+            extra[L.HOSTNAME] = hostname
+        meta = {"ownerReferences": [self.owner_ref(owner)]} if owner else {}
+        return self.build(name, spec, extra, metadata=meta)
+
+    def find(self, disk_name: str) -> Obj | None:
+        """Our disk labelled virtualDiskName=<disk_name>; foreign disks are invisible."""
+        return self.find_one({L.VIRTUAL_DISK_NAME: disk_name})
+
+    def usable(self, obj: Obj | None, name: str = "") -> bool:
+        """Ready or WaitForFirstConsumer; raises QuotaExceeded/ProvisioningFailed on a terminal state."""
+        if obj is None:
+            return False
+        bad = failure(obj)
+        if bad:
+            raise terminal("VirtualDisk", name or obj["metadata"]["name"], self.conn.namespace, *bad)
+        return phase(obj) in USABLE_PHASES
+
+    def wait_usable(self, name: str, timeout: float) -> Obj:
+        obj = self.wait(name, lambda o: self.usable(o, name), timeout)
+        assert obj is not None
+        return obj
+
+    def resize(self, name: str, size: str) -> Obj:
+        return self.patch(name, {"spec": {"persistentVolumeClaim": {"size": size}}})
+
+    def wait_resized(self, name: str, size_bytes: int, parse: Any, timeout: float) -> Obj:
+        """Until status.capacity (parsed by `parse`, e.g. a Quantity parser) reaches size_bytes, phase Ready."""
+        def done(obj: Obj | None) -> bool:
+            if obj is None:
+                raise ProvisioningFailed("VirtualDisk", name, "deleted while resizing")
+            return phase(obj) == "Ready" and parse(capacity(obj)) >= size_bytes and self.usable(obj, name)
+
+        obj = self.wait(name, done, timeout)
+        assert obj is not None
+        return obj
+
+    def attached_vms(self, obj: Obj) -> list[str]:
+        return [a.get("name", "") for a in (obj.get("status") or {}).get("attachedToVirtualMachines") or []]

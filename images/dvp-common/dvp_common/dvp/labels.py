@@ -1,0 +1,66 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""DVP label keys, names and the providerID, as the upstream provider spells them (see DEVELOPMENT.md)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+CLUSTER_UUID = "dvp.deckhouse.io/cluster-uuid"
+MANAGED_BY = "deckhouse.io/managed-by"
+MANAGED_BY_VALUE = "deckhouse"
+HOSTNAME = "dvp.deckhouse.io/hostname"
+COMPONENT = "dvp.deckhouse.io/component"
+CSI, CAPDVP, CCM = "csi", "capdvp", "ccm"
+COMPONENTS = frozenset({CSI, CAPDVP, CCM})
+
+VIRTUAL_DISK_NAME = "virtualDiskName"
+VIRTUAL_MACHINE_DISK_NAME = "virtualMachineDiskName"
+VIRTUAL_MACHINE_NAME = "virtualMachineName"
+
+LB_LABEL_PREFIX = "dvp.deckhouse.io/"
+LB_LABEL_VALUE = "loadbalancer"
+
+PROVIDER_ID_PREFIX = "dvp://"
+_PROVIDER_ID = re.compile(r"^dvp://(.+)$")
+MAX_NAME = 253
+MAX_LABEL_NAME = 63
+
+
+def provider_id(vm_name: str) -> str:
+    if not vm_name:
+        raise ValueError("providerID: the VM name is empty")
+    return PROVIDER_ID_PREFIX + vm_name
+
+
+def parse_provider_id(value: str) -> str | None:
+    """The VM name of a `dvp://<vm>` providerID; None for another provider's ID (not ours to judge)."""
+    if not value.startswith(PROVIDER_ID_PREFIX):
+        return None
+    match = _PROVIDER_ID.match(value)
+    if not match or "/" in match.group(1):
+        raise ValueError(f'providerID "{value}": expected dvp://<vm name>')
+    return match.group(1)
+
+
+def _fit(name: str, limit: int) -> str:
+    """Names past the API's limit keep a readable head and a hash tail, so they stay unique and stable."""
+    if len(name) <= limit:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:10]
+    return f"{name[: limit - 11].rstrip('-.')}-{digest}"
+
+
+def vmbda_name(disk: str, hostname: str) -> str:
+    return _fit(f"vmbda-{disk}-{hostname}", MAX_NAME)
+
+
+def lb_label_key(lb_name: str) -> str:
+    """`dvp.deckhouse.io/<lb name lowercased, no dashes>`, its name part cut to 63 characters."""
+    return LB_LABEL_PREFIX + lb_name.lower().replace("-", "")[:MAX_LABEL_NAME]
+
+
+def lb_name(service_uid: str) -> str:
+    """The DVP Service name for a guest LoadBalancer Service: "a" + uid without dashes, 32 characters."""
+    return ("a" + service_uid.replace("-", ""))[:32]

@@ -1,0 +1,141 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Operations shared by every DVP object kind, with the ownership rule on every write.
+
+Reads of our own objects go through `get_ours`/`find`; writes to an existing object first check it is
+ours and then carry its uid as a precondition, so a same-named replacement is never touched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..kube.errors import NotFound
+from ..kube.resources import Resource
+from . import labels as L
+from .connection import DVPConnection
+from .errors import DuplicateObjects
+from .ownership import is_ours, owned_labels, require_ours
+
+Obj = dict[str, Any]
+
+
+class Objects:
+    resource: Resource
+
+    default_owners: frozenset[str] | None = None  # whose objects of this kind count as ours (None: the caller's)
+
+    def __init__(self, conn: DVPConnection, component: str | None = None,
+                 owners: frozenset[str] | None = None) -> None:
+        """`component` is who we are (None for read-only users: discoverer, webhooks); `owners` the components
+        whose objects we may use (VMs are made by capdvp but read and labelled by CSI and CCM)."""
+        self.conn, self.kube, self.component = conn, conn.client, component
+        self.owners = owners or self.default_owners or (frozenset({component}) if component else None)
+
+    @property
+    def ns(self) -> str | None:
+        return self.conn.namespace if self.resource.namespaced else None
+
+    def _me(self) -> str:
+        if not self.component:
+            raise ValueError(f"{self.resource.kind}: a component is needed to create or change objects")
+        return self.component
+
+    # reads
+    def get(self, name: str) -> Obj:
+        return self.kube.get(self.resource, name, self.ns)
+
+    def get_or_none(self, name: str) -> Obj | None:
+        try:
+            return self.get(name)
+        except NotFound:
+            return None
+
+    def _owners(self) -> frozenset[str]:
+        if not self.owners:
+            raise ValueError(f"{self.resource.kind}: a component is needed to judge ownership")
+        return self.owners
+
+    def require_ours(self, obj: Obj) -> Obj:
+        return require_ours(obj, self.conn.cluster_uuid, self._owners(), self.resource.kind)
+
+    def get_ours(self, name: str) -> Obj:
+        return self.require_ours(self.get(name))
+
+    def is_ours(self, obj: Obj | None) -> bool:
+        return is_ours(obj, self.conn.cluster_uuid, self._owners())
+
+    def list(self, labels: dict[str, str] | None = None, ours: bool = True) -> list[Obj]:
+        """Objects with these labels; `ours=True` keeps only ours (selected server-side, checked again here)."""
+        selector = dict(labels or {})
+        if ours:
+            owners = self._owners()
+            selector[L.CLUSTER_UUID] = self.conn.cluster_uuid
+            if len(owners) == 1:
+                selector[L.COMPONENT] = next(iter(owners))
+        items = self.kube.list_all(self.resource, self.ns, label_selector=selector or None).items
+        return [o for o in items if self.is_ours(o)] if ours else items
+
+    def find_one(self, labels: dict[str, str], ours: bool = True) -> Obj | None:
+        found = self.list(labels, ours)
+        if len(found) > 1:
+            names = ", ".join(sorted(o["metadata"]["name"] for o in found))
+            raise DuplicateObjects(self.resource.kind, ",".join(f"{k}={v}" for k, v in labels.items()),
+                                   f"{len(found)} objects match: {names}")
+        return found[0] if found else None
+
+    # writes
+    def build(self, name: str, spec: Obj, labels: dict[str, str] | None = None, **extra: Any) -> Obj:
+        metadata = {"name": name, "labels": owned_labels(self.conn.cluster_uuid, self._me(), labels)}
+        metadata.update(extra.pop("metadata", {}))
+        return {"apiVersion": self.resource.api_version, "kind": self.resource.kind, "metadata": metadata,
+                "spec": spec, **extra}
+
+    def create(self, body: Obj) -> Obj:
+        """Create with our labels; an existing object of the same name is returned if ours, else NotOurs."""
+        labels = body.setdefault("metadata", {}).setdefault("labels", {})
+        labels.update(owned_labels(self.conn.cluster_uuid, self._me()))
+        out = self.kube.create(self.resource, body, self.ns, get_existing=True)
+        return require_ours(out, self.conn.cluster_uuid, self._me(), self.resource.kind)
+
+    def owner_ref(self, obj: Obj, controller: bool = True) -> Obj:
+        """An ownerReference to `obj` (DVP garbage-collects dependants with it)."""
+        return {"apiVersion": obj.get("apiVersion", self.resource.api_version), "kind": obj.get("kind"),
+                "name": obj["metadata"]["name"], "uid": obj["metadata"]["uid"], "controller": controller,
+                "blockOwnerDeletion": False}
+
+    def patch(self, name: str, body: Obj, current: Obj | None = None) -> Obj:
+        """Merge-patch one of our objects (uid-guarded: a same-named replacement answers 409)."""
+        current = current if current is not None else self.get(name)
+        self.require_ours(current)
+        guarded = {**body, "metadata": {**(body.get("metadata") or {}), "uid": current["metadata"]["uid"]}}
+        return self.kube.patch(self.resource, name, guarded, self.ns)
+
+    def delete(self, name: str) -> bool:
+        """Delete one of our objects; False when it was already gone. A foreign object raises NotOurs."""
+        current = self.get_or_none(name)
+        if current is None:
+            return False
+        self.require_ours(current)
+        self.kube.delete(self.resource, name, self.ns, missing_ok=True,
+                         preconditions={"uid": current["metadata"]["uid"]})
+        return True
+
+    # waits
+    def wait(self, name: str, predicate: Callable[[Obj | None], Any], timeout: float) -> Obj | None:
+        return self.kube.wait_for(self.resource, name, predicate, timeout, self.ns)
+
+    def wait_gone(self, name: str, timeout: float) -> None:
+        self.wait(name, lambda o: o is None, timeout)
+
+
+def phase(obj: Obj | None) -> str:
+    return str(((obj or {}).get("status") or {}).get("phase") or "")
+
+
+def condition(obj: Obj | None, kind: str) -> Obj | None:
+    for cond in ((obj or {}).get("status") or {}).get("conditions") or []:
+        if cond.get("type") == kind:
+            return cond
+    return None

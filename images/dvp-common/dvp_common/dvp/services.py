@@ -1,0 +1,35 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""DVP-side Services backing guest LoadBalancers: only ours are updated or deleted."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..kube.resources import SERVICE
+from .objects import Obj, Objects
+
+
+def ingress(obj: Obj | None) -> list[dict[str, Any]]:
+    return list((((obj or {}).get("status") or {}).get("loadBalancer") or {}).get("ingress") or [])
+
+
+class Services(Objects):
+    resource = SERVICE
+
+    def ensure(self, name: str, spec: Obj, labels: dict[str, str] | None = None,
+               annotations: dict[str, str] | None = None) -> Obj:
+        """Create, or bring our existing Service to `spec` (a foreign Service of that name raises NotOurs)."""
+        body = self.build(name, spec, labels, metadata={"annotations": annotations or {}})
+        current = self.get_or_none(name)
+        if current is None:
+            return self.create(body)
+        self.require_ours(current)
+        patch = {"metadata": {"labels": body["metadata"]["labels"], "annotations": annotations or {}},
+                 "spec": spec}
+        return self.patch(name, patch, current)
+
+    def wait_ingress(self, name: str, timeout: float) -> Obj:
+        obj = self.wait(name, lambda o: bool(ingress(o)), timeout)
+        assert obj is not None
+        return obj

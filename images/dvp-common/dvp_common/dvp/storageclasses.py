@@ -1,0 +1,32 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""DVP StorageClasses (cluster-scoped): only read (discoverer, CSI, capdvp)."""
+
+from __future__ import annotations
+
+from ..kube.resources import STORAGE_CLASS
+from .connection import DVPConnection
+from .objects import Obj
+
+DEFAULT_ANNOTATIONS = (
+    "storageclass.kubernetes.io/is-default-class", "storageclass.beta.kubernetes.io/is-default-class",
+)
+
+
+class StorageClasses:
+    def __init__(self, conn: DVPConnection) -> None:
+        self.conn = conn
+
+    def list(self) -> list[Obj]:
+        return self.conn.client.list_all(STORAGE_CLASS).items
+
+    def get(self, name: str) -> Obj:
+        return self.conn.client.get(STORAGE_CLASS, name)
+
+    def binding_mode(self, name: str) -> str:
+        return str(self.get(name).get("volumeBindingMode") or "Immediate")
+
+    @staticmethod
+    def is_default(obj: Obj) -> bool:
+        ann = (obj.get("metadata") or {}).get("annotations") or {}
+        return any(str(ann.get(k, "")).lower() == "true" for k in DEFAULT_ANNOTATIONS)
