@@ -1,0 +1,34 @@
+#!/usr/bin/env python3
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""The legacy DVPClusterConfiguration (kube-system/d8-provider-cluster-configuration) -> values.
+
+It is validated against candi/openapi/cluster_configuration.yaml. While the migration to the v2 objects is
+pending, its fields stand in for the module settings and internal.migration.pending is true; the bundle of new
+objects is published after Helm by migration_resources.py. (Its kubeconfig and discovery data are read by the
+credentials and discovery_data hooks.)"""
+
+from lib import legacy, migration
+from lib import values as v
+from lib.bindings import render
+from lib.hookrun import run
+from lib.snapshots import results
+
+VALUE = v.internal("migration")
+
+config = render({"beforeHelm": 12, "kubernetes": migration.state_bindings()})
+
+
+def main(ctx) -> None:
+    pcc = legacy.validated_configuration(results(ctx, migration.SNAPSHOT_LEGACY))
+    cluster = migration.Cluster.from_snapshots(
+        *(results(ctx, s) for s in (migration.SNAPSHOT_MODULE_CONFIG, migration.SNAPSHOT_CREDENTIALS,
+                                     migration.SNAPSHOT_NODE_GROUPS, migration.SNAPSHOT_INSTANCE_CLASSES)))
+    pending = migration.pending(pcc, cluster)
+    if pending:
+        migration.project(ctx.values, pcc)
+    v.set_(ctx.values, VALUE, {"pending": pending})
+
+
+if __name__ == "__main__":
+    run(main, config)

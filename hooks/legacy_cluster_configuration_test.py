@@ -1,0 +1,99 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+
+import os
+
+import legacy_cluster_configuration as hook
+import pytest
+import yaml
+from deckhouse import hook as sdk
+from lib import migration_fixtures as f
+from lib import testing as t
+from lib.errors import InvalidInput
+
+PATH = os.path.join(os.path.dirname(__file__), "legacy_cluster_configuration.py")
+START = {"cloudProviderDvp": {"nodes": {"parameters": {"layout": "Standard", "sshPublicKey": "ssh-rsa PLACEHOLDER_REPLACE_ME"}},
+                              "internal": {}}}
+
+
+def run(snaps, values=START, kind="sync"):
+    bc = t.synchronization(hook, snaps) if kind == "sync" else t.event(hook, snaps, "node_groups", "Deleted")
+    return sdk.testrun(hook.main, binding_context=bc, config_values={}, initial_values=values), bc
+
+
+@pytest.mark.parametrize("kind", ["sync", "event"])
+def test_pending_migration_projects_the_legacy_configuration(kind):
+    snaps = t.snapshots(hook, legacy_cluster_configuration=[f.pcc_secret()], module_config=[f.module_config(1, False)])
+    out, bc = run(snaps, kind=kind)
+    assert out.values_patches.data == [
+        {"op": "add", "path": "/cloudProviderDvp/nodes/parameters/sshPublicKey", "value": "ssh-ed25519 AAAA admin"},
+        {"op": "add", "path": "/cloudProviderDvp/nodes/parameters/region", "value": "r1"},
+        {"op": "add", "path": "/cloudProviderDvp/nodes/parameters/zones", "value": ["z1"]},
+        {"op": "add", "path": "/cloudProviderDvp/nodes/parameters/ingressPorts", "value": [22, 443]},
+        {"op": "add", "path": "/cloudProviderDvp/internal/migration", "value": {"pending": True}},
+        {"op": "add", "path": "/cloudProviderDvp/provider", "value": {
+            "parameters": {"namespace": "tenant", "networkPolicy": "None"}}},
+    ]
+    assert out.kube_operations.data == [] and out.metrics.data == []
+    again, _ = run(snaps, t.apply(START, out.values_patches.data), kind)
+    assert again.values_patches.data == []
+    t.assert_contract(hook, PATH, bc, START, {}, out)
+
+
+@pytest.mark.parametrize("missing", ["module_config", "credentials_secret", "node_groups", "instance_classes"])
+def test_migration_stays_pending_until_every_new_object_exists(missing):
+    objs = f.migrated()
+    objs[missing] = objs[missing][:1] if missing in ("node_groups", "instance_classes") else []
+    out, _ = run(t.snapshots(hook, legacy_cluster_configuration=[f.pcc_secret()], **objs))
+    assert out.values["cloudProviderDvp"]["internal"]["migration"] == {"pending": True}
+
+
+def test_complete_migration_leaves_settings_alone():
+    out, _ = run(t.snapshots(hook, legacy_cluster_configuration=[f.pcc_secret()], **f.migrated()))
+    assert out.values_patches.data == [
+        {"op": "add", "path": "/cloudProviderDvp/internal/migration", "value": {"pending": False}}]
+
+
+def test_no_legacy_configuration_means_nothing_to_migrate():
+    out, _ = run(t.snapshots(hook))
+    assert out.values_patches.data == [
+        {"op": "add", "path": "/cloudProviderDvp/internal/migration", "value": {"pending": False}}]
+
+
+OBJ = "Secret kube-system/d8-provider-cluster-configuration: data[cloud-provider-cluster-configuration.yaml]"
+
+
+def without(path):
+    doc = yaml.safe_load(yaml.safe_dump(f.PCC))
+    node = doc
+    *parents, leaf = path.split(".")
+    for p in parents:
+        node = node[p]
+    del node[leaf]
+    return doc
+
+
+@pytest.mark.parametrize(("secret", "message"), [
+    (f.pcc_secret(text="provider: [\n"), f"{OBJ}: is not valid YAML at line 2"),
+    (f.pcc_secret(text="- a\n"), f"{OBJ}: must be a mapping"),
+    (f.pcc_secret(without("provider.namespace")), f"{OBJ}.provider.namespace: is required"),
+    (f.pcc_secret(f.PCC | {"layout": "Other"}), f"{OBJ}.layout: must be one of Standard"),
+    (f.pcc_secret(f.PCC | {"masterNodeGroup": {"replicas": "one", "instanceClass": f.PCC["masterNodeGroup"]["instanceClass"]}}),
+     f"{OBJ}.masterNodeGroup.replicas: must be of type integer"),
+])
+def test_bad_legacy_configuration_is_rejected(secret, message):
+    snaps = t.snapshots(hook, legacy_cluster_configuration=[secret])
+    with pytest.raises(InvalidInput) as err:
+        run(snaps)
+    assert str(err.value) == message
+    assert f.KUBECONFIG_B64 not in message
+    t.assert_process_rejects(PATH, t.synchronization(hook, snaps), START, {}, message)
+
+
+def test_a_bad_kubeconfig_value_is_named_not_printed():
+    doc = yaml.safe_load(yaml.safe_dump(f.PCC))
+    doc["provider"]["kubeconfigDataBase64"] = "secret-token-material!"
+    with pytest.raises(InvalidInput) as err:
+        run(t.snapshots(hook, legacy_cluster_configuration=[f.pcc_secret(doc)]))
+    assert str(err.value).startswith(f"{OBJ}.provider.kubeconfigDataBase64: must match")
+    assert "secret-token-material" not in str(err.value)

@@ -1,0 +1,162 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Migration from the legacy DVPClusterConfiguration to ModuleConfig v2 + d8-credentials + DVPInstanceClass +
+NodeGroup objects (pure functions).
+
+The migration is pending while the legacy configuration exists and the new objects are not all there. Then the
+legacy fields are projected into the values (so the module keeps rendering), and a bundle of the new objects is
+offered to the admin in Secret d8-migration-resources; applying it completes the migration."""
+
+import hashlib
+from dataclasses import dataclass
+
+from lib import bindings, legacy
+from lib import values as v
+
+CREDENTIALS_TYPE = "cloud-provider.deckhouse.io/credentials"
+BUNDLE_SECRET = "d8-migration-resources"
+BUNDLE_KEY = "resources.yaml"
+MARKER = "d8-module-is-migrating"
+MODULE_CONFIG = "cloud-provider-dvp"
+MASTER = "master"
+LABELS = {"heritage": "deckhouse", "module": "cloud-provider-dvp"}
+
+SNAPSHOT_LEGACY = "legacy_cluster_configuration"
+SNAPSHOT_MODULE_CONFIG = "module_config"
+SNAPSHOT_CREDENTIALS = "credentials_secret"
+SNAPSHOT_NODE_GROUPS = "node_groups"
+SNAPSHOT_INSTANCE_CLASSES = "instance_classes"
+
+
+def state_bindings(**extra) -> list[dict]:
+    """The snapshots that decide whether the migration is pending (shared by both migration hooks)."""
+    return [
+        legacy.binding(SNAPSHOT_LEGACY) | extra,
+        bindings.kubernetes(
+            SNAPSHOT_MODULE_CONFIG, "ModuleConfig",
+            "{version: .spec.version, enabled: .spec.enabled, hasProvider: (.spec.settings.provider != null)}",
+            api_version="deckhouse.io/v1alpha1", names=[MODULE_CONFIG], **extra),
+        bindings.kubernetes(SNAPSHOT_CREDENTIALS, "Secret", "{name: .metadata.name, type: .type}",
+                            namespace=v.NAMESPACE, names=["d8-credentials"], **extra),
+        bindings.kubernetes(
+            SNAPSHOT_NODE_GROUPS, "NodeGroup",
+            "(.spec.cloudInstances.classReference // .spec.classReference // {}) as $ref"
+            " | {name: .metadata.name, classKind: ($ref.kind // null), className: ($ref.name // null)}",
+            api_version="deckhouse.io/v1", **extra),
+        bindings.kubernetes(SNAPSHOT_INSTANCE_CLASSES, "DVPInstanceClass", "{name: .metadata.name}",
+                            api_version="deckhouse.io/v1alpha1", **extra),
+    ]
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """What the cluster holds of the new objects, from the snapshots."""
+    module_config: dict | None
+    credentials: bool
+    node_groups: dict[str, dict]
+    instance_classes: set[str]
+
+    @classmethod
+    def from_snapshots(cls, mc: list, creds: list, ngs: list, ics: list) -> "Cluster":
+        return cls(
+            module_config=mc[0] if mc else None,
+            credentials=any(c.get("type") == CREDENTIALS_TYPE for c in creds),
+            node_groups={n["name"]: n for n in ngs},
+            instance_classes={i["name"] for i in ics},
+        )
+
+
+def groups(pcc: dict) -> list[tuple[str, dict]]:
+    """(NodeGroup name, group) for the master group and every static group of the legacy configuration."""
+    out = [(MASTER, pcc["masterNodeGroup"])] if pcc.get("masterNodeGroup") else []
+    return out + [(g["name"], g) for g in pcc.get("nodeGroups") or []]
+
+
+def instance_class_name(node_group: str) -> str:
+    # Stable and collision-free whatever the group name: a readable prefix plus a hash of the full name.
+    return f"{node_group[:50].rstrip('-')}-{hashlib.sha256(node_group.encode()).hexdigest()[:12]}"
+
+
+def complete(pcc: dict, cluster: Cluster) -> bool:
+    mc = cluster.module_config or {}
+    if not ((mc.get("version") or 0) >= 2 and mc.get("enabled") is not False and mc.get("hasProvider")):
+        return False
+    if not cluster.credentials:
+        return False
+    for name, _ in groups(pcc):
+        ng = cluster.node_groups.get(name)
+        if not ng or ng.get("classKind") != "DVPInstanceClass" or ng.get("className") not in cluster.instance_classes:
+            return False
+    return True
+
+
+def pending(pcc: dict | None, cluster: Cluster) -> bool:
+    return pcc is not None and not complete(pcc, cluster)
+
+
+def settings(pcc: dict) -> dict:
+    """ModuleConfig v2 settings equivalent to the legacy configuration."""
+    provider = pcc.get("provider") or {}
+    params = {"layout": pcc.get("layout"), "sshPublicKey": pcc.get("sshPublicKey")}
+    for key in ("region", "zones"):
+        if pcc.get(key):
+            params[key] = pcc[key]
+    for key in ("ingressPorts", "additionalVMLabels"):
+        if key in provider:
+            params[key] = provider[key]
+    ips = {name: g["instanceClass"]["virtualMachine"]["ipAddresses"] for name, g in groups(pcc)
+           if g.get("instanceClass", {}).get("virtualMachine", {}).get("ipAddresses")}
+    if ips:
+        params["ipAddresses"] = ips
+    prov = {"namespace": provider.get("namespace")}
+    if provider.get("networkPolicy"):
+        prov["networkPolicy"] = provider["networkPolicy"]
+    return {"provider": {"parameters": prov}, "nodes": {"parameters": params}, "storage": {"parameters": {}}}
+
+
+def project(values: dict, pcc: dict) -> None:
+    """While migrating, the legacy configuration is the truth: its fields override the module settings."""
+    s = settings(pcc)
+    for section in ("provider", "nodes"):
+        for key, value in s[section]["parameters"].items():
+            if key != "ipAddresses":
+                v.set_(values, v.module(f"{section}.parameters.{key}"), value)
+
+
+def bundle(pcc: dict) -> list[dict]:
+    """The objects that replace the legacy configuration, for the admin to apply."""
+    objs: list[dict] = [
+        {"apiVersion": "v1", "kind": "Secret", "type": CREDENTIALS_TYPE,
+         "metadata": {"name": "d8-credentials", "namespace": v.NAMESPACE},
+         "stringData": {"authScheme": "kubeconfig", "secret": pcc["provider"]["kubeconfigDataBase64"]}},
+        {"apiVersion": "deckhouse.io/v1alpha1", "kind": "ModuleConfig", "metadata": {"name": MODULE_CONFIG},
+         "spec": {"enabled": True, "version": 2, "settings": settings(pcc)}},
+    ]
+    for name, group in groups(pcc):
+        ic = instance_class_name(name)
+        spec = {k: x for k, x in group["instanceClass"].items()}
+        spec["virtualMachine"] = {k: x for k, x in spec["virtualMachine"].items() if k != "ipAddresses"}
+        objs.append({"apiVersion": "deckhouse.io/v1alpha1", "kind": "DVPInstanceClass",
+                     "metadata": {"name": ic}, "spec": spec})
+        template = dict(group.get("nodeTemplate") or {})
+        if name == MASTER:
+            labels = dict(template.get("labels") or {})
+            labels.update({"node-role.kubernetes.io/control-plane": "", "node-role.kubernetes.io/master": ""})
+            template["labels"] = labels
+        cloud = {"classReference": {"kind": "DVPInstanceClass", "name": ic},
+                 "minPerZone": group["replicas"], "maxPerZone": group["replicas"]}
+        zones = group.get("zones") or pcc.get("zones")
+        if zones:
+            cloud["zones"] = zones
+        ng_spec = {"nodeType": "CloudPermanent", "cloudInstances": cloud}
+        if template:
+            ng_spec["nodeTemplate"] = template
+        objs.append({"apiVersion": "deckhouse.io/v1", "kind": "NodeGroup", "metadata": {"name": name},
+                     "spec": ng_spec})
+    return objs
+
+
+def bundle_text(pcc: dict) -> str:
+    import yaml
+
+    return "".join("---\n" + yaml.safe_dump(o, sort_keys=False, default_flow_style=False) for o in bundle(pcc))

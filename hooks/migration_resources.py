@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""While the migration from the legacy configuration is pending: the bundle Secret d8-migration-resources
+(resources.yaml: d8-credentials, ModuleConfig v2, DVPInstanceClasses, NodeGroups), the marker ConfigMap
+d8-module-is-migrating (the validation webhook stands aside while it exists) and the metric
+d8_cloud_provider_dvp_migration_pending. Both objects go away once the migration is complete.
+
+After Helm, because the module namespace is Helm's; the snapshots only feed this run (no events)."""
+
+import base64
+
+from lib import bindings, legacy, migration
+from lib import values as v
+from lib.hookrun import run
+from lib.snapshots import first, results
+
+SNAPSHOT_BUNDLE = "bundle_secret"
+SNAPSHOT_MARKER = "marker_configmap"
+METRIC = "d8_cloud_provider_dvp_migration_pending"
+METRIC_GROUP = "d8_cloud_provider_dvp_migration"
+QUIET = {"executeHookOnEvent": [], "executeHookOnSynchronization": False}
+
+config = bindings.render({
+    "afterHelm": 20,
+    "kubernetes": [
+        *migration.state_bindings(**QUIET),
+        bindings.kubernetes(SNAPSHOT_BUNDLE, "Secret", f'{{data: .data["{migration.BUNDLE_KEY}"]}}',
+                            namespace=v.NAMESPACE, names=[migration.BUNDLE_SECRET], **QUIET),
+        bindings.kubernetes(SNAPSHOT_MARKER, "ConfigMap", "{name: .metadata.name}",
+                            namespace=v.NAMESPACE, names=[migration.MARKER], **QUIET),
+    ],
+})
+
+
+def bundle_secret(data_b64: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+            "metadata": {"name": migration.BUNDLE_SECRET, "namespace": v.NAMESPACE, "labels": migration.LABELS},
+            "data": {migration.BUNDLE_KEY: data_b64}}
+
+
+def marker() -> dict:
+    return {"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": migration.MARKER, "namespace": v.NAMESPACE, "labels": migration.LABELS}}
+
+
+def main(ctx) -> None:
+    pcc = legacy.validated_configuration(results(ctx, migration.SNAPSHOT_LEGACY))
+    cluster = migration.Cluster.from_snapshots(
+        *(results(ctx, s) for s in (migration.SNAPSHOT_MODULE_CONFIG, migration.SNAPSHOT_CREDENTIALS,
+                                     migration.SNAPSHOT_NODE_GROUPS, migration.SNAPSHOT_INSTANCE_CLASSES)))
+    pending = migration.pending(pcc, cluster)
+    stored = first(ctx, SNAPSHOT_BUNDLE)
+    has_marker = bool(results(ctx, SNAPSHOT_MARKER))
+    if pending:
+        data = base64.b64encode(migration.bundle_text(pcc).encode()).decode()
+        if (stored or {}).get("data") != data:
+            ctx.kubernetes.create_or_update(bundle_secret(data))
+        if not has_marker:
+            ctx.kubernetes.create_or_update(marker())
+    else:
+        if stored is not None:
+            ctx.kubernetes.delete("Secret", v.NAMESPACE, migration.BUNDLE_SECRET, apiVersion="v1")
+        if has_marker:
+            ctx.kubernetes.delete("ConfigMap", v.NAMESPACE, migration.MARKER, apiVersion="v1")
+    ctx.metrics.expire(METRIC_GROUP)
+    ctx.metrics.collect({"name": METRIC, "group": METRIC_GROUP, "action": "set", "value": 1 if pending else 0})
+
+
+if __name__ == "__main__":
+    run(main, config)
