@@ -13,6 +13,7 @@ import copy
 import functools
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -40,21 +41,22 @@ API_VERSIONS = (
 )
 
 
+# libyaml's loader: the pure-Python one would take ten times longer than Helm itself.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 class RenderError(Exception):
     """The chart did not render; the message is Helm's, naming the template and the failing value."""
 
 
 def example_values() -> dict[str, Any]:
-    return _example_values_cached()
+    """A fresh copy of tests/harness/example_values.yaml."""
+    return copy.deepcopy(_example_values_cached())
 
 
 @functools.cache
-def _example_values_text() -> str:
-    return EXAMPLE_VALUES.read_text()
-
-
 def _example_values_cached() -> dict[str, Any]:
-    return yaml.safe_load(_example_values_text())
+    return yaml.load(EXAMPLE_VALUES.read_text(), Loader=_LOADER)
 
 
 def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
@@ -81,12 +83,12 @@ ALL_ON = {
 
 
 def module_values(values_overrides: dict[str, Any] | None = None, *, all_on: bool = False) -> dict[str, Any]:
-    values = example_values()
+    values = _example_values_cached()  # deep_merge copies; the cached dict is never changed
     if all_on:
         values = deep_merge(values, ALL_ON)
     if values_overrides:
         values = deep_merge(values, values_overrides)
-    return values
+    return values if values is not _example_values_cached() else example_values()
 
 
 def _kube_version(kube_version: str) -> str:
@@ -126,10 +128,20 @@ def parse_files(files: dict[str, str]) -> list[dict[str, Any]]:
     for path in sorted(files):
         if not path.endswith((".yaml", ".yml")):
             continue
-        for doc in yaml.safe_load_all(files[path]):
+        for doc in yaml.load_all(files[path], Loader=_LOADER):
             if doc:
                 objects.append(doc)
     return objects
+
+
+def render_values(values: dict[str, Any], kube_version: str = "1.30") -> list[dict[str, Any]]:
+    """Render the module with exactly these values (no example values merged in)."""
+    return parse_files(render_files(values, kube_version))
+
+
+def render_values_cli(values: dict[str, Any], kube_version: str = "1.30") -> list[dict[str, Any]]:
+    """The same through the pinned helm v3 CLI."""
+    return parse_files(render_files_cli(values, kube_version))
 
 
 def render_module(
@@ -163,17 +175,10 @@ def render_files_cli(values: dict[str, Any], kube_version: str = "1.30") -> dict
     if proc.returncode != 0:
         raise RenderError(proc.stderr.strip())
     files: dict[str, list[str]] = {}
-    current = None
-    for chunk in proc.stdout.split("\n---\n"):
-        lines = chunk.strip("\n").split("\n")
-        if lines and lines[0].startswith("---"):
-            lines = lines[1:]
-        if lines and lines[0].startswith("# Source: "):
-            current = lines[0][len("# Source: "):]
-            lines = lines[1:]
-        if current is None:
-            continue
-        files.setdefault(current, []).append("\n".join(lines))
+    # The CLI prints every document as "---\n# Source: <template path>\n<document>\n".
+    parts = re.split(r"^---\n# Source: (.*)\n", proc.stdout, flags=re.MULTILINE)
+    for path, doc in zip(parts[1::2], parts[2::2], strict=True):
+        files.setdefault(path, []).append(doc)
     return {path: "\n---\n".join(docs) for path, docs in files.items()}
 
 

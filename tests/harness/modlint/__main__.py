@@ -1,0 +1,37 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""`python -m harness.modlint [MODULE_DIR]`: print every finding, exit 1 on any error (warnings do not fail)."""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import sys
+
+from .findings import ERROR, Finding
+from .runner import ROOT, lint, render_for_lint
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m harness.modlint", description=__doc__)
+    parser.add_argument("module_dir", nargs="?", type=pathlib.Path, default=ROOT)
+    parser.add_argument("--files-only", action="store_true", help="skip the rendered-object rules")
+    args = parser.parse_args(argv)
+    objects, registry, extra = None, "registry.example.com/deckhouse", []
+    if not args.files_only:
+        try:
+            objects, registry = render_for_lint()
+        except Exception as exc:  # any render failure is DMT's helm-render finding, not a crash
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            extra.append(Finding("templates", "helm-render", f"the module does not render: {first}"))
+    findings = extra + lint(args.module_dir, objects, registry)
+    for finding in findings:
+        print(finding.line())
+    errors = sum(f.level == ERROR for f in findings)
+    print(f"modlint: {errors} error(s), {len(findings) - errors} warning(s)"
+          f"{'' if objects is not None else ' (rendered-object rules not run)'}", file=sys.stderr)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
