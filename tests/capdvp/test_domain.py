@@ -1,0 +1,130 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Pure rules: names, spec parsing, quantities, phases, update classification."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+from capdvp.domain import names, phase, quantity, updates
+from capdvp.domain.machine_spec import Disk, ImageRef, SpecError, parse_spec
+from capdvp_world import MACHINE_SPEC
+
+
+def test_names():
+    assert names.boot_disk_name("w-1") == "w-1-boot"
+    assert names.additional_disk_name("w-1", 3) == "w-1-additional-disk-3"
+    assert names.cloud_init_secret_name("w-1") == "cloud-init-w-1"
+    assert names.vmop_name("w-1", "Stop", 7) == "w-1-stop-g7"
+    assert names.provider_id("w-1") == "dvp://w-1"
+    assert names.parse_provider_id("dvp://w-1") == "w-1"
+    assert names.parse_provider_id("aws:///eu/i-1") is None
+    assert names.orphaned_disk_annotation("w-1-boot") == "dvp.deckhouse.io/orphaned-disk-df84"
+
+
+def test_quantities_compare_exactly():
+    assert quantity.parse("1Gi") == quantity.parse("1024Mi") == Fraction(2**30)
+    assert quantity.parse("1G") == 10**9
+    assert quantity.parse(5) == 5
+    assert quantity.parse("500m") == Fraction(1, 2)
+    for bad in ("1GB", "", "-1Gi", True):
+        with pytest.raises(quantity.QuantityError):
+            quantity.parse(bad)
+
+
+def test_spec_defaults():
+    spec = parse_spec({"vmClassName": "generic", "rootDiskSize": "20Gi", "bootDiskImageRef": {"name": "img"}})
+    assert spec.cores == 4 and spec.core_fraction == "100%" and spec.memory == "8Gi"
+    assert spec.image == ImageRef("VirtualImage", "img")
+    assert (spec.bootloader, spec.run_policy, spec.live_migration_policy) == (
+        "EFI", "AlwaysOnUnlessStoppedManually", "")
+    assert spec.additional_disks == ()
+
+
+@pytest.mark.parametrize(("patch", "message"), [
+    ({"vmClassName": ""}, "spec.vmClassName: required"),
+    ({"vmClassName": "Big_One"}, "spec.vmClassName: 'Big_One' is not a valid object name"),
+    ({"cpu": {"cores": 0}}, "spec.cpu.cores: must be an integer >= 1, got 0"),
+    ({"cpu": {"cores": 2, "cpuFraction": "0%"}}, "spec.cpu.cpuFraction: '0%' must be a percentage from 1% to 100%"),
+    ({"memory": "8GB"}, "spec.memory: '8GB' is not a quantity"),
+    ({"rootDiskSize": "0"}, "spec.rootDiskSize: must be greater than zero"),
+    ({"bootDiskImageRef": {"kind": "VirtualImage"}}, "spec.bootDiskImageRef.name: required"),
+    ({"bootDiskImageRef": {"kind": "Http", "name": "x"}},
+     "spec.bootDiskImageRef.kind: 'Http' is not one of ClusterVirtualImage, VirtualImage, VirtualDiskSnapshot"),
+    ({"bootloader": "UEFI"}, "spec.bootloader: 'UEFI' is not one of BIOS, EFI, EFIWithSecureBoot"),
+    ({"additionalDisks": [{"storageClass": "x"}]}, "spec.additionalDisks[0].size: required"),
+    ({"additionalDisks": [{"size": "1Gi"}] * 15}, "spec.additionalDisks: at most 14 disks, got 15"),
+    ({"liveMigrationPolicy": "Always"},
+     "spec.liveMigrationPolicy: 'Always' is not one of Manual, Never, AlwaysSafe, PreferSafe, AlwaysForced, "
+     "PreferForced"),
+])
+def test_spec_errors_name_the_field(patch, message):
+    with pytest.raises(SpecError) as err:
+        parse_spec({**MACHINE_SPEC, **patch})
+    assert str(err.value) == message
+
+
+def _vm(phase_, **spec):
+    return {"metadata": {"name": "w-1"}, "spec": {"virtualMachineClassName": "generic", "cpu": {"cores": 2},
+                                                  "memory": {"size": "4Gi"}, **spec},
+            "status": {"phase": phase_, "ipAddress": "10.0.0.9"}}
+
+
+@pytest.mark.parametrize(("vm_phase", "ready", "reason"), [
+    ("Running", True, "VMRunning"), ("Migrating", True, "VMRunning"), ("Stopped", False, "VMInStoppedState"),
+    ("Pending", False, "VMNotReady"), ("Starting", False, "VMNotReady"), ("Stopping", False, "VMNotReady"),
+    ("Terminating", False, "VMNotReady"), ("Pause", False, "VMNotReady"),
+])
+def test_phase_outcomes(vm_phase, ready, reason):
+    out = phase.observe(_vm(vm_phase), has_node_ref=True)
+    assert (out.ready, out.condition.reason, out.failure) == (ready, reason, None)
+    assert out.ip == ("10.0.0.9" if ready else "")
+
+
+def test_degraded_is_terminal_only_without_a_node():
+    assert phase.observe(_vm("Degraded"), has_node_ref=True).failure is None
+    assert phase.observe(_vm("Degraded"), has_node_ref=False).failure[0] == "CreateError"
+
+
+ACTUAL = updates.Actual(vm_class="generic", cores=2, core_fraction="50%", memory="4Gi", bootloader="EFI",
+                        run_policy="AlwaysOnUnlessStoppedManually", live_migration_policy="PreferSafe",
+                        root_size="20Gi", root_storage_class="fast",
+                        image=ImageRef("ClusterVirtualImage", "ubuntu-24-04"),
+                        additional_disks=(Disk("10Gi", "slow"),))
+
+
+def _plan(**patch):
+    return updates.classify(parse_spec({**MACHINE_SPEC, **patch}), "PreferSafe", ACTUAL)
+
+
+def test_no_change():
+    assert _plan() == updates.Plan(updates.Kind.NONE)
+    assert _plan(memory="4096Mi") == updates.Plan(updates.Kind.NONE)
+
+
+@pytest.mark.parametrize(("patch", "kind", "changes"), [
+    ({"runPolicy": "AlwaysOn"}, updates.Kind.HOT, ("runPolicy",)),
+    ({"additionalDisks": [{"size": "10Gi", "storageClass": "slow"}, {"size": "1Gi"}]}, updates.Kind.HOT,
+     ("additionalDisks",)),
+    ({"cpu": {"cores": 8}}, updates.Kind.WARM, ("cpu.cores", "cpu.cpuFraction")),
+    ({"memory": "16Gi", "runPolicy": "AlwaysOn"}, updates.Kind.WARM, ("memory", "runPolicy")),
+    ({"vmClassName": "big"}, updates.Kind.WARM, ("vmClassName",)),
+    ({"rootDiskSize": "40Gi"}, updates.Kind.WARM, ("rootDiskSize",)),
+    ({"rootDiskSize": "10Gi"}, updates.Kind.RECREATE, ("rootDiskSize",)),
+    ({"bootloader": "BIOS"}, updates.Kind.RECREATE, ("bootloader",)),
+    ({"bootDiskImageRef": {"kind": "VirtualImage", "name": "ubuntu-24-04"}}, updates.Kind.RECREATE,
+     ("bootDiskImageRef",)),
+    ({"rootDiskStorageClass": "other"}, updates.Kind.RECREATE, ("rootDiskStorageClass",)),
+    ({"additionalDisks": []}, updates.Kind.RECREATE, ("additionalDisks",)),
+    ({"additionalDisks": [{"size": "20Gi", "storageClass": "slow"}]}, updates.Kind.RECREATE,
+     ("additionalDisks[0]",)),
+])
+def test_update_classification(patch, kind, changes):
+    plan = _plan(**patch)
+    assert (plan.kind, plan.changes) == (kind, changes)
+
+
+def test_new_disk_indexes():
+    plan = _plan(additionalDisks=[{"size": "10Gi", "storageClass": "slow"}, {"size": "1Gi"}, {"size": "2Gi"}])
+    assert plan.new_disks == (1, 2)
