@@ -20,7 +20,8 @@ from .volumes import Source, Volumes
 
 Cap = csi_pb2.ControllerServiceCapability.RPC
 CAPABILITIES = (Cap.CREATE_DELETE_VOLUME, Cap.PUBLISH_UNPUBLISH_VOLUME, Cap.EXPAND_VOLUME, Cap.LIST_VOLUMES,
-                Cap.LIST_VOLUMES_PUBLISHED_NODES, Cap.CREATE_DELETE_SNAPSHOT, Cap.LIST_SNAPSHOTS, Cap.CLONE_VOLUME)
+                Cap.LIST_VOLUMES_PUBLISHED_NODES, Cap.CREATE_DELETE_SNAPSHOT, Cap.LIST_SNAPSHOTS, Cap.CLONE_VOLUME,
+                Cap.GET_VOLUME, Cap.GET_SNAPSHOT)
 
 
 def _range(request) -> Range:
@@ -132,6 +133,15 @@ class ControllerServicer(csi_pb2_grpc.ControllerServicer):
         return csi_pb2.ListVolumesResponse(entries=entries, next_token=token)
 
     @handler
+    def ControllerGetVolume(self, request, context):  # noqa: N802
+        require(request, "volume_id")
+        disk = self.volumes.lookup.volume(request.volume_id)
+        return csi_pb2.ControllerGetVolumeResponse(
+            volume=csi_pb2.Volume(volume_id=disk["metadata"]["name"], capacity_bytes=disks.disk_capacity(disk)),
+            status=csi_pb2.ControllerGetVolumeResponse.VolumeStatus(
+                published_node_ids=self.volumes.published_nodes(disk)))
+
+    @handler
     def ControllerExpandVolume(self, request, context):  # noqa: N802
         require(request, "volume_id", "capacity_range")
         with self.locks.hold(f"volume/{request.volume_id}"):
@@ -152,6 +162,11 @@ class ControllerServicer(csi_pb2_grpc.ControllerServicer):
         with self.locks.hold(f"snapshot/{request.snapshot_id}"):
             self.snapshots.delete(request.snapshot_id)
         return csi_pb2.DeleteSnapshotResponse()
+
+    @handler
+    def GetSnapshot(self, request, context):  # noqa: N802
+        require(request, "snapshot_id")
+        return csi_pb2.GetSnapshotResponse(snapshot=_snapshot(self.snapshots.lookup.snapshot(request.snapshot_id)))
 
     @handler
     def ListSnapshots(self, request, context):  # noqa: N802

@@ -38,7 +38,7 @@ class Settings:
     cluster_uuid: str = ""
     kubeconfig: str = field(default="", repr=False)  # raw or base64 kubeconfig of DVP; never logged
     device_dir: str = "/dev/disk/by-id"
-    metrics_address: str = "127.0.0.1:9808"  # "" disables
+    metrics_address: str = ""  # host:port for /metrics; off by default (9808/9809 belong to the sidecars)
     log_level: str = "Info"
     workers: int = 32
     max_block_devices: int = 16  # DVP: at most 16 block devices per VM, static and hot-plugged

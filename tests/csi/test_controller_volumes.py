@@ -1,0 +1,271 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""CreateVolume, DeleteVolume, ControllerExpandVolume, ValidateVolumeCapabilities, ListVolumes: exact codes and
+exact DVP objects, on the in-memory DVP."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+
+import grpc
+import pytest
+from csi_env import CLUSTER, OTHER_CLUSTER, make_settings, serve
+from csi_requests import AM, GIB, MIB, cap, create, expect_code
+from dvp_csi.dvp.memory import FAILING_CLASS, WFFC_CLASS, MemoryDvp
+from dvp_csi.dvp.port import Kind
+from dvp_csi.generated import csi_pb2
+
+C = grpc.StatusCode
+# ruff: noqa: S105, S106 (pagination tokens, not passwords)
+
+
+def disk_of(dvp, name):
+    return dvp.get(Kind.VIRTUAL_DISK, name)
+
+
+def foreign_disk(dvp, name, cluster=OTHER_CLUSTER, component="csi"):
+    return dvp.put(Kind.VIRTUAL_DISK, {"metadata": {"name": name, "labels": {
+        "dvp.deckhouse.io/cluster-uuid": cluster, "dvp.deckhouse.io/component": component}},
+        "spec": {"persistentVolumeClaim": {"storageClassName": "fast", "size": "10Gi"}},
+        "status": {"phase": "Ready", "capacity": "10Gi"}})
+
+
+def test_create_makes_exactly_one_labelled_virtual_disk(csi, dvp):
+    resp = csi.controller.CreateVolume(create("pvc-a", required=3 * GIB))
+    assert (resp.volume.volume_id, resp.volume.capacity_bytes) == ("pvc-a", 3 * GIB)
+    d = disk_of(dvp, "pvc-a")
+    assert d["metadata"]["labels"] == {
+        "dvp.deckhouse.io/cluster-uuid": CLUSTER, "dvp.deckhouse.io/component": "csi",
+        "deckhouse.io/managed-by": "deckhouse", "virtualDiskName": "pvc-a"}
+    assert d["metadata"]["annotations"] == {"csi.dvp.deckhouse.io/name": "pvc-a"}
+    assert d["metadata"]["namespace"] == "dvp-project"
+    assert d["spec"] == {"persistentVolumeClaim": {"storageClassName": "fast", "size": "3Gi"}}
+
+
+def test_create_defaults_to_one_gib_and_rounds_up_to_mib(csi, dvp):
+    assert csi.controller.CreateVolume(create("pvc-d")).volume.capacity_bytes == GIB
+    assert csi.controller.CreateVolume(create("pvc-r", required=MIB + 1)).volume.capacity_bytes == 2 * MIB
+    assert disk_of(dvp, "pvc-r")["spec"]["persistentVolumeClaim"]["size"] == "2Mi"
+
+
+def test_create_normalises_names_that_are_not_dns_labels(csi, dvp):
+    vol = csi.controller.CreateVolume(create("Sanity-Vol_1")).volume
+    assert vol.volume_id.startswith("pvc-") and len(vol.volume_id) == 44
+    assert disk_of(dvp, vol.volume_id)["metadata"]["annotations"]["csi.dvp.deckhouse.io/name"] == "Sanity-Vol_1"
+    assert csi.controller.CreateVolume(create("Sanity-Vol_1")).volume.volume_id == vol.volume_id
+
+
+def test_create_is_idempotent_by_name(csi, dvp):
+    first = csi.controller.CreateVolume(create("pvc-i", required=GIB))
+    before = dvp.requests
+    again = csi.controller.CreateVolume(create("pvc-i", required=GIB))
+    assert again == first
+    assert len(dvp.list(Kind.VIRTUAL_DISK, {})) == 1
+    assert dvp.requests - before == 3  # get, wait; the list above is the third
+
+
+@pytest.mark.parametrize("second", [
+    create("pvc-x", required=2 * GIB),
+    create("pvc-x", sc="slow", required=GIB),
+    create("pvc-x", limit=GIB // 2),
+])
+def test_create_same_name_different_volume_is_already_exists(csi, dvp, second):
+    csi.controller.CreateVolume(create("pvc-x", required=GIB))
+    expect_code(C.ALREADY_EXISTS, csi.controller.CreateVolume, second, "already exists with different")
+    assert disk_of(dvp, "pvc-x")["spec"]["persistentVolumeClaim"] == {"storageClassName": "fast", "size": "1Gi"}
+
+
+def test_create_over_a_foreign_disk_name_is_already_exists_and_leaves_it(csi, dvp):
+    foreign_disk(dvp, "pvc-f")
+    before = dvp.snapshot_state()
+    expect_code(C.ALREADY_EXISTS, csi.controller.CreateVolume, create("pvc-f"), "not a CSI volume of this cluster")
+    assert dvp.snapshot_state() == before
+
+
+@pytest.mark.parametrize(("request_", "code", "text"), [
+    (create(""), C.INVALID_ARGUMENT, "CreateVolume: name is required"),
+    (create("pvc-1", caps=[]), C.INVALID_ARGUMENT, "CreateVolume: volume_capabilities is required"),
+    (create("pvc-1", sc=None), C.INVALID_ARGUMENT, "volume pvc-1: parameters.dvpStorageClass is required"),
+    (create("pvc-1", caps=[cap(AM.MULTI_NODE_MULTI_WRITER)]), C.INVALID_ARGUMENT, "MULTI_NODE_MULTI_WRITER"),
+    (create("pvc-1", caps=[csi_pb2.VolumeCapability(access_mode=AM(mode=AM.SINGLE_NODE_WRITER))]),
+     C.INVALID_ARGUMENT, "access_type (block or mount) is required"),
+    (create("pvc-1", caps=[cap(fs="btrfs")]), C.INVALID_ARGUMENT, "fs_type 'btrfs' is not supported"),
+    (create("pvc-1", required=2 * GIB, limit=GIB), C.OUT_OF_RANGE, "exceeds limit_bytes"),
+    (create("pvc-1", required=-1), C.INVALID_ARGUMENT, "must not be negative"),
+    (create("pvc-1", snapshot="snap-missing"), C.NOT_FOUND, "snapshot snap-missing"),
+    (create("pvc-1", volume="pvc-missing"), C.NOT_FOUND, "volume pvc-missing"),
+])
+def test_create_rejects_bad_requests_and_changes_nothing(csi, dvp, request_, code, text):
+    before = dvp.snapshot_state()
+    expect_code(code, csi.controller.CreateVolume, request_, text)
+    assert dvp.snapshot_state() == before
+
+
+def test_create_quota_is_resource_exhausted(tmp_path):
+    dvp = MemoryDvp(quota_bytes=2 * GIB)
+    for r in serve(make_settings(tmp_path), dvp):
+        r.controller.CreateVolume(create("pvc-1", required=GIB))
+        expect_code(C.RESOURCE_EXHAUSTED, r.controller.CreateVolume, create("pvc-2", required=2 * GIB), "quota")
+        assert disk_of(dvp, "pvc-2") is None
+
+
+def test_create_provisioning_failure_is_internal(csi):
+    expect_code(C.INTERNAL, csi.controller.CreateVolume, create("pvc-1", sc=FAILING_CLASS),
+                "VirtualDisk pvc-1 failed: ProvisioningFailed")
+
+
+def test_create_wait_for_first_consumer_is_success(csi, dvp):
+    assert csi.controller.CreateVolume(create("pvc-w", sc=WFFC_CLASS, required=GIB)).volume.capacity_bytes == GIB
+    assert disk_of(dvp, "pvc-w")["status"]["phase"] == "WaitForFirstConsumer"
+
+
+def test_create_slower_than_the_wait_is_deadline_exceeded_then_completes(tmp_path):
+    dvp = MemoryDvp(settle=1.5)
+    s = make_settings(tmp_path)
+    for r in serve(dataclasses.replace(s, timeouts=dataclasses.replace(s.timeouts, create=0.3)), dvp):
+        expect_code(C.DEADLINE_EXCEEDED, r.controller.CreateVolume, create("pvc-s"), "is not ready yet")
+        assert disk_of(dvp, "pvc-s") is not None
+        dvp.wait(Kind.VIRTUAL_DISK, "pvc-s", lambda d: d["status"].get("phase") == "Ready", 5)
+        assert r.controller.CreateVolume(create("pvc-s")).volume.volume_id == "pvc-s"
+        assert len(dvp.list(Kind.VIRTUAL_DISK, {})) == 1
+
+
+def test_concurrent_operation_on_the_same_volume_is_aborted(tmp_path):
+    dvp = MemoryDvp(settle=0.5)
+    for r in serve(make_settings(tmp_path), dvp):
+        first = threading.Thread(target=r.controller.CreateVolume, args=(create("pvc-c"),))
+        first.start()
+        dvp.wait(Kind.VIRTUAL_DISK, "pvc-c", lambda d: d is not None, 2)
+        expect_code(C.ABORTED, r.controller.CreateVolume, create("pvc-c"), "already in progress")
+        first.join()
+
+
+def test_create_from_snapshot_and_clone(csi, dvp):
+    csi.controller.CreateVolume(create("pvc-src", required=2 * GIB))
+    snap = csi.controller.CreateSnapshot(csi_pb2.CreateSnapshotRequest(name="snap-1", source_volume_id="pvc-src"))
+    restored = csi.controller.CreateVolume(create("pvc-restored", snapshot="snap-1")).volume
+    assert restored.capacity_bytes == 2 * GIB and restored.content_source.snapshot.snapshot_id == "snap-1"
+    assert disk_of(dvp, "pvc-restored")["spec"]["dataSource"] == {
+        "type": "ObjectRef", "objectRef": {"kind": "VirtualDiskSnapshot", "name": snap.snapshot.snapshot_id}}
+    expect_code(C.OUT_OF_RANGE, csi.controller.CreateVolume, create("pvc-small", snapshot="snap-1", required=GIB),
+                "smaller than its source")
+    clone = csi.controller.CreateVolume(create("pvc-clone", volume="pvc-src", required=3 * GIB)).volume
+    assert clone.capacity_bytes == 3 * GIB
+    inter = dvp.get(Kind.VIRTUAL_DISK_SNAPSHOT, "clone-pvc-clone")
+    assert inter["spec"] == {"virtualDiskName": "pvc-src", "requiredConsistency": False}
+    assert inter["metadata"]["labels"]["csi.dvp.deckhouse.io/clone-for"] == "pvc-clone"
+    assert disk_of(dvp, "pvc-clone")["spec"]["dataSource"]["objectRef"] == {
+        "kind": "VirtualDiskSnapshot", "name": "clone-pvc-clone"}
+    listed = csi.controller.ListSnapshots(csi_pb2.ListSnapshotsRequest())
+    assert [e.snapshot.snapshot_id for e in listed.entries] == ["snap-1"]  # the clone intermediate is internal
+    csi.controller.DeleteVolume(csi_pb2.DeleteVolumeRequest(volume_id="pvc-clone"))
+    assert dvp.get(Kind.VIRTUAL_DISK_SNAPSHOT, "clone-pvc-clone") is None
+
+
+def test_clone_of_a_foreign_disk_is_not_found(csi, dvp):
+    foreign_disk(dvp, "vm-worker-0-boot", cluster=CLUSTER, component="capdvp")
+    before = dvp.snapshot_state()
+    expect_code(C.NOT_FOUND, csi.controller.CreateVolume, create("pvc-steal", volume="vm-worker-0-boot"))
+    assert dvp.snapshot_state() == before
+
+
+def test_delete(csi, dvp):
+    csi.controller.CreateVolume(create("pvc-del"))
+    csi.controller.DeleteVolume(csi_pb2.DeleteVolumeRequest(volume_id="pvc-del"))
+    assert disk_of(dvp, "pvc-del") is None
+    csi.controller.DeleteVolume(csi_pb2.DeleteVolumeRequest(volume_id="pvc-del"))  # gone: still OK
+    expect_code(C.INVALID_ARGUMENT, csi.controller.DeleteVolume, csi_pb2.DeleteVolumeRequest(),
+                "DeleteVolume: volume_id is required")
+
+
+@pytest.mark.parametrize(("cluster", "component"), [(OTHER_CLUSTER, "csi"), (CLUSTER, "capdvp")])
+def test_delete_of_a_foreign_disk_is_permission_denied_and_changes_nothing(csi, dvp, cluster, component):
+    foreign_disk(dvp, "victim", cluster=cluster, component=component)
+    before = dvp.snapshot_state()
+    expect_code(C.PERMISSION_DENIED, csi.controller.DeleteVolume, csi_pb2.DeleteVolumeRequest(volume_id="victim"),
+                "VirtualDisk victim is not a CSI volume of this cluster")
+    assert dvp.snapshot_state() == before
+
+
+def test_delete_of_an_attached_volume_is_failed_precondition(csi, dvp):
+    csi.controller.CreateVolume(create("pvc-att"))
+    csi.controller.ControllerPublishVolume(csi_pb2.ControllerPublishVolumeRequest(
+        volume_id="pvc-att", node_id="worker-0", volume_capability=cap()))
+    expect_code(C.FAILED_PRECONDITION, csi.controller.DeleteVolume, csi_pb2.DeleteVolumeRequest(volume_id="pvc-att"),
+                "still attached to vm-worker-0")
+    assert disk_of(dvp, "pvc-att") is not None
+
+
+def expand(volume_id, required, block=False):
+    req = csi_pb2.ControllerExpandVolumeRequest(volume_id=volume_id, volume_capability=cap(block=block))
+    req.capacity_range.required_bytes = required
+    return req
+
+
+def test_expand(csi, dvp):
+    csi.controller.CreateVolume(create("pvc-e", required=GIB))
+    resp = csi.controller.ControllerExpandVolume(expand("pvc-e", 2 * GIB))
+    assert (resp.capacity_bytes, resp.node_expansion_required) == (2 * GIB, True)
+    assert disk_of(dvp, "pvc-e")["spec"]["persistentVolumeClaim"]["size"] == "2Gi"
+    assert disk_of(dvp, "pvc-e")["status"]["capacity"] == "2Gi"
+    resp = csi.controller.ControllerExpandVolume(expand("pvc-e", GIB, block=True))  # already larger: no change
+    assert (resp.capacity_bytes, resp.node_expansion_required) == (2 * GIB, False)
+    expect_code(C.INVALID_ARGUMENT, csi.controller.ControllerExpandVolume,
+                csi_pb2.ControllerExpandVolumeRequest(volume_id="pvc-e"), "capacity_range is required")
+
+
+def test_expand_quota_is_resource_exhausted(tmp_path):
+    dvp = MemoryDvp()
+    for r in serve(make_settings(tmp_path), dvp):
+        r.controller.CreateVolume(create("pvc-q", required=GIB))
+        real_patch = dvp.patch
+
+        def refuse(*a, **k):
+            from dvp_csi.dvp.port import DvpQuotaExceeded
+            raise DvpQuotaExceeded("exceeded quota: requests.storage")
+
+        dvp.patch = refuse
+        expect_code(C.RESOURCE_EXHAUSTED, r.controller.ControllerExpandVolume, expand("pvc-q", 5 * GIB), "quota")
+        dvp.patch = real_patch
+
+
+def test_expand_of_a_foreign_disk_is_not_found(csi, dvp):
+    foreign_disk(dvp, "victim")
+    before = dvp.snapshot_state()
+    expect_code(C.NOT_FOUND, csi.controller.ControllerExpandVolume, expand("victim", 20 * GIB))
+    assert dvp.snapshot_state() == before
+
+
+def test_validate_volume_capabilities(csi, dvp):
+    csi.controller.CreateVolume(create("pvc-v"))
+    ok = csi.controller.ValidateVolumeCapabilities(csi_pb2.ValidateVolumeCapabilitiesRequest(
+        volume_id="pvc-v", volume_capabilities=[cap(AM.SINGLE_NODE_READER_ONLY, block=True)]))
+    assert list(ok.confirmed.volume_capabilities) == [cap(AM.SINGLE_NODE_READER_ONLY, block=True)]
+    no = csi.controller.ValidateVolumeCapabilities(csi_pb2.ValidateVolumeCapabilitiesRequest(
+        volume_id="pvc-v", volume_capabilities=[cap(AM.MULTI_NODE_READER_ONLY)]))
+    assert not no.HasField("confirmed") and "MULTI_NODE_READER_ONLY" in no.message
+    foreign_disk(dvp, "victim")
+    expect_code(C.NOT_FOUND, csi.controller.ValidateVolumeCapabilities, csi_pb2.ValidateVolumeCapabilitiesRequest(
+        volume_id="victim", volume_capabilities=[cap()]))
+
+
+def test_list_volumes_paginates_over_our_disks_only(csi, dvp):
+    for i in range(5):
+        csi.controller.CreateVolume(create(f"pvc-{i}"))
+    foreign_disk(dvp, "pvc-zz-foreign")
+    page = csi.controller.ListVolumes(csi_pb2.ListVolumesRequest(max_entries=2))
+    assert [e.volume.volume_id for e in page.entries] == ["pvc-0", "pvc-1"] and page.next_token == "2"
+    rest = csi.controller.ListVolumes(csi_pb2.ListVolumesRequest(starting_token="2"))
+    assert [e.volume.volume_id for e in rest.entries] == ["pvc-2", "pvc-3", "pvc-4"] and rest.next_token == ""
+    expect_code(C.ABORTED, csi.controller.ListVolumes, csi_pb2.ListVolumesRequest(starting_token="bogus"))
+    expect_code(C.ABORTED, csi.controller.ListVolumes, csi_pb2.ListVolumesRequest(starting_token="99"))
+
+
+def test_capabilities(csi):
+    caps = {c.rpc.type for c in csi.controller.ControllerGetCapabilities(
+        csi_pb2.ControllerGetCapabilitiesRequest()).capabilities}
+    R = csi_pb2.ControllerServiceCapability.RPC
+    assert caps == {R.CREATE_DELETE_VOLUME, R.PUBLISH_UNPUBLISH_VOLUME, R.EXPAND_VOLUME, R.LIST_VOLUMES,
+                    R.LIST_VOLUMES_PUBLISHED_NODES, R.CREATE_DELETE_SNAPSHOT, R.LIST_SNAPSHOTS, R.CLONE_VOLUME,
+                    R.GET_VOLUME, R.GET_SNAPSHOT}
