@@ -22,7 +22,10 @@ def dispatch(h: Any, method: str, coll: str, ns: str, name: str | None, sub: str
             return _watch(h, coll, ns, q)
         return _list(h, coll, ns, q)
     with st.cond:
-        key = (coll, ns, name or (body or {}).get("metadata", {}).get("name", ""))
+        bmeta = (body or {}).get("metadata", {}) if isinstance(body, dict) else {}
+        if method == "POST" and not bmeta.get("name") and bmeta.get("generateName"):
+            bmeta["name"] = bmeta["generateName"] + uuid.uuid4().hex[:5]
+        key = (coll, ns, name or bmeta.get("name", ""))
         cur = st.objects.get(key)
         if method == "POST":
             if cur is not None:
