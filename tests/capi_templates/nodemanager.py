@@ -1,0 +1,87 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Renders capi/ the way node-manager does, through Helm's Go template engine (helm_python) in strict mode
+(missingkey=error): a throwaway chart standing in for node-manager's, holding our capi/ files and helm_lib.
+
+v1: node-manager's Helm runs `tpl` over instance-class.checksum with {.. nodeGroup} and over
+machine-template.yaml with {Values, Files, Release, Chart, nodeGroup, zoneName, templateName,
+instanceClassChecksum}. v2: node-controller parses template.yaml and renders its `template` with the roots
+.instanceClass .provider .zone .nodeGroup.name .cluster."""
+
+import json
+import os
+import shutil
+import tempfile
+
+import helm_python
+import yaml
+from helm_python import _native
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+V1 = """\
+{{- $ctx := dict "Values" .Values "Files" .Files "Release" .Release "Chart" .Chart "Template" .Template
+  "nodeGroup" .Values.nodeGroup "zoneName" .Values.zoneName "templateName" "" "instanceClassChecksum" "" }}
+{{- $checksum := tpl (.Files.Get "capi/instance-class.checksum") $ctx }}
+{{- $_ := set $ctx "instanceClassChecksum" $checksum }}
+{{- $_ := set $ctx "templateName" (printf "%s-%s" .Values.nodeGroup.name (sha256sum (printf "%s%s%s" .Values.clusterUUID .Values.zoneName $checksum) | trunc 8)) }}
+checksum: {{ $checksum | quote }}
+---
+{{ tpl (.Files.Get "capi/machine-template.yaml") $ctx }}
+---
+{{ tpl (.Files.Get "capi/cluster.yaml") (dict "Template" .Template "dvp" dict "clusterName" "dvp") }}
+"""
+
+V2 = """\
+{{ tpl .Values.template (dict "Template" .Template "instanceClass" .Values.instanceClass "provider" .Values.provider
+  "zone" .Values.zone "nodeGroup" (dict "name" .Values.nodeGroupName) "cluster" .Values.cluster) }}
+"""
+
+
+class RenderFailed(Exception):
+    pass
+
+
+def _render(template: str, values: dict, with_capi: bool) -> list[dict]:
+    with tempfile.TemporaryDirectory() as tmp:
+        chart = os.path.join(tmp, "node-manager")
+        os.makedirs(os.path.join(chart, "templates"))
+        with open(os.path.join(chart, "Chart.yaml"), "w") as f:
+            f.write("apiVersion: v2\nname: node-manager\nversion: 0.1.0\n")
+        with open(os.path.join(chart, "templates", "capi.yaml"), "w") as f:
+            f.write(template)
+        if with_capi:
+            shutil.copytree(os.path.join(ROOT, "capi"), os.path.join(chart, "capi"))
+            shutil.copytree(os.path.join(ROOT, "charts", "helm_lib"), os.path.join(chart, "charts", "helm_lib"))
+        with helm_python.Chart.load(chart) as ch:
+            try:
+                raw = _native.call_string("helm_render", ch._raw(), json.dumps(values),
+                                          json.dumps({"name": "node-manager", "namespace": "d8-cloud-instance-manager",
+                                                      "strict": True}))
+            except helm_python.HelmError as exc:
+                raise RenderFailed(str(exc)) from None
+    text = json.loads(raw)["node-manager/templates/capi.yaml"]
+    return [d for d in yaml.safe_load_all(text) if d is not None]
+
+
+def render_v1(node_group: str, instance_class: dict, zone: str = "zone-a",
+              cluster_uuid: str = "3b5058e1-e93b-4dfa-be32-395ef4b3da45") -> tuple[str, dict, dict]:
+    """(checksum, DeckhouseMachineTemplate, DeckhouseCluster)."""
+    values = {"nodeGroup": {"name": node_group, "instanceClass": instance_class}, "zoneName": zone,
+              "clusterUUID": cluster_uuid}
+    checksum, template, cluster = _render(V1, values, with_capi=True)
+    return checksum["checksum"], template, cluster
+
+
+def contract_v2() -> dict:
+    with open(os.path.join(ROOT, "capi", "template.yaml")) as f:
+        return yaml.safe_load(f)
+
+
+def render_v2(instance_class: dict, provider: dict | None = None, zone: str = "zone-a", node_group: str = "worker",
+              cluster: dict | None = None) -> dict:
+    values = {"template": contract_v2()["template"], "instanceClass": instance_class, "provider": provider or {},
+              "zone": zone, "nodeGroupName": node_group,
+              "cluster": cluster or {"uuid": "3b5058e1-e93b-4dfa-be32-395ef4b3da45", "podSubnet": "10.111.0.0/16"}}
+    [obj] = _render(V2, values, with_capi=False)
+    return obj

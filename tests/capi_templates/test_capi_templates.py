@@ -1,0 +1,150 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+
+import copy
+import os
+import re
+
+import jsonschema
+import pytest
+import yaml
+
+from capi_templates.nodemanager import ROOT, RenderFailed, contract_v2, render_v1, render_v2
+
+FULL = {
+    "virtualMachine": {
+        "cpu": {"cores": 4, "coreFraction": "50%"}, "memory": {"size": "8Gi"},
+        "virtualMachineClassName": "host-passthrough", "bootloader": "BIOS", "runPolicy": "AlwaysOn",
+        "liveMigrationPolicy": "PreferSafe", "additionalLabels": {"team": "a"}, "additionalAnnotations": {"x": "y"},
+        "nodeSelector": {"zone": "a"}, "priorityClassName": "high",
+        "tolerations": [{"key": "k", "operator": "Exists", "effect": "NoSchedule"}],
+        "gpus": [{"gpuClassName": "a100"}],
+    },
+    "rootDisk": {"size": "50Gi", "storageClass": "replicated", "image": {"kind": "ClusterVirtualImage", "name": "ubuntu"}},
+    "etcdDisk": {"size": "10Gi", "storageClass": "fast"},
+    "additionalDisks": [{"size": "100Gi", "storageClass": "bulk"}, {"size": "1Ti", "storageClass": "slow"}],
+}
+MINIMAL = {
+    "virtualMachine": {"cpu": {"cores": 2}, "memory": {"size": "4Gi"}, "virtualMachineClassName": "generic"},
+    "rootDisk": {"size": "20Gi", "image": {"kind": "VirtualImage", "name": "img"}},
+}
+FULL_SPEC = {
+    "vmClassName": "host-passthrough", "cpu": {"cores": 4, "cpuFraction": "50%"}, "memory": "8Gi",
+    "rootDiskSize": "50Gi", "rootDiskStorageClass": "replicated",
+    "bootDiskImageRef": {"kind": "ClusterVirtualImage", "name": "ubuntu"},
+    "bootloader": "BIOS", "runPolicy": "AlwaysOn", "liveMigrationPolicy": "PreferSafe",
+    "additionalDisks": [{"size": "100Gi", "storageClass": "bulk"}, {"size": "1Ti", "storageClass": "slow"}],
+}
+MINIMAL_SPEC = {"vmClassName": "generic", "cpu": {"cores": 2, "cpuFraction": "100%"}, "memory": "4Gi",
+                "rootDiskSize": "20Gi", "bootDiskImageRef": {"kind": "VirtualImage", "name": "img"}}
+
+
+def crd_schema(name):
+    crd = yaml.safe_load(open(os.path.join(ROOT, "crds", name)))
+    return crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+
+
+def int_or_string(schema):
+    """x-kubernetes-int-or-string as JSON Schema, so jsonschema checks what the apiserver checks."""
+    if isinstance(schema, dict):
+        out = {k: int_or_string(v) for k, v in schema.items()}
+        if out.pop("x-kubernetes-int-or-string", False):
+            out = {"anyOf": [{"type": "integer"}, {"type": "string", **{k: v for k, v in out.items() if k == "pattern"}}],
+                   **{k: v for k, v in out.items() if k not in ("pattern", "type")}}
+        return out
+    if isinstance(schema, list):
+        return [int_or_string(x) for x in schema]
+    return schema
+
+
+MACHINE_TEMPLATE = int_or_string(crd_schema("deckhousemachinetemplate.yaml"))
+
+
+@pytest.mark.parametrize(("ic", "spec"), [(FULL, FULL_SPEC), (MINIMAL, MINIMAL_SPEC)])
+def test_v2_template_renders_a_valid_machine_template(ic, spec):
+    obj = render_v2(ic)
+    assert obj == {"apiVersion": "infrastructure.cluster.x-k8s.io/v1alpha1", "kind": "DeckhouseMachineTemplate",
+                   "spec": {"template": {"spec": spec}}}
+    jsonschema.validate(obj, MACHINE_TEMPLATE)
+
+
+def test_v2_contract_lists_rollout_fields_that_exist_in_the_instance_class():
+    contract = contract_v2()
+    assert contract["version"] == "v2"
+    ic = crd_schema("dvpinstanceclass.yaml")["properties"]["spec"]
+    for field in contract["rolloutFields"]:
+        node = ic
+        for part in field.split("."):
+            node = node["properties"][part]
+    assert contract["rolloutFields"] == [
+        "virtualMachine.virtualMachineClassName", "virtualMachine.bootloader", "virtualMachine.cpu.cores",
+        "virtualMachine.cpu.coreFraction", "virtualMachine.memory.size", "rootDisk.size", "rootDisk.storageClass",
+        "rootDisk.image.kind", "rootDisk.image.name", "additionalDisks"]
+
+
+def test_v2_template_uses_only_what_the_sandbox_allows():
+    template = contract_v2()["template"]
+    for forbidden in ("include", "tpl", "lookup", "now", "rand", "env", "genCA", "genPrivateKey", "Values", "Files"):
+        assert not re.search(rf"\b{forbidden}\b", template), forbidden
+    roots = set(re.findall(r"(?<![\w$)])\.(\w+)", template))
+    assert roots <= {"instanceClass", "virtualMachine", "cpu", "memory", "size", "cores", "image", "kind", "name",
+                     "storageClass", "rootDisk"}
+
+
+def test_v2_missing_required_field_fails_loudly():
+    broken = copy.deepcopy(MINIMAL)
+    del broken["virtualMachine"]["memory"]
+    with pytest.raises(RenderFailed, match='map has no entry for key "memory"'):
+        render_v2(broken)
+
+
+@pytest.mark.parametrize(("ic", "spec"), [(FULL, FULL_SPEC), (MINIMAL, MINIMAL_SPEC)])
+def test_v1_machine_template_matches_v2_and_is_valid(ic, spec):
+    checksum, obj, cluster = render_v1("worker", ic)
+    assert re.fullmatch(r"[0-9a-f]{64}", checksum)
+    name = obj["metadata"]["name"]
+    assert re.fullmatch(r"worker-[0-9a-f]{8}", name)
+    assert obj["metadata"] == {
+        "name": name, "namespace": "d8-cloud-instance-manager",
+        "annotations": {"checksum/instance-class": checksum, "helm.sh/resource-policy": "keep"},
+        "labels": {"heritage": "deckhouse", "module": "node-manager", "node-group": "worker"}}
+    assert obj["spec"] == {"template": {"spec": spec}}
+    jsonschema.validate(obj, MACHINE_TEMPLATE)
+    assert cluster == {"apiVersion": "infrastructure.cluster.x-k8s.io/v1alpha1", "kind": "DeckhouseCluster",
+                       "metadata": {"name": "dvp", "namespace": "d8-cloud-instance-manager", "labels": {
+                           "heritage": "deckhouse", "module": "cloud-provider-dvp", "app": "capdvp-controller-manager"}}}
+    jsonschema.validate(cluster, int_or_string(crd_schema("deckhousecluster.yaml")))
+
+
+def leaves(node, path=()):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from leaves(v, (*path, k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from leaves(v, (*path, i))
+    else:
+        yield path
+
+
+def changed(ic, path):
+    out = copy.deepcopy(ic)
+    node = out
+    for p in path[:-1]:
+        node = node[p]
+    value = node[path[-1]]
+    node[path[-1]] = value + 1 if isinstance(value, int) else value + "x" if not value.endswith("%") else "99%"
+    return out
+
+
+@pytest.mark.parametrize("path", list(leaves(FULL)), ids=lambda p: ".".join(map(str, p)))
+def test_v1_checksum_covers_every_field(path):
+    # Upstream's checksum lost root size, core fraction and image kind to duplicate keys; ours covers all.
+    base, _, _ = render_v1("worker", FULL)
+    other, obj, _ = render_v1("worker", changed(FULL, path))
+    assert other != base
+    assert obj["metadata"]["name"] != render_v1("worker", FULL)[1]["metadata"]["name"]
+
+
+def test_v1_checksum_is_stable():
+    assert render_v1("worker", FULL)[0] == render_v1("worker", copy.deepcopy(FULL))[0]
