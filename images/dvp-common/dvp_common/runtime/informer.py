@@ -1,0 +1,144 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""An informer: a LIST+WATCH cache of one resource, with event handlers.
+
+Lists once, then watches from the list's resourceVersion, resuming from the last version seen when the
+stream ends or breaks and re-listing (with a diff against the cache, so handlers see what changed) on
+410 Gone. Every `resync_period` it replays the cache as updates, so controllers reconcile periodically.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..kube.client import KubeClient
+from ..kube.errors import Gone, Transient
+from ..kube.resources import Resource
+from ..kube.types import BOOKMARK, DELETED, meta
+
+Obj = dict[str, Any]
+Handler = Callable[..., None]
+
+
+def key_of(obj: Obj) -> str:
+    md = meta(obj)
+    return f"{md['namespace']}/{md['name']}" if md.get("namespace") else str(md.get("name"))
+
+
+class Informer:
+    def __init__(self, client: KubeClient, resource: Resource, namespace: str | None = None, *,
+                 label_selector: str | dict[str, str] | None = None, field_selector: str | None = None,
+                 resync_period: float = 0.0, watch_timeout: int = 300,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.client, self.resource, self.namespace = client, resource, namespace
+        self.label_selector, self.field_selector = label_selector, field_selector
+        self.resync_period, self.watch_timeout, self.clock = resync_period, watch_timeout, clock
+        self._cache: dict[str, Obj] = {}
+        self._lock = threading.RLock()
+        self._handlers: list[tuple[Handler | None, Handler | None, Handler | None]] = []
+        self.resource_version = ""
+        self.synced = threading.Event()
+        self._need_list = True
+        self._next_resync = 0.0
+        self._failures = 0
+        self.lists = 0  # how many LISTs were needed (tests and benchmarks read this)
+
+    def add_handlers(self, on_add: Handler | None = None, on_update: Handler | None = None,
+                     on_delete: Handler | None = None) -> None:
+        """on_add(obj), on_update(old, new), on_delete(obj). Handlers must be quick: enqueue keys, no I/O."""
+        self._handlers.append((on_add, on_update, on_delete))
+
+    def get(self, key: str) -> Obj | None:
+        with self._lock:
+            return self._cache.get(key)
+
+    def items(self) -> list[Obj]:
+        with self._lock:
+            return list(self._cache.values())
+
+    def keys(self) -> list[str]:
+        with self._lock:
+            return sorted(self._cache)
+
+    def _emit(self, index: int, *args: Obj) -> None:
+        for handlers in self._handlers:
+            if handlers[index] is not None:
+                handlers[index](*args)
+
+    def _relist(self) -> None:
+        page = self.client.list_all(self.resource, self.namespace, label_selector=self.label_selector,
+                                    field_selector=self.field_selector)
+        self.lists += 1
+        fresh = {key_of(o): o for o in page.items}
+        with self._lock:
+            old, self._cache = self._cache, fresh
+        for key, obj in fresh.items():
+            if key not in old:
+                self._emit(0, obj)
+            elif meta(old[key]).get("resourceVersion") != meta(obj).get("resourceVersion"):
+                self._emit(1, old[key], obj)
+        for key, obj in old.items():
+            if key not in fresh:
+                self._emit(2, obj)
+        self.resource_version, self._need_list = page.resource_version, False
+        self._next_resync = self.clock() + self.resync_period
+        self.synced.set()
+
+    def _apply(self, kind: str, obj: Obj) -> None:
+        key = key_of(obj)
+        with self._lock:
+            old = self._cache.get(key)
+            if kind == DELETED:
+                self._cache.pop(key, None)
+            else:
+                self._cache[key] = obj
+        if kind == DELETED:
+            self._emit(2, obj)
+        elif old is None:
+            self._emit(0, obj)
+        else:
+            self._emit(1, old, obj)
+
+    def resync(self) -> None:
+        for obj in self.items():
+            self._emit(1, obj, obj)
+        self._next_resync = self.clock() + self.resync_period
+
+    def step(self, stop: threading.Event | None = None) -> None:
+        """One round: a (re-)list if needed, then one watch session. Errors raise after updating state."""
+        if self._need_list:
+            self._relist()
+        timeout = self.watch_timeout
+        if self.resync_period:
+            timeout = max(1, min(timeout, int(self._next_resync - self.clock()) + 1))
+        try:
+            for event in self.client.watch(self.resource, self.namespace, label_selector=self.label_selector,
+                                           field_selector=self.field_selector, resource_version=self.resource_version,
+                                           timeout_seconds=timeout):
+                self.resource_version = event.resource_version or self.resource_version
+                if event.type != BOOKMARK:
+                    self._apply(event.type, event.object)
+                if stop is not None and stop.is_set():
+                    break
+        except Gone:
+            self._need_list = True
+            raise
+        finally:
+            if self.resync_period and self.clock() >= self._next_resync:
+                self.resync()
+
+    def run(self, stop: threading.Event, sleep: Callable[[float], None] | None = None) -> None:
+        """Keep the cache current until `stop` is set; failures back off with the client's retry policy."""
+        sleep = sleep or (lambda s: stop.wait(s))
+        while not stop.is_set():
+            try:
+                self.step(stop)
+                self._failures = 0
+            except Gone:
+                continue
+            except Transient:
+                sleep(self.client.retry.delay(self._failures))
+                self._failures += 1

@@ -1,0 +1,72 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Structured JSON logs, one object per line, with secrets redacted before they are written."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sys
+import time
+from typing import Any, TextIO
+
+REDACTED = "<redacted>"
+SECRET_KEYS = re.compile(r"token|password|passwd|secret|kubeconfig|authorization|private|key$|cert.*data|userdata",
+                         re.IGNORECASE)
+SECRET_TEXT = [
+    (re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+"), r"\1" + REDACTED),
+    (re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.S), REDACTED),
+    (re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"), REDACTED),  # JWTs (SA tokens)
+    (re.compile(r"(?i)((?:token|password|secret)[\"']?\s*[:=]\s*[\"']?)[^\s\"',}]+"), r"\1" + REDACTED),
+]
+LEVELS = {"Debug": logging.DEBUG, "Info": logging.INFO, "Warn": logging.WARNING, "Error": logging.ERROR}
+_STD = set(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime"}
+
+
+def redact_text(text: str) -> str:
+    for pattern, repl in SECRET_TEXT:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def redact(value: Any, key: str = "") -> Any:
+    """A copy of `value` with secret-looking keys masked and secret-looking text scrubbed."""
+    if key and SECRET_KEYS.search(key) and value not in (None, "", {}, []):
+        return REDACTED
+    if isinstance(value, dict):
+        return {k: redact(v, str(k)) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact(v) for v in value]
+    if isinstance(value, str):
+        return redact_text(value)
+    return value
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        out: dict[str, Any] = {
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z",
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": redact_text(record.getMessage()),
+        }
+        for k, v in vars(record).items():
+            if k not in _STD and not k.startswith("_"):
+                out[k] = redact(v, k)
+        if record.exc_info:
+            out["error"] = redact_text(self.formatException(record.exc_info).splitlines()[-1])
+        return json.dumps(out, default=str, ensure_ascii=False)
+
+
+def setup(level: str = "Info", stream: TextIO | None = None) -> logging.Logger:
+    """Route the root logger to `stream` (stderr) as JSON; `level` uses the module's logLevel names."""
+    if level not in LEVELS:
+        raise ValueError(f"logLevel {level!r}: expected one of {', '.join(LEVELS)}")
+    handler = logging.StreamHandler(stream or sys.stderr)
+    handler.setFormatter(JsonFormatter())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(LEVELS[level])
+    logging.getLogger("urllib3").setLevel(max(LEVELS[level], logging.INFO))  # never log request headers
+    return root
