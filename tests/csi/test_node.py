@@ -1,0 +1,174 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Node service on a fake OS layer: exact OS calls and codes."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+
+import grpc
+import pytest
+from csi_env import CLUSTER, NODE, Running, make_settings, serve
+from csi_fake_os import FakeOs
+from csi_requests import AM, cap, expect_code
+from dvp_csi.domain import names
+from dvp_csi.dvp.memory import MemoryDvp
+from dvp_csi.generated import csi_pb2
+
+C = grpc.StatusCode
+SERIAL = "0123456789abcdef0123456789abcdef"
+STAGE, TARGET = "/var/lib/kubelet/stage/pvc-n", "/var/lib/kubelet/pods/p/volumes/pvc-n"
+
+
+@pytest.fixture
+def fake_os() -> FakeOs:
+    return FakeOs()
+
+
+@pytest.fixture
+def node(tmp_path, fake_os) -> Iterator[Running]:
+    dvp = MemoryDvp()
+    dvp.add_vm("vm-worker-0", NODE, CLUSTER, static_disks=3)
+    yield from serve(make_settings(tmp_path, mode="node"), dvp, fake_os)
+
+
+def link(r: Running) -> str:
+    return names.device_link(r.settings.device_dir, SERIAL)
+
+
+def stage(fs="", block=False, serial=SERIAL, flags=()):
+    c = cap(block=block, fs=fs)
+    if not block:
+        c.mount.mount_flags.extend(flags)
+    return csi_pb2.NodeStageVolumeRequest(volume_id="pvc-n", staging_target_path=STAGE, volume_capability=c,
+                                          publish_context={"serial": serial} if serial else {})
+
+
+def publish(block=False, readonly=False, mode=AM.SINGLE_NODE_WRITER):
+    return csi_pb2.NodePublishVolumeRequest(volume_id="pvc-n", staging_target_path=STAGE, target_path=TARGET,
+                                            volume_capability=cap(mode=mode, block=block), readonly=readonly,
+                                            publish_context={"serial": SERIAL})
+
+
+def test_stage_formats_an_empty_disk_once_and_mounts_it(node, fake_os):
+    fake_os.add_disk(link(node), "/dev/sdb")
+    node.node.NodeStageVolume(stage(flags=["noatime"]))
+    assert fake_os.calls == [("fs_type", "/dev/sdb"), ("mkfs", "/dev/sdb", "ext4"),
+                             ("mount", "/dev/sdb", STAGE, "ext4", ("noatime",))]
+    fake_os.calls.clear()
+    node.node.NodeStageVolume(stage())  # already staged: nothing to do
+    assert fake_os.calls == []
+
+
+def test_stage_never_reformats_a_disk_with_data(node, fake_os):
+    fake_os.add_disk(link(node), "/dev/sdb", fs="xfs")
+    node.node.NodeStageVolume(stage(fs="xfs"))
+    assert fake_os.calls == [("fs_type", "/dev/sdb"), ("mount", "/dev/sdb", STAGE, "xfs", ("nouuid",))]
+    node.node.NodeUnstageVolume(csi_pb2.NodeUnstageVolumeRequest(volume_id="pvc-n", staging_target_path=STAGE))
+    fake_os.calls.clear()
+    expect_code(C.FAILED_PRECONDITION, node.node.NodeStageVolume, stage(fs="ext4"), "holds xfs, asked for ext4")
+    assert ("mkfs", "/dev/sdb", "ext4") not in fake_os.calls
+
+
+def test_stage_errors(node, fake_os):
+    expect_code(C.FAILED_PRECONDITION, node.node.NodeStageVolume, stage(serial=""), "publish_context.serial")
+    expect_code(C.FAILED_PRECONDITION, node.node.NodeStageVolume, stage(serial="../../etc"), "malformed")
+    expect_code(C.NOT_FOUND, node.node.NodeStageVolume, stage(), "did not appear")
+    expect_code(C.INVALID_ARGUMENT, node.node.NodeStageVolume, stage(fs="ntfs"), "fs_type 'ntfs'")
+    expect_code(C.INVALID_ARGUMENT, node.node.NodeStageVolume,
+                csi_pb2.NodeStageVolumeRequest(volume_id="pvc-n", volume_capability=cap()),
+                "staging_target_path is required")
+    fake_os.add_disk(link(node), "/dev/sdb")
+    fake_os.mount_table[STAGE] = "/dev/sdz"
+    expect_code(C.ALREADY_EXISTS, node.node.NodeStageVolume, stage(), "already holds /dev/sdz")
+    assert fake_os.calls == []
+
+
+def test_stage_block_does_nothing(node, fake_os):
+    fake_os.add_disk(link(node), "/dev/sdb")
+    node.node.NodeStageVolume(stage(block=True))
+    assert fake_os.calls == []
+
+
+@pytest.mark.parametrize(("readonly", "mode", "ro"), [
+    (False, AM.SINGLE_NODE_WRITER, False), (True, AM.SINGLE_NODE_WRITER, True),
+    (False, AM.SINGLE_NODE_READER_ONLY, True)])
+def test_publish_bind_mounts_the_staging_path_honouring_read_only(node, fake_os, readonly, mode, ro):
+    fake_os.add_disk(link(node), "/dev/sdb", fs="ext4")
+    node.node.NodeStageVolume(stage())
+    fake_os.calls.clear()
+    node.node.NodePublishVolume(publish(readonly=readonly, mode=mode))
+    assert fake_os.calls == [("bind_mount", STAGE, TARGET, ro)]
+    node.node.NodePublishVolume(publish(readonly=readonly, mode=mode))  # idempotent
+    assert len(fake_os.calls) == 1
+
+
+def test_publish_block_binds_the_device(node, fake_os):
+    fake_os.add_disk(link(node), "/dev/sdb")
+    node.node.NodePublishVolume(publish(block=True))
+    assert fake_os.calls == [("bind_mount", "/dev/sdb", TARGET, False)]
+    assert TARGET in fake_os.paths
+
+
+def test_publish_unstaged_is_failed_precondition(node, fake_os):
+    expect_code(C.FAILED_PRECONDITION, node.node.NodePublishVolume, publish(), "not staged")
+
+
+def test_unpublish_and_unstage_are_idempotent(node, fake_os):
+    fake_os.add_disk(link(node), "/dev/sdb", fs="ext4")
+    node.node.NodeStageVolume(stage())
+    node.node.NodePublishVolume(publish())
+    fake_os.calls.clear()
+    req = csi_pb2.NodeUnpublishVolumeRequest(volume_id="pvc-n", target_path=TARGET)
+    node.node.NodeUnpublishVolume(req)
+    node.node.NodeUnpublishVolume(req)
+    unstage = csi_pb2.NodeUnstageVolumeRequest(volume_id="pvc-n", staging_target_path=STAGE)
+    node.node.NodeUnstageVolume(unstage)
+    node.node.NodeUnstageVolume(unstage)
+    assert fake_os.calls == [("umount", TARGET), ("remove", TARGET), ("remove", TARGET), ("umount", STAGE)]
+
+
+def test_stats(node, fake_os):
+    fake_os.add_disk(link(node), "/dev/sdb", fs="ext4")
+    node.node.NodeStageVolume(stage())
+    node.node.NodePublishVolume(publish())
+    U = csi_pb2.VolumeUsage
+    resp = node.node.NodeGetVolumeStats(csi_pb2.NodeGetVolumeStatsRequest(volume_id="pvc-n", volume_path=TARGET))
+    assert list(resp.usage) == [U(unit=U.BYTES, total=100, available=60, used=40),
+                                U(unit=U.INODES, total=10, available=7, used=3)]
+    expect_code(C.NOT_FOUND, node.node.NodeGetVolumeStats,
+                csi_pb2.NodeGetVolumeStatsRequest(volume_id="pvc-n", volume_path="/nowhere"), "does not exist")
+
+
+def test_expand_grows_the_filesystem_of_the_mounted_device(node, fake_os):
+    fake_os.add_disk(link(node), "/dev/sdb", fs="ext4", size=5 << 30)
+    node.node.NodeStageVolume(stage())
+    node.node.NodePublishVolume(publish())
+    fake_os.calls.clear()
+    resp = node.node.NodeExpandVolume(csi_pb2.NodeExpandVolumeRequest(volume_id="pvc-n", volume_path=TARGET))
+    assert resp.capacity_bytes == 5 << 30
+    assert fake_os.calls == [("fs_type", "/dev/sdb"), ("resize_fs", "/dev/sdb", "ext4", TARGET)]
+    expect_code(C.NOT_FOUND, node.node.NodeExpandVolume,
+                csi_pb2.NodeExpandVolumeRequest(volume_id="pvc-n", volume_path="/nowhere"))
+
+
+def test_node_info_counts_the_vm_static_disks(node):
+    info = node.node.NodeGetInfo(csi_pb2.NodeGetInfoRequest())
+    assert (info.node_id, info.max_volumes_per_node) == (NODE, 13)  # 16 - 3 static disks
+    caps = {c.rpc.type for c in node.node.NodeGetCapabilities(csi_pb2.NodeGetCapabilitiesRequest()).capabilities}
+    R = csi_pb2.NodeServiceCapability.RPC
+    assert caps == {R.STAGE_UNSTAGE_VOLUME, R.GET_VOLUME_STATS, R.EXPAND_VOLUME}
+
+
+def test_node_info_without_dvp_access_assumes_the_boot_disk(tmp_path, fake_os):
+    for r in serve(make_settings(tmp_path, mode="node"), None, fake_os):
+        assert r.node.NodeGetInfo(csi_pb2.NodeGetInfoRequest()).max_volumes_per_node == 15
+
+
+def test_node_info_never_reports_zero(tmp_path, fake_os):
+    dvp = MemoryDvp()
+    dvp.add_vm("vm-worker-0", NODE, CLUSTER, static_disks=16)
+    s = make_settings(tmp_path, mode="node")
+    for r in serve(dataclasses.replace(s), dvp, fake_os):
+        assert r.node.NodeGetInfo(csi_pb2.NodeGetInfoRequest()).max_volumes_per_node == 1
