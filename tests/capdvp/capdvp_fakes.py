@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import functools
 import itertools
+import threading
 import uuid
 from collections import Counter
 from collections.abc import Callable
@@ -21,6 +23,14 @@ from dvp_common.kube import AlreadyExists, ApiError, Conflict, ListResult, NotFo
 
 STATUS_SUBRESOURCE = {"DeckhouseMachine", "DeckhouseCluster", "DeckhouseMachineTemplate", "Machine", "Cluster"}
 WRITES = ("create", "patch", "delete")
+
+
+def _locked(fn):
+    @functools.wraps(fn)
+    def wrapper(self, *args, **kwargs):
+        with self.lock:
+            return fn(self, *args, **kwargs)
+    return wrapper
 
 
 def merge_patch(target: Any, patch: Any) -> Any:
@@ -52,6 +62,7 @@ class FakeApi:
         self.faults: list[tuple[str, str, str | None, ApiError]] = []
         self._rv = itertools.count(1)
         self.now = now or (lambda: dt.datetime.now(dt.UTC))
+        self.lock = threading.RLock()  # the bench drives it from many workers
 
     # test helpers -------------------------------------------------------------------------------------------
     def fail(self, verb: str, kind: str, exc: ApiError, name: str | None = None) -> None:
@@ -64,6 +75,7 @@ class FakeApi:
                 del self.faults[i]
                 raise exc
 
+    @_locked
     def put(self, res: Resource, obj: dict, namespace: str | None = None) -> dict:
         """Store an object as-is (test setup; no call counted)."""
         obj = copy.deepcopy(obj)
@@ -80,15 +92,18 @@ class FakeApi:
         self.objects[(res.kind, ns, meta["name"])] = obj
         return copy.deepcopy(obj)
 
+    @_locked
     def peek(self, res: Resource, name: str, namespace: str | None = None) -> dict | None:
         obj = self.objects.get((res.kind, namespace if res.namespaced else None, name))
         return copy.deepcopy(obj) if obj else None
 
+    @_locked
     def set_status(self, res: Resource, name: str, namespace: str | None, status: dict) -> None:
         obj = self.objects[(res.kind, namespace if res.namespaced else None, name)]
         obj["status"] = merge_patch(obj.get("status") or {}, status)
         obj["metadata"]["resourceVersion"] = str(next(self._rv))
 
+    @_locked
     def kinds(self, kind: str) -> list[dict]:
         return [copy.deepcopy(o) for (k, _, _), o in sorted(self.objects.items()) if k == kind]
 
@@ -102,6 +117,7 @@ class FakeApi:
     def _key(self, res: Resource, name: str, namespace: str | None) -> tuple[str, str | None, str]:
         return (res.kind, namespace if res.namespaced else None, name)
 
+    @_locked
     def get(self, res: Resource, name: str, namespace: str | None = None, subresource: str | None = None) -> dict:
         self.calls["get"] += 1
         self._fault("get", res, name)
@@ -110,6 +126,7 @@ class FakeApi:
             raise NotFound(f'{res.plural} "{name}" not found', kind=res.kind, name=name, reason="NotFound")
         return copy.deepcopy(obj)
 
+    @_locked
     def list(self, res: Resource, namespace: str | None = None, *, label_selector=None, field_selector=None,
              limit=None, continue_=None, resource_version=None) -> ListResult:
         self.calls["list"] += 1
@@ -120,6 +137,7 @@ class FakeApi:
                  and all((o["metadata"].get("labels") or {}).get(a) == b for a, b in want.items())]
         return ListResult(items, str(next(self._rv)))
 
+    @_locked
     def create(self, res: Resource, body: dict, namespace: str | None = None, *, get_existing: bool = False,
                field_manager: str | None = None) -> dict:
         self.calls["create"] += 1
@@ -137,6 +155,7 @@ class FakeApi:
         obj.pop("status", None)
         return self.put(res, obj, namespace)
 
+    @_locked
     def patch(self, res: Resource, name: str, body: Any, namespace: str | None = None, *, patch_type: str = "merge",
               subresource: str | None = None, field_manager: str | None = None, force: bool = False) -> dict:
         self.calls["patch"] += 1
@@ -167,6 +186,7 @@ class FakeApi:
             self._remove(key)
         return copy.deepcopy(new)
 
+    @_locked
     def delete(self, res: Resource, name: str, namespace: str | None = None, *, propagation=None,
                preconditions: dict | None = None, grace_period_seconds=None, missing_ok: bool = False) -> dict | None:
         self.calls["delete"] += 1

@@ -72,6 +72,7 @@ class MachineReconciler:
                                         f"Cluster {cluster_name} infrastructure is not provisioned yet"))
             return DONE  # the Cluster's status change is an event
         vm = guest.get_or_none(ctx.dvp, r.VIRTUAL_MACHINE, names.vm_name(meta["name"]), ctx.config.dvp_namespace)
+        absent: frozenset[str] = frozenset()
         control_plane = guest.CONTROL_PLANE_LABEL in (machine["metadata"].get("labels") or {})
         if vm is None:
             if status.get("initialization", {}).get("provisioned"):
@@ -87,7 +88,7 @@ class MachineReconciler:
             outcome = machine_create.create_vm(ctx, meta["name"], spec, control_plane, draft)
             if outcome.vm is None:
                 return outcome.result
-            vm = outcome.vm
+            vm, absent = outcome.vm, outcome.absent
         elif not ownership.is_machines(vm, ctx.config.cluster_uuid, meta["name"]):
             msg = (f"VirtualMachine {vm['metadata']['name']} in DVP namespace {ctx.config.dvp_namespace} was not "
                    "created by capdvp for this machine; refusing to adopt it")
@@ -96,9 +97,10 @@ class MachineReconciler:
             return DONE
         provisioned = bool(status.get("initialization", {}).get("provisioned"))
         owned: list[dict] = []
-        if not provisioned:
+        # DVP runs a VM only once its Secret and disks exist, so a running VM needs no check.
+        if not provisioned and (vm.get("status") or {}).get("phase") not in phase.RUNNING_PHASES:
             user_data = guest.bootstrap_data(ctx, machine)
-            ensured = machine_create.ensure_owned(ctx, meta["name"], spec, vm, user_data, draft)
+            ensured = machine_create.ensure_owned(ctx, meta["name"], spec, vm, user_data, draft, absent)
             if ensured.vm is None:
                 return ensured.result
             owned = ensured.owned

@@ -27,6 +27,7 @@ class Outcome:
     vm: dict | None
     result: Result = DONE
     owned: list[dict] = field(default_factory=list)
+    absent: frozenset[str] = frozenset()  # names just seen missing: no need to read them again
 
 
 def _refuse_foreign(draft: StatusDraft, kind: str, name: str, ns: str) -> Outcome:
@@ -80,11 +81,14 @@ def _check_prerequisites(ctx: Context, spec: MachineSpec, draft: StatusDraft) ->
 
 def create_vm(ctx: Context, machine: str, spec: MachineSpec, control_plane: bool, draft: StatusDraft) -> Outcome:
     ns, uuid = ctx.config.dvp_namespace, ctx.config.cluster_uuid
+    absent = set()
     # A pre-existing disk or Secret under our names would be picked up by the VM: refuse before creating it.
     for kind, name in [("Secret", names.cloud_init_secret_name(machine))] + [
             ("VirtualDisk", n) for n in manifests.disk_names(machine, spec)]:
         found = get_or_none(ctx.dvp, _RES[kind], name, ns)
-        if found is not None and not ownership.is_machines(found, uuid, machine):
+        if found is None:
+            absent.add(name)
+        elif not ownership.is_machines(found, uuid, machine):
             return _refuse_foreign(draft, kind, name, ns)
     waiting = _check_prerequisites(ctx, spec, draft)
     if waiting is not None:
@@ -101,7 +105,7 @@ def create_vm(ctx: Context, machine: str, spec: MachineSpec, control_plane: bool
             return _refuse_foreign(draft, "VirtualMachine", machine, ns)
     except ApiError as exc:
         return _api_failure(draft, f"VirtualMachine {machine}", exc)
-    return Outcome(vm)
+    return Outcome(vm, absent=frozenset(absent))
 
 
 def _secret_matches(secret: dict, wanted: dict) -> bool:
@@ -109,7 +113,7 @@ def _secret_matches(secret: dict, wanted: dict) -> bool:
 
 
 def ensure_owned(ctx: Context, machine: str, spec: MachineSpec, vm: dict, user_data: bytes | None,
-                 draft: StatusDraft) -> Outcome:
+                 draft: StatusDraft, absent: frozenset[str] = frozenset()) -> Outcome:
     """Create whatever of the Secret and disks is missing; the VM stays Pending in DVP until all exist."""
     ns, uuid = ctx.config.dvp_namespace, ctx.config.cluster_uuid
     placeholder = user_data if user_data is not None else b""
@@ -117,7 +121,7 @@ def ensure_owned(ctx: Context, machine: str, spec: MachineSpec, vm: dict, user_d
     for want in manifests.owned_objects(machine, spec, uuid, vm, placeholder):
         kind, name = want["kind"], want["metadata"]["name"]
         res = _RES[kind]
-        have = get_or_none(ctx.dvp, res, name, ns)
+        have = None if name in absent else get_or_none(ctx.dvp, res, name, ns)
         if have is not None and not ownership.is_machines(have, uuid, machine):
             return _refuse_foreign(draft, kind, name, ns)
         if kind == "Secret":
