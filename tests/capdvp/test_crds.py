@@ -54,9 +54,7 @@ def _defaults(node: dict) -> dict:
     for key, prop in (node.get("properties") or {}).items():
         if "default" in prop:
             out[key] = copy.deepcopy(prop["default"])
-        if prop.get("type") == "object" and "default" in prop:
-            out[key] = {**out[key], **_defaults(prop)}
-        elif prop.get("type") == "object" and key in out:
+        if prop.get("type") == "object" and key in out:
             out[key] = {**out[key], **_defaults(prop)}
     return out
 
