@@ -1,0 +1,89 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+from __future__ import annotations
+
+import threading
+
+import pytest
+from conftest import TOKEN
+from dvp_common.kube import Gone, KubeClient, RetryPolicy
+from dvp_common.kube.resources import CONFIG_MAP
+from dvp_common.runtime import Informer
+
+NS = "ns1"
+COLL = "/v1/configmaps"
+
+
+def cm(name, value="1"):
+    return {"metadata": {"name": name, "namespace": NS}, "data": {"v": value}}
+
+
+@pytest.fixture
+def setup(api, fake_time):
+    api.state.max_watch_seconds = 0.2
+    client = KubeClient.from_url(api.url, token=TOKEN, retry=RetryPolicy(base=0.01, cap=0.02))
+    informer = Informer(client, CONFIG_MAP, NS, resync_period=60, clock=fake_time.clock)
+    seen = []
+    informer.add_handlers(on_add=lambda o: seen.append(("add", o["metadata"]["name"])),
+                          on_update=lambda old, new: seen.append(("update", new["metadata"]["name"],
+                                                                  old["data"]["v"], new["data"]["v"])),
+                          on_delete=lambda o: seen.append(("delete", o["metadata"]["name"])))
+    return client, informer, seen
+
+
+def test_list_then_watch_events(setup, api):
+    client, informer, seen = setup
+    api.put_object(COLL, cm("a"))
+    informer.step()
+    assert informer.synced.is_set() and seen == [("add", "a")] and informer.keys() == ["ns1/a"]
+    api.put_object(COLL, cm("a", "2"))
+    api.put_object(COLL, cm("b"))
+    api.remove_object(COLL, NS, "a")
+    informer.step()
+    assert seen[1:] == [("update", "a", "1", "2"), ("add", "b"), ("delete", "a")]
+    assert informer.keys() == ["ns1/b"] and informer.get("ns1/b")["data"] == {"v": "1"}
+    informer.step()  # an empty watch session resumes from the last version: no re-list
+    assert informer.lists == 1 and client.metrics.total("list") == 1
+
+
+def test_gone_relists_and_diffs_the_cache(setup, api):
+    client, informer, seen = setup
+    api.put_object(COLL, cm("a"))
+    api.put_object(COLL, cm("b"))
+    informer.step()
+    seen.clear()
+    informer.resource_version = "1"  # as if we had been away for long
+    api.remove_object(COLL, NS, "a")
+    api.put_object(COLL, cm("b", "2"))
+    api.put_object(COLL, cm("c"))
+    api.compact()
+    with pytest.raises(Gone):
+        informer.step()
+    informer.step()
+    assert informer.lists == 2
+    assert sorted(seen) == [("add", "c"), ("delete", "a"), ("update", "b", "1", "2")]
+
+
+def test_resync_replays_the_cache(setup, api, fake_time):
+    _, informer, seen = setup
+    api.put_object(COLL, cm("a"))
+    informer.step()
+    fake_time.now += 61
+    informer.step()
+    assert seen == [("add", "a"), ("update", "a", "1", "1")]
+
+
+def test_run_keeps_up_until_stopped(setup, api):
+    _, informer, seen = setup
+    stop = threading.Event()
+    thread = threading.Thread(target=informer.run, args=(stop,))
+    thread.start()
+    assert informer.synced.wait(5)
+    api.put_object(COLL, cm("late"))
+    for _ in range(100):
+        if informer.get("ns1/late"):
+            break
+        stop.wait(0.05)
+    stop.set()
+    thread.join(5)
+    assert not thread.is_alive() and ("add", "late") in seen
