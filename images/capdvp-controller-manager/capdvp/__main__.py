@@ -1,0 +1,47 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""python -m capdvp: run the provider until SIGTERM."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+import threading
+
+from dvp_common.dvp.connection import DVPConnection
+from dvp_common.kube import ConfigError, KubeClient
+from dvp_common.runtime import logging as runtime_logging
+
+from capdvp.settings import ConfigInvalid, load
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        settings = load(argv)
+    except ConfigInvalid as exc:
+        print(f"capdvp: {exc}", file=sys.stderr)
+        return 2
+    runtime_logging.setup(settings.log_level)
+    log = logging.getLogger("capdvp")
+    try:
+        guest = KubeClient.from_service_account()
+        dvp = DVPConnection.from_settings(settings.dvp)
+    except ConfigError as exc:
+        log.error("capdvp: %s", exc)
+        return 2
+    from capdvp.manager import Manager
+
+    manager = Manager(settings, guest, dvp)
+    stopped = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stopped.set())
+    manager.start()
+    log.info("capdvp started (DVP namespace %s)", dvp.namespace)
+    stopped.wait()
+    manager.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,42 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Reads answered from informer caches, falling through to the API on a miss.
+
+A miss goes live because our DVP informers only see objects with our labels: a same-named foreign object must
+still be found (and refused), never mistaken for absent. Writes always go to the API.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from dvp_common.kube import KubeClient, ListResult, Resource
+from dvp_common.runtime import Informer
+
+
+class CachedApi:
+    def __init__(self, client: KubeClient, informers: dict[Resource, Informer]) -> None:
+        self.client, self.informers = client, informers
+        self.hits = 0
+
+    def get(self, res: Resource, name: str, namespace: str | None = None, subresource: str | None = None) -> dict:
+        inf = self.informers.get(res)
+        if inf is not None and subresource is None and inf.synced.is_set():
+            obj = inf.get(f"{namespace}/{name}" if res.namespaced and namespace else name)
+            if obj is not None:
+                self.hits += 1
+                return copy.deepcopy(obj)
+        return self.client.get(res, name, namespace, subresource)
+
+    def list(self, res: Resource, namespace: str | None = None, **kw: Any) -> ListResult:
+        return self.client.list(res, namespace, **kw)
+
+    def create(self, res: Resource, body: dict, namespace: str | None = None, **kw: Any) -> dict:
+        return self.client.create(res, body, namespace, **kw)
+
+    def patch(self, res: Resource, name: str, body: Any, namespace: str | None = None, **kw: Any) -> dict:
+        return self.client.patch(res, name, body, namespace, **kw)
+
+    def delete(self, res: Resource, name: str, namespace: str | None = None, **kw: Any) -> dict | None:
+        return self.client.delete(res, name, namespace, **kw)

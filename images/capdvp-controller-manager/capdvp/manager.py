@@ -1,0 +1,160 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Wiring: informers feed work queues, workers run the reconcilers, one leader at a time.
+
+Watches replace polling: DeckhouseMachines, Machines and Clusters on the guest side; our VMs and disks on the
+DVP side (selected by our cluster UUID and component label) map back to their machine by the hostname label.
+The webhook and health endpoints serve on every replica; informers and controllers run on the leader only.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+from dvp_common.dvp.connection import DVPConnection
+from dvp_common.kube import KubeClient
+from dvp_common.runtime import HealthServer, Informer, LeaderElector
+from prometheus_client import CollectorRegistry
+
+from capdvp import resources as r
+from capdvp.admission import WebhookServer
+from capdvp.cache import CachedApi
+from capdvp.controllers.cluster import ClusterReconciler
+from capdvp.controllers.context import Context
+from capdvp.controllers.guest import CLUSTER_NAME_LABEL
+from capdvp.controllers.machine import MachineReconciler
+from capdvp.domain import ownership
+from capdvp.runner import Controller, Metrics
+from capdvp.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+class Manager:
+    def __init__(self, settings: Settings, guest: KubeClient, dvp: DVPConnection,
+                 registry: CollectorRegistry | None = None, exit_on_lost_lease: Callable[[], None] | None = None):
+        self.settings, self.guest, self.dvp = settings, guest, dvp
+        self.registry = registry or CollectorRegistry()
+        self.stop = threading.Event()
+        self._exit = exit_on_lost_lease or (lambda: os._exit(1))
+        ns, dvp_ns, resync = settings.watch_namespace, dvp.namespace, settings.resync_seconds
+        ours = {ownership.CLUSTER_UUID: dvp.cluster_uuid, ownership.COMPONENT: ownership.COMPONENT_CAPDVP}
+        self.guest_informers = {
+            r.DECKHOUSE_MACHINE: Informer(guest, r.DECKHOUSE_MACHINE, ns, resync_period=resync),
+            r.DECKHOUSE_CLUSTER: Informer(guest, r.DECKHOUSE_CLUSTER, ns, resync_period=resync),
+            r.MACHINE: Informer(guest, r.MACHINE, ns),
+            r.CLUSTER: Informer(guest, r.CLUSTER, ns),
+        }
+        self.dvp_informers = {
+            r.VIRTUAL_MACHINE: Informer(dvp.client, r.VIRTUAL_MACHINE, dvp_ns, label_selector=ours),
+            r.VIRTUAL_DISK: Informer(dvp.client, r.VIRTUAL_DISK, dvp_ns, label_selector=ours),
+        }
+        ctx = Context(CachedApi(guest, self.guest_informers), CachedApi(dvp.client, self.dvp_informers),
+                      settings.reconcile)
+        metrics = Metrics(self.registry)
+        self.machines = Controller("deckhousemachine", MachineReconciler(ctx).reconcile,
+                                   workers=settings.workers, metrics=metrics)
+        self.clusters = Controller("deckhousecluster", ClusterReconciler(ctx).reconcile, workers=1, metrics=metrics)
+        self._wire()
+        self.health = HealthServer(_address(settings.health_bind), None) if settings.health_bind else None
+        self.metrics_server = HealthServer(_address(settings.metrics_bind), self.registry) \
+            if settings.metrics_bind else None
+        identity = f"{socket.gethostname()}_{uuid.uuid4()}"
+        self.elector = LeaderElector(guest, settings.leader_election_id, settings.leader_election_namespace, identity,
+                                     on_started=self._lead, on_stopped=self._lost) if settings.leader_elect else None
+        self._threads: list[threading.Thread] = []
+        self.webhook: WebhookServer | None = None
+
+    # event wiring -------------------------------------------------------------------------------------------
+    def _wire(self) -> None:
+        ns = self.settings.watch_namespace
+        both = _on_any(lambda o: self.machines.enqueue(o["metadata"]["namespace"], o["metadata"]["name"]))
+        self.guest_informers[r.DECKHOUSE_MACHINE].add_handlers(*both)
+        self.guest_informers[r.DECKHOUSE_CLUSTER].add_handlers(
+            *_on_any(lambda o: self.clusters.enqueue(o["metadata"]["namespace"], o["metadata"]["name"])))
+
+        def machine_changed(m: dict) -> None:
+            ref = (m.get("spec") or {}).get("infrastructureRef") or {}
+            if ref.get("kind") == "DeckhouseMachine" and ref.get("name"):
+                self.machines.enqueue(m["metadata"]["namespace"], ref["name"])
+        self.guest_informers[r.MACHINE].add_handlers(*_on_any(machine_changed))
+
+        def cluster_changed(c: dict) -> None:
+            name = c["metadata"]["name"]
+            for dm in self.guest_informers[r.DECKHOUSE_MACHINE].items():
+                if (dm["metadata"].get("labels") or {}).get(CLUSTER_NAME_LABEL) == name:
+                    self.machines.enqueue(dm["metadata"]["namespace"], dm["metadata"]["name"])
+            ref = (c.get("spec") or {}).get("infrastructureRef") or {}
+            if ref.get("kind") == "DeckhouseCluster" and ref.get("name"):
+                self.clusters.enqueue(c["metadata"]["namespace"], ref["name"])
+        self.guest_informers[r.CLUSTER].add_handlers(*_on_any(cluster_changed))
+
+        def dvp_changed(o: dict) -> None:
+            host = (o["metadata"].get("labels") or {}).get(ownership.HOSTNAME)
+            if host:
+                self.machines.enqueue(ns, host)
+        for inf in self.dvp_informers.values():
+            inf.add_handlers(*_on_any(dvp_changed))
+
+    # lifecycle ----------------------------------------------------------------------------------------------
+    def _spawn(self, target: Callable[[], None], name: str) -> None:
+        t = threading.Thread(target=target, name=name, daemon=True)
+        t.start()
+        self._threads.append(t)
+
+    def _lead(self) -> None:
+        log.info("leading: starting informers and controllers")
+        for res, inf in {**self.guest_informers, **self.dvp_informers}.items():
+            self._spawn(lambda inf=inf: inf.run(self.stop), f"informer-{res.plural}")
+        self.machines.start()
+        self.clusters.start()
+
+    def _lost(self) -> None:
+        if self.stop.is_set():
+            return
+        log.error("lost the leader lease; exiting so that a fresh process competes again")
+        self._exit()
+
+    def synced(self) -> bool:
+        return all(i.synced.is_set() for i in {**self.guest_informers, **self.dvp_informers}.values())
+
+    def start(self) -> None:
+        if self.health:
+            self.health.add_liveness("ping", lambda: None)
+            self.health.add_readiness("informers", lambda: None if self.elector is None or not
+                                      self.elector.is_leader or self.synced() else "informers not synced")
+            self.health.start()
+        if self.metrics_server:
+            self.metrics_server.start()
+        if self.settings.webhook_bind:
+            host, port = self.settings.webhook_bind
+            self.webhook = WebhookServer(host, port, Path(self.settings.webhook_cert_dir))
+            self.webhook.start()
+        if self.elector:
+            self._spawn(lambda: self.elector.run(self.stop), "leader-election")
+        else:
+            self._lead()
+
+    def shutdown(self) -> None:
+        self.stop.set()
+        self.machines.stop()
+        self.clusters.stop()
+        for t in self._threads:
+            t.join(5)
+        for server in (self.health, self.metrics_server, self.webhook):
+            if server:
+                server.stop()
+
+
+def _address(bind: tuple[str, int]) -> str:
+    return f"{bind[0]}:{bind[1]}"
+
+
+def _on_any(fn: Callable[[dict], None]):
+    return (fn, lambda old, new: fn(new), fn)
