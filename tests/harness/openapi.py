@@ -135,7 +135,17 @@ def _path(error: jsonschema.ValidationError, root: str) -> str:
     return out
 
 
+# Values under such names may hold kubeconfigs, keys or tokens: their errors describe the rule, never the value.
+SENSITIVE = re.compile(r"(?i)secret|credential|token|password|key$|crt$|^ca$|cert")
+
+
+def _sensitive(error: jsonschema.ValidationError) -> bool:
+    return any(isinstance(p, str) and SENSITIVE.search(p) for p in error.absolute_path)
+
+
 def _message(error: jsonschema.ValidationError) -> str:
+    if _sensitive(error) and error.validator not in ("required", "additionalProperties", "not"):
+        return f"value (not shown) does not satisfy {error.validator}: {error.validator_value!r}"
     if error.validator == "not":
         banned = [k for alt in error.validator_value.get("anyOf", [error.validator_value])
                   for k in alt.get("required", []) if isinstance(error.instance, dict) and k in error.instance]

@@ -201,6 +201,19 @@ def test_internal_values_are_checked_too():
     assert err.value.errors == ["cloudProviderDvp.internal.storageClasses[0]: 'dvpStorageClass' is a required property"]
 
 
+def test_errors_never_quote_sensitive_values():
+    values = openapi.validate("values", MINIMAL)
+    values["internal"]["credentialSecrets"] = {"d8-credentials": {"authScheme": "kubeconfig", "secret": ["s3cr3t"]}}
+    values["internal"]["validationWebhookCert"] = {"crt": "x", "key": 42, "ca": "y"}
+    with pytest.raises(openapi.ValuesInvalid) as err:
+        openapi.validate("values", values)
+    assert err.value.errors == [
+        "cloudProviderDvp.internal.credentialSecrets.d8-credentials.secret: value (not shown) does not satisfy type: "
+        "'string'",
+        "cloudProviderDvp.internal.validationWebhookCert.key: value (not shown) does not satisfy type: 'string'",
+    ]
+
+
 def _described_paths(node, prefix=()):
     if not isinstance(node, dict):
         return set()
