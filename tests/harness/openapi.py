@@ -136,7 +136,7 @@ def _path(error: jsonschema.ValidationError, root: str) -> str:
 
 
 # Values under such names may hold kubeconfigs, keys or tokens: their errors describe the rule, never the value.
-SENSITIVE = re.compile(r"(?i)secret|credential|token|password|key$|crt$|^ca$|cert")
+SENSITIVE = re.compile(r"(?i)secret|credential|token|password|private|^key$|^crt$|^ca$|cert")
 
 
 def _sensitive(error: jsonschema.ValidationError) -> bool:
