@@ -7,6 +7,8 @@ from __future__ import annotations
 import hashlib
 import re
 
+from dvp_common.dvp import labels
+
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 DEVICE_PREFIX = "scsi-0QEMU_QEMU_HARDDISK_"
 
@@ -23,10 +25,7 @@ def is_valid_object_name(name: str) -> bool:
 
 
 def vmbda_name(disk: str, vm: str) -> str:
-    name = f"vmbda-{disk}-{vm}"
-    if len(name) <= 253:
-        return name
-    return f"vmbda-{hashlib.sha256(name.encode()).hexdigest()[:40]}"
+    return labels.vmbda_name(disk, vm)
 
 
 def clone_snapshot_name(target: str) -> str:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from dvp_common.dvp import ownership as shared
+
 from . import labels
 
 
@@ -19,9 +21,7 @@ def _labels(obj: Mapping[str, Any]) -> Mapping[str, str]:
 
 
 def is_ours(obj: Mapping[str, Any], cluster_uuid: str) -> bool:
-    lb = _labels(obj)
-    return bool(cluster_uuid) and lb.get(labels.CLUSTER_UUID) == cluster_uuid and lb.get(
-        labels.COMPONENT) == labels.COMPONENT_CSI
+    return bool(cluster_uuid) and shared.is_ours(dict(obj), cluster_uuid, labels.COMPONENT_CSI)
 
 
 def is_adopted(obj: Mapping[str, Any], cluster_uuid: str) -> bool:
@@ -39,4 +39,4 @@ def owned_selector(cluster_uuid: str) -> dict[str, str]:
 
 
 def owned_labels(cluster_uuid: str) -> dict[str, str]:
-    return {**owned_selector(cluster_uuid), labels.MANAGED_BY: labels.MANAGED_BY_VALUE}
+    return shared.owned_labels(cluster_uuid, labels.COMPONENT_CSI)

@@ -9,16 +9,15 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from dvp_common import kube
+from dvp_common.dvp import resources
 
 from .port import DvpAlreadyExists, DvpError, DvpNotFound, DvpQuotaExceeded, DvpUnavailable, Kind, Obj, WaitTimeout
 
-GROUP, VERSION = "virtualization.deckhouse.io", "v1alpha2"
 RESOURCES = {
-    Kind.VIRTUAL_DISK: kube.Resource(GROUP, VERSION, "virtualdisks", "VirtualDisk"),
-    Kind.VIRTUAL_MACHINE: kube.Resource(GROUP, VERSION, "virtualmachines", "VirtualMachine"),
-    Kind.VMBDA: kube.Resource(GROUP, VERSION, "virtualmachineblockdeviceattachments",
-                              "VirtualMachineBlockDeviceAttachment"),
-    Kind.VIRTUAL_DISK_SNAPSHOT: kube.Resource(GROUP, VERSION, "virtualdisksnapshots", "VirtualDiskSnapshot"),
+    Kind.VIRTUAL_DISK: resources.VIRTUAL_DISK,
+    Kind.VIRTUAL_MACHINE: resources.VIRTUAL_MACHINE,
+    Kind.VMBDA: resources.VMBDA,
+    Kind.VIRTUAL_DISK_SNAPSHOT: resources.VIRTUAL_DISK_SNAPSHOT,
 }
 
 
