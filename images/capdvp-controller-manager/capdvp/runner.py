@@ -25,20 +25,17 @@ Key = tuple[str, str]
 
 class Metrics:
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
-        kw = {"registry": registry} if registry is not None else {"registry": None}
         self.total = Counter("capdvp_reconcile_total", "Reconciles by controller and outcome",
-                             ["controller", "outcome"], **kw)
-        self.duration = Histogram("capdvp_reconcile_duration_seconds", "Reconcile duration", ["controller"], **kw)
-        if registry is not None:
-            registry.register(self.total)
-            registry.register(self.duration)
+                             ["controller", "outcome"], registry=registry)
+        self.duration = Histogram("capdvp_reconcile_duration_seconds", "Reconcile duration", ["controller"],
+                                  registry=registry)
 
 
 class Controller:
     def __init__(self, name: str, reconcile: Callable[[str, str], Result], *, workers: int = 4,
                  queue: WorkQueue | None = None, metrics: Metrics | None = None) -> None:
         self.name, self.reconcile, self.workers = name, reconcile, workers
-        self.queue = queue or WorkQueue(base_delay=0.5, max_delay=300.0, jitter=True)
+        self.queue = queue if queue is not None else WorkQueue(base_delay=0.5, max_delay=300.0, jitter=True)
         self.metrics = metrics
         self._threads: list[threading.Thread] = []
 
