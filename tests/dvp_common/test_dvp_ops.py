@@ -256,8 +256,11 @@ def test_services_only_ours_and_wait_ingress(conn, api):
             "selector": {"dvp.deckhouse.io/a1": "loadbalancer"}}
     created = svcs.ensure("a1", spec)
     assert created["spec"] == spec and created["metadata"]["labels"][L.COMPONENT] == "ccm"
-    updated = svcs.ensure("a1", {**spec, "ports": [{"port": 443, "targetPort": 30443}]})
+    svcs.ensure("a1", {**spec, "selector": {**spec["selector"], "stale": "x"}}, annotations={"old": "1"})
+    updated = svcs.ensure("a1", {**spec, "ports": [{"port": 443, "targetPort": 30443}]}, annotations={"new": "2"})
     assert updated["spec"]["ports"] == [{"port": 443, "targetPort": 30443}]
+    assert updated["spec"]["selector"] == {"dvp.deckhouse.io/a1": "loadbalancer"}
+    assert updated["metadata"]["annotations"] == {"new": "2"}
     api.put_object("/v1/services", with_status(updated, loadBalancer={"ingress": [{"ip": "192.0.2.1"}]}))
     assert svcs.wait_ingress("a1", 5)["status"]["loadBalancer"]["ingress"] == [{"ip": "192.0.2.1"}]
     foreign("a2", "/v1/services", api, uuid=UUID, component="csi")

@@ -89,6 +89,17 @@ def test_bad_kubeconfig_is_one_clear_line_without_secrets(text, message):
     assert str(info.value) == message and TOKEN not in str(info.value)
 
 
+def test_proxy_variables_are_honoured_netrc_is_not(monkeypatch, tmp_path):
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
+    monkeypatch.setenv("NO_PROXY", "internal.example")
+    (tmp_path / ".netrc").write_text("machine dvp.example login u password p\n")
+    monkeypatch.setenv("NETRC", str(tmp_path / ".netrc"))
+    assert KubeClient.from_url("https://dvp.example", token=TOKEN).transport.session.proxies == {
+        "https": "http://proxy.example:3128"}
+    assert KubeClient.from_url("https://api.internal.example").transport.session.proxies == {}
+    assert KubeClient.from_url("https://dvp.example").transport.session.trust_env is False
+
+
 def test_credentials_repr_hides_secrets(pki):
     _, _, client = pki
     creds = cfg.from_url("https://h", token=TOKEN, client_cert=client.cert, client_key=client.key)

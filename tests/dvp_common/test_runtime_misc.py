@@ -45,7 +45,8 @@ def test_json_logs_redact_secrets():
     log = jlog.setup("Debug", stream)
     try:
         logging.getLogger("capdvp").info("connecting with Authorization: Bearer %s", TOKEN,
-                                         extra={"object": "vm/a", "token": TOKEN,
+                                         extra={"object": "vm/a", "token": TOKEN, "key": "ns/vm-a",
+                                                "tls_key": "k3y", "client-key-data": "k3y",
                                                 "kubeconfig": {"users": [{"user": {"token": TOKEN}}]},
                                                 "body": {"data": {"userData": "c2VjcmV0"}, "name": "n"}})
         logging.getLogger("x").warning('json {"token": "%s", "password": "p4ss"}', TOKEN)
@@ -58,6 +59,7 @@ def test_json_logs_redact_secrets():
     assert (first["level"], first["logger"], first["msg"], first["object"], first["token"], first["kubeconfig"]) == (
         "info", "capdvp", "connecting with Authorization: Bearer <redacted>", "vm/a", "<redacted>", "<redacted>")
     assert first["body"] == {"data": {"userData": "<redacted>"}, "name": "n"}
+    assert (first["key"], first["tls_key"], first["client-key-data"]) == ("ns/vm-a", "<redacted>", "<redacted>")
     assert lines[2]["msg"] == "pem <redacted> end"
     with pytest.raises(ValueError, match="logLevel 'Verbose': expected one of Debug, Info, Warn, Error"):
         jlog.setup("Verbose")

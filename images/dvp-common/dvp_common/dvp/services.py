@@ -14,6 +14,11 @@ def ingress(obj: Obj | None) -> list[dict[str, Any]]:
     return list((((obj or {}).get("status") or {}).get("loadBalancer") or {}).get("ingress") or [])
 
 
+def _replacing(old: dict[str, str] | None, new: dict[str, str]) -> dict[str, str | None]:
+    """A merge patch turning map `old` into `new` (merge patches merge maps; keys gone must be nulled)."""
+    return {**{k: None for k in old or {} if k not in new}, **new}
+
+
 class Services(Objects):
     resource = SERVICE
 
@@ -25,8 +30,10 @@ class Services(Objects):
         if current is None:
             return self.create(body)
         self.require_ours(current)
-        patch = {"metadata": {"labels": body["metadata"]["labels"], "annotations": annotations or {}},
-                 "spec": spec}
+        old_meta, old_spec = current.get("metadata") or {}, current.get("spec") or {}
+        patch = {"metadata": {"labels": _replacing(old_meta.get("labels"), body["metadata"]["labels"]),
+                              "annotations": _replacing(old_meta.get("annotations"), annotations or {})},
+                 "spec": {**spec, "selector": _replacing(old_spec.get("selector"), spec.get("selector") or {})}}
         return self.patch(name, patch, current)
 
     def wait_ingress(self, name: str, timeout: float) -> Obj:

@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from .errors import ConfigError
 
 SERVICE_ACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
@@ -94,6 +92,8 @@ def from_service_account(directory: str | Path = SERVICE_ACCOUNT_DIR, env: dict[
 def decode_kubeconfig(text_or_base64: str | bytes) -> dict[str, Any]:
     """Parse a kubeconfig given as YAML/JSON text or as base64 of it (we detect which)."""
     raw = text_or_base64.decode() if isinstance(text_or_base64, bytes) else text_or_base64
+    import yaml  # only kubeconfig users pay for it
+
     raw = raw.strip()
     if not raw:
         raise ConfigError("kubeconfig is empty")

@@ -62,7 +62,11 @@ class Transport:
         self.clock = clock
         self.session = requests.Session()
         self.session.headers["User-Agent"] = user_agent
-        self.session.trust_env = False  # no proxies or netrc from the environment: only the configured server
+        # No netrc or CA-bundle variables from the environment (netrc would replace our Authorization
+        # header), but the usual proxy variables, NO_PROXY included, as client-go honours them.
+        self.session.trust_env = False
+        proxies = requests.utils.get_environ_proxies(credentials.host)
+        self.session.proxies = {k: v for k, v in proxies.items() if k in ("http", "https", "all")}
         files = {k: v for k, v in (("ca.crt", credentials.ca_data), ("tls.crt", credentials.client_cert_data),
                                    ("tls.key", credentials.client_key_data)) if v}
         paths: dict[str, str] = {}

@@ -12,8 +12,9 @@ import time
 from typing import Any, TextIO
 
 REDACTED = "<redacted>"
-SECRET_KEYS = re.compile(r"token|password|passwd|secret|kubeconfig|authorization|private|key$|cert.*data|userdata",
-                         re.IGNORECASE)
+SECRET_KEYS = re.compile(
+    r"token|password|passwd|secret|kubeconfig|authorization|private|(^|[_-])(tls|client|api|ssh)[_-]?key$"
+    r"|cert.*data|key[_-]?data|userdata", re.IGNORECASE)
 SECRET_TEXT = [
     (re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+"), r"\1" + REDACTED),
     (re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.S), REDACTED),
