@@ -16,8 +16,7 @@ metadata:
     kubernetes.io/description: Contains a CA bundle that can be used to verify the kube-rbac-proxy clients.
   {{- include "helm_lib_module_labels" (list $context) | nindent 2 }}
 data:
-  ca.crt: |
-    {{- $context.Values.global.internal.modules.kubeRBACProxyCA.cert | nindent 4 }}
+  ca.crt: {{ $context.Values.global.internal.modules.kubeRBACProxyCA.cert | quote }}
 {{- end }}
 
 {{- /* Usage: {{ include "helm_lib_container_kube_rbac_proxy_resources" . }} */ -}}
