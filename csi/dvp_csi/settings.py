@@ -40,7 +40,7 @@ class Settings:
     device_dir: str = "/dev/disk/by-id"
     metrics_address: str = ""  # host:port for /metrics; off by default (9808/9809 belong to the sidecars)
     log_level: str = "Info"
-    workers: int = 32
+    workers: int = 256  # waits block a worker: the provisioner runs 100 workers, each may wait on DVP
     max_block_devices: int = 16  # DVP: at most 16 block devices per VM, static and hot-plugged
     default_size: int = 1 << 30
     dead_vm_reap_interval: float = 60.0  # controller: detach VMBDAs of VMs that no longer run; 0 disables
