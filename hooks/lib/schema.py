@@ -1,16 +1,33 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Validation of documents against the module's OpenAPI schemas (candi/openapi/*.yaml, openapi/*.yaml).
+"""Validation of documents against the module's OpenAPI schemas (candi/openapi/*.yaml).
 
-Errors name the object and the field and describe the rule from the schema side only: jsonschema's own
-messages quote the instance, which may be a kubeconfig."""
+A small validator for the keywords those schemas use, instead of jsonschema: importing jsonschema costs a hook
+more than its whole run budget. Unknown keywords are refused when a schema is loaded, so a schema that grows
+beyond this subset fails loudly instead of validating less (schema_test.py checks agreement with jsonschema).
+Errors name the object and the field and describe the rule from the schema side only: the instance may be a
+kubeconfig."""
 
 import functools
 import os
+import re
 
 from lib.errors import InvalidInput
 
 MODULE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CHECKED = {"type", "enum", "required", "properties", "additionalProperties", "items", "pattern", "minLength",
+           "maxLength", "minimum", "maximum", "minItems", "maxItems", "uniqueItems", "nullable"}
+IGNORED = {"description", "default", "format", "example", "title"}
+TYPES = {
+    "object": lambda x: isinstance(x, dict),
+    "array": lambda x: isinstance(x, list),
+    "string": lambda x: isinstance(x, str),
+    "integer": lambda x: isinstance(x, int) and not isinstance(x, bool)
+    or isinstance(x, float) and x.is_integer(),
+    "number": lambda x: isinstance(x, int | float) and not isinstance(x, bool),
+    "boolean": lambda x: isinstance(x, bool),
+    "null": lambda x: x is None,
+}
 
 
 @functools.cache
@@ -25,62 +42,80 @@ def load(relpath: str, api_version: str | None = None) -> dict:
         doc = yaml.load(f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506 - safe loader
     if "apiVersions" in doc:
         versions = {v["apiVersion"]: v["openAPISpec"] for v in doc["apiVersions"]}
-        if api_version not in versions:
-            api_version = next(iter(versions))
-        doc = versions[api_version]
-    return _openapi_to_jsonschema(doc)
+        doc = versions.get(api_version) or next(iter(versions.values()))
+    _check_keywords(doc, relpath)
+    return doc
 
 
-def _openapi_to_jsonschema(node):
-    """OpenAPI's nullable has no JSON Schema meaning; the rest of the dialect validates as is."""
-    if isinstance(node, list):
-        return [_openapi_to_jsonschema(n) for n in node]
-    if not isinstance(node, dict):
-        return node
-    out = {k: _openapi_to_jsonschema(v) for k, v in node.items() if not k.startswith("x-")}
-    if out.pop("nullable", False) and "type" in out:
-        out["type"] = [out["type"], "null"] if isinstance(out["type"], str) else [*out["type"], "null"]
-    return out
+def _check_keywords(node: dict, where: str) -> None:
+    unknown = {k for k in node if k not in CHECKED | IGNORED and not k.startswith("x-")}
+    if unknown:
+        raise ValueError(f"schema {where} uses unsupported keyword(s) {', '.join(sorted(unknown))}")
+    for key, sub in (node.get("properties") or {}).items():
+        _check_keywords(sub, f"{where}.{key}")
+    for key in ("items", "additionalProperties"):
+        if isinstance(node.get(key), dict):
+            _check_keywords(node[key], f"{where}.{key}")
 
 
 def validate(doc, schema: dict, obj: str, field: str) -> None:
-    import jsonschema
-
-    errors = sorted(
-        jsonschema.Draft4Validator(schema).iter_errors(doc),
-        key=lambda e: (len(e.absolute_path), [str(p) for p in e.absolute_path], e.validator),
-    )
-    if errors:
-        err = errors[0]
-        raise InvalidInput(obj, _join(field, list(err.absolute_path), err), _describe(err))
+    found = first_error(doc, schema, ())
+    if found:
+        path, reason = found
+        raise InvalidInput(obj, field + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path), reason)
 
 
-def _join(field: str, path: list, err) -> str:
-    out = field
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else f".{part}"
-    if err.validator == "required":
-        missing = [p for p in err.validator_value if isinstance(err.instance, dict) and p not in err.instance]
-        if missing:
-            out += f".{missing[0]}"
-    return out
-
-
-def _describe(err) -> str:
-    v, want = err.validator, err.validator_value
-    if v == "required":
-        return "is required"
-    if v == "type":
-        return f"must be of type {want if isinstance(want, str) else ' or '.join(want)}"
-    if v == "enum":
-        return "must be one of " + ", ".join(str(w) for w in want)
-    if v == "pattern":
-        return f"must match {want}"
-    if v == "additionalProperties":
-        extra = sorted(set(err.instance) - set(err.schema.get("properties", {})))
-        return "unknown field(s) " + ", ".join(str(e) for e in extra)
-    if v in ("minItems", "maxItems", "minLength", "maxLength", "minimum", "maximum", "minProperties"):
-        return f"violates {v} {want}"
-    if v == "uniqueItems":
-        return "must hold unique items"
-    return f"violates {v}"
+def first_error(x, s: dict, path: tuple) -> tuple[tuple, str] | None:
+    """The first violation, checking a node before its children (the shallowest field is reported)."""
+    types = s.get("type")
+    if types is not None:
+        allowed = [types] if isinstance(types, str) else list(types)
+        if s.get("nullable"):
+            allowed.append("null")
+        if not any(TYPES[t](x) for t in allowed):
+            return path, "must be of type " + " or ".join(allowed)
+        if x is None:
+            return None
+    if "enum" in s and x not in s["enum"]:
+        return path, "must be one of " + ", ".join(str(e) for e in s["enum"])
+    if isinstance(x, str):
+        if "pattern" in s and not re.search(s["pattern"], x):
+            return path, f"must match {s['pattern']}"
+        for key, bad in (("minLength", len(x) < s.get("minLength", 0)),
+                         ("maxLength", "maxLength" in s and len(x) > s["maxLength"])):
+            if bad:
+                return path, f"violates {key} {s[key]}"
+    if TYPES["number"](x):
+        for key, bad in (("minimum", "minimum" in s and x < s["minimum"]),
+                         ("maximum", "maximum" in s and x > s["maximum"])):
+            if bad:
+                return path, f"violates {key} {s[key]}"
+    if isinstance(x, dict):
+        for name in s.get("required") or []:
+            if name not in x:
+                return (*path, name), "is required"
+        props = s.get("properties") or {}
+        extra = s.get("additionalProperties", True)
+        if extra is False:
+            unknown = sorted(k for k in x if k not in props)
+            if unknown:
+                return path, "unknown field(s) " + ", ".join(unknown)
+        for key, value in x.items():
+            sub = props.get(key, extra if isinstance(extra, dict) else None)
+            if sub is not None:
+                found = first_error(value, sub, (*path, key))
+                if found:
+                    return found
+    if isinstance(x, list):
+        for key, bad in (("minItems", len(x) < s.get("minItems", 0)),
+                         ("maxItems", "maxItems" in s and len(x) > s["maxItems"])):
+            if bad:
+                return path, f"violates {key} {s[key]}"
+        if s.get("uniqueItems") and len({repr(i) for i in x}) != len(x):
+            return path, "must hold unique items"
+        if isinstance(s.get("items"), dict):
+            for i, item in enumerate(x):
+                found = first_error(item, s["items"], (*path, i))
+                if found:
+                    return found
+    return None

@@ -1,0 +1,97 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""The hooks' small validator agrees with jsonschema on the module's schemas, on valid documents and on every
+single-field corruption of them."""
+
+import copy
+
+import jsonschema
+import pytest
+from lib import schema
+from lib.errors import InvalidInput
+
+SCHEMAS = ["candi/openapi/cluster_configuration.yaml", "candi/openapi/cloud_discovery_data.yaml",
+           "candi/openapi/instance_class.yaml"]
+
+
+def corruptions(doc):
+    """(description, corrupted copy) for every node: removed, wrong type, extra field."""
+    def walk(node, path):
+        yield path, node
+        if isinstance(node, dict):
+            for k, v in node.items():
+                yield from walk(v, (*path, k))
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                yield from walk(v, (*path, i))
+
+    for path, node in list(walk(doc, ())):
+        if not path:
+            continue
+        for label, replacement in (("null", None), ("int", 7), ("str", "x"), ("neg", -1), ("list", []),
+                                   ("dup", node + node if isinstance(node, list) else None)):
+            out = copy.deepcopy(doc)
+            parent = out
+            for p in path[:-1]:
+                parent = parent[p]
+            parent[path[-1]] = replacement
+            yield f"{path}={label}", out
+        out = copy.deepcopy(doc)
+        parent = out
+        for p in path[:-1]:
+            parent = parent[p]
+        del parent[path[-1]]
+        yield f"{path} removed", out
+        if isinstance(node, dict):
+            out = copy.deepcopy(doc)
+            target = out
+            for p in path:
+                target = target[p]
+            target["unexpectedField"] = 1
+            yield f"{path} extra", out
+
+
+def _examples(relpath):
+    import os
+
+    import yaml
+    doc = yaml.safe_load(open(os.path.join(schema.MODULE_ROOT, relpath)))
+    spec = doc["apiVersions"][0]["openAPISpec"]
+    return spec.get("x-examples") or []
+
+
+@pytest.mark.parametrize("relpath", SCHEMAS)
+def test_agrees_with_jsonschema(relpath):
+    s = schema.load(relpath)
+    reference = jsonschema.Draft4Validator(s)
+    examples = _examples(relpath)
+    assert examples, f"{relpath} has no x-examples to check against"
+    checked = 0
+    for example in examples:
+        assert schema.first_error(example, s, ()) is None
+        reference.validate(example)
+        for label, doc in corruptions(example):
+            ours = schema.first_error(doc, s, ()) is None
+            theirs = reference.is_valid(doc)
+            assert ours == theirs, f"{relpath} {label}: ours valid={ours}, jsonschema valid={theirs}"
+            checked += 1
+    assert checked > 50
+
+
+def test_unknown_keywords_are_refused(tmp_path, monkeypatch):
+    (tmp_path / "s.yaml").write_text("type: object\nproperties:\n  a:\n    oneOf: [{type: string}]\n")
+    monkeypatch.setattr(schema, "MODULE_ROOT", str(tmp_path))
+    schema.load.cache_clear()
+    try:
+        with pytest.raises(ValueError, match=r"schema s.yaml.a uses unsupported keyword\(s\) oneOf"):
+            schema.load("s.yaml")
+    finally:
+        schema.load.cache_clear()
+
+
+def test_errors_name_the_field_and_not_the_value():
+    s = {"type": "object", "properties": {"a": {"type": "array", "items": {"type": "object", "required": ["k"],
+                                                                          "properties": {"k": {"pattern": "^z$"}}}}}}
+    with pytest.raises(InvalidInput) as err:
+        schema.validate({"a": [{"k": "z"}, {"k": "secret-value"}]}, s, "Secret ns/n", "data[x]")
+    assert str(err.value) == "Secret ns/n: data[x].a[1].k: must match ^z$"
