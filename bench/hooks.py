@@ -62,7 +62,9 @@ def _cases() -> dict[str, tuple[dict, dict]]:
         bundle = tls.issue(spec, spec.names("cluster.local"), now)
         secret = t.secret(spec.namespace, spec.secret, {"tls.crt": bundle["crt"], "tls.key": bundle["key"],
                                                         "ca.crt": bundle["ca"]}, "kubernetes.io/tls")
-        cases[name] = ({"tls_secret": [secret]}, values)
+        steady = json.loads(json.dumps(values))
+        steady["cloudProviderDvp"]["internal"][spec.value] = bundle
+        cases[name] = ({"tls_secret": [secret]}, steady)
     return cases
 
 

@@ -102,3 +102,27 @@ def test_undecodable_secret_data_means_a_new_certificate(cert_hook):
     out, _ = _run(module, [broken], _values(domain=""))
     new = out.values["cloudProviderDvp"]["internal"][spec.value]
     assert tls.reusable(new, spec.names("cluster.local"), NOW)
+
+
+def test_steady_state_run_reuses_without_importing_cryptography(cert_hook):
+    """When the Secret holds exactly the bundle in values, the hook reads dates and names from DER only."""
+    import json
+    import subprocess
+    import sys
+
+    module, _ = cert_hook
+    spec = module.CERT
+    bundle = tls.issue(spec, spec.names("corp.local"), NOW)
+    snaps = t.snapshots(module, **{module.SNAPSHOT: [_secret(spec, bundle)]})
+    script = (
+        "import json, sys\n"
+        f"sys.path.insert(0, {t.ROOT + '/hooks'!r})\n"
+        f"import {module.__name__} as h\n"
+        "from deckhouse import hook\n"
+        "bc, values = json.load(sys.stdin)\n"
+        "out = hook.testrun(h.main, binding_context=bc, config_values={}, initial_values=values)\n"
+        "print(json.dumps([out.values_patches.data, 'cryptography' in sys.modules]))\n"
+    )
+    stdin = json.dumps([t.synchronization(module, snaps), _values(internal={spec.value: bundle})])
+    proc = subprocess.run([sys.executable, "-c", script], input=stdin, capture_output=True, text=True, check=True)
+    assert json.loads(proc.stdout) == [[], False]
