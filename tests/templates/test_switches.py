@@ -200,18 +200,17 @@ def test_images_come_from_the_registry_by_digest(rendered):
     objects = rendered("defaults")
     base = "registry.deckhouse.io/deckhouse/ce"
     ccm = container(find(objects, "Deployment", "cloud-controller-manager"), "cloud-controller-manager")
-    assert ccm["image"] == f"{base}/cloudProviderDvp@sha256:{'1' * 64}"
+    assert ccm["image"] == f"{base}@sha256:{'1' * 64}"
     proxy = container(find(objects, "Deployment", "cloud-data-discoverer"), "kube-rbac-proxy")
     assert proxy["image"] == f"{base}@sha256:a{'1' * 63}"
 
 
 def test_module_registry_overrides_the_global_one():
-    objects = render_values(matrix.build(global_overrides={}) | {})  # baseline for the override below
     values = matrix.build()
     values["cloudProviderDvp"]["registry"] = {"base": "mirror.example.com/modules", "dockercfg": b64("{}")}
     objects = render_values(values)
     ccm = container(find(objects, "Deployment", "cloud-controller-manager"), "cloud-controller-manager")
-    assert ccm["image"] == f"mirror.example.com/modules/cloudProviderDvp@sha256:{'1' * 64}"
+    assert ccm["image"] == f"mirror.example.com/modules@sha256:{'1' * 64}"
     assert find(objects, "Secret", "deckhouse-registry", NS)["data"] == {".dockerconfigjson": b64("{}")}
 
 

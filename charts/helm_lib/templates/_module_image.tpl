@@ -2,8 +2,8 @@
 {{- /* SPDX-License-Identifier: Apache-2.0 */ -}}
 
 {{- /* Usage: {{ include "helm_lib_module_image" (list . "<imageName>" "<module-name>(optional)") }} */ -}}
-{{- /* <registry base>/<moduleCamelName>@<digest>, from global.modulesImages only: rendering never needs the network. */ -}}
-{{- /* A module-level registry.base (external modules) overrides the global base. Fails when the digest is unknown. */ -}}
+{{- /* <registry base>@<digest>, from global.modulesImages only: rendering never needs the network. The module's */ -}}
+{{- /* registry.base (an external module's own repository) overrides the global base. Fails when the digest is unknown. */ -}}
 {{- define "helm_lib_module_image" }}
 {{- $context := index . 0 }}
 {{- $imageName := index . 1 | trimAll "\"" }}
@@ -19,7 +19,7 @@
 {{- if and $moduleValues.registry $moduleValues.registry.base }}
 {{- $base = $moduleValues.registry.base }}
 {{- end }}
-{{- printf "%s/%s@%s" (trimAll "/" $base) $module $digest }}
+{{- printf "%s@%s" (trimAll "/" $base) $digest }}
 {{- end }}
 
 {{- /* Usage: {{ include "helm_lib_module_common_image" (list . "<imageName>") }} */ -}}
