@@ -39,3 +39,20 @@ class FakeTime:
 @pytest.fixture
 def fake_time():
     return FakeTime()
+
+
+class OnWatch:
+    """A transport hook that runs the next action each time the client opens a watch (so after a wait's
+    LIST): DVP-side changes then land while the wait is watching, however slow the machine is.
+    `faults` optionally answers those same watches with a Fault (e.g. a drop)."""
+
+    def __init__(self, *actions, faults=()):
+        self.actions = list(actions)
+        self.faults = list(faults)
+
+    def __call__(self, req):
+        if req.verb != "watch":
+            return None
+        if self.actions:
+            self.actions.pop(0)()
+        return self.faults.pop(0) if self.faults else None

@@ -5,11 +5,10 @@
 from __future__ import annotations
 
 import base64
-import threading
 
 import pytest
 import yaml
-from conftest import TOKEN
+from conftest import TOKEN, OnWatch
 from dvp_common.dvp import (
     AttachmentFailed,
     Attachments,
@@ -55,10 +54,9 @@ def conn(api):
     return DVPConnection.from_settings(DVPSettings.from_env(env), retry=RetryPolicy(base=0.01, cap=0.05))
 
 
-def later(api, coll, obj, seconds=0.1):
-    timer = threading.Timer(seconds, api.put_object, (coll, obj))
-    timer.start()
-    return timer
+def when_watching(conn, api, coll, obj):
+    """DVP's controller writes `obj` once the wait under test is watching."""
+    conn.client.transport.faults = OnWatch(lambda: api.put_object(coll, obj))
 
 
 def with_status(obj, **status):
@@ -88,9 +86,8 @@ def test_disk_create_is_idempotent_labelled_and_waits_until_ready(conn, api):
         "dvp.deckhouse.io/cluster-uuid": UUID, "dvp.deckhouse.io/component": "csi"}
     assert created["spec"] == {"persistentVolumeClaim": {"size": "10Gi", "storageClassName": "replicated"}}
     assert disks.create(disks.new("pvc-1", "10Gi", "replicated"))["metadata"]["uid"] == created["metadata"]["uid"]
-    timer = later(api, VD, with_status(created, phase="Ready", capacity="10Gi"))
+    when_watching(conn, api, VD, with_status(created, phase="Ready", capacity="10Gi"))
     ready = disks.wait_usable("pvc-1", 10)
-    timer.join()
     assert ready["status"]["phase"] == "Ready" and disks.find("pvc-1")["metadata"]["name"] == "pvc-1"
     assert conn.client.metrics.total("watch") == 1
 
@@ -114,10 +111,9 @@ def test_disk_wait_for_first_consumer_is_usable(conn, api):
 def test_disk_terminal_states_end_the_wait(conn, api, status, error, text):
     disks = VirtualDisks(conn, L.CSI)
     created = disks.create(disks.new("pvc-q", "1Gi", "local"))
-    timer = later(api, VD, with_status(created, **status))
+    when_watching(conn, api, VD, with_status(created, **status))
     with pytest.raises(error) as info:
         disks.wait_usable("pvc-q", 10)
-    timer.join()
     assert str(info.value) == text
 
 
@@ -193,13 +189,11 @@ def test_vms_by_hostname_and_provider_id_only_ours(conn, api):
 def test_vm_wait_phase(conn, api):
     vms = VirtualMachines(conn, L.CAPDVP)
     vm = put_vm(api, "m", "m", phase="Starting")
-    timer = later(api, VM, with_status(vm, phase="Running"))
+    when_watching(conn, api, VM, with_status(vm, phase="Running"))
     assert vms.wait_phase("m", ["Running"], 5)["status"]["phase"] == "Running"
-    timer.join()
-    timer = later(api, VM, with_status(vm, phase="Degraded"))
+    when_watching(conn, api, VM, with_status(vm, phase="Degraded"))
     with pytest.raises(VMFailed, match='VirtualMachine "m": phase Degraded'):
         vms.wait_phase("m", ["Stopped"], 5, failed=["Degraded"])
-    timer.join()
 
 
 def test_attach_wait_detach(conn, api):
@@ -213,9 +207,8 @@ def test_attach_wait_detach(conn, api):
                                                   virtualMachineName="worker-0", **{L.HOSTNAME: "worker-0"})
     assert created["metadata"]["ownerReferences"][0]["uid"] == vm["metadata"]["uid"]
     assert bdas.attach("pvc-1", vm, "worker-0")["metadata"]["uid"] == created["metadata"]["uid"]
-    timer = later(api, VMBDA, with_status(created, phase="Attached"))
+    when_watching(conn, api, VMBDA, with_status(created, phase="Attached"))
     assert bdas.wait_attached(created["metadata"]["name"], 5)["status"]["phase"] == "Attached"
-    timer.join()
     assert bdas.detach("pvc-1", "worker-0") == "vmbda-pvc-1-worker-0"
     assert bdas.detach("pvc-1", "worker-0") is None
 

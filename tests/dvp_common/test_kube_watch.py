@@ -8,7 +8,7 @@ import threading
 import time
 
 import pytest
-from conftest import TOKEN
+from conftest import TOKEN, OnWatch
 from dvp_common.kube import (
     Fault,
     Gone,
@@ -30,12 +30,6 @@ def cm(name, phase=None):
     if phase:
         obj["status"] = {"phase": phase}
     return obj
-
-
-def later(seconds, fn, *args):
-    timer = threading.Timer(seconds, fn, args)
-    timer.start()
-    return timer
 
 
 @pytest.fixture
@@ -88,40 +82,35 @@ def test_wait_for_uses_one_list_and_one_watch_however_long_it_waits(client, api)
     api.state.max_watch_seconds = 10
     api.put_object(COLL, cm("w", "Pending"))
     phases = ["Provisioning", "Provisioning", "Provisioning", "Ready"]
-    timers = [later(0.1 + 0.05 * i, api.put_object, COLL, cm("w", p)) for i, p in enumerate(phases)]
+    client.transport.faults = OnWatch(lambda: [api.put_object(COLL, cm("w", p)) for p in phases])
     obj = client.wait_for(CONFIG_MAP, "w", lambda o: o and o["status"]["phase"] == "Ready", 10, NS)
     assert obj["status"]["phase"] == "Ready"
     assert client.metrics.snapshot() == {"list configmaps": 1, "watch configmaps": 1}
     _, _, query = api.state.requests[-1]
     assert query["fieldSelector"] == ["metadata.name=w"] and query["resourceVersion"]
-    for t in timers:
-        t.join()
 
 
 def test_wait_for_gone(client, api):
     api.put_object(COLL, cm("g"))
-    later(0.1, api.remove_object, COLL, NS, "g").join()
-    assert client.wait_for(CONFIG_MAP, "g", lambda o: o is None, 5, NS) is None
+    api.remove_object(COLL, NS, "g")
+    assert client.wait_for(CONFIG_MAP, "g", lambda o: o is None, 5, NS) is None  # already gone: the LIST says so
     api.put_object(COLL, cm("g2"))
-    timer = later(0.1, api.remove_object, COLL, NS, "g2")
-    assert client.wait_for(CONFIG_MAP, "g2", lambda o: o is None, 5, NS) is None
-    timer.join()
+    client.transport.faults = OnWatch(lambda: api.remove_object(COLL, NS, "g2"))
+    assert client.wait_for(CONFIG_MAP, "g2", lambda o: o is None, 5, NS) is None  # the DELETED event says so
+    assert client.metrics.snapshot() == {"list configmaps": 2, "watch configmaps": 1}
 
 
 def test_wait_for_resumes_after_a_dropped_watch_from_the_last_version(api):
     api.state.max_watch_seconds = 5
-    faults = ScriptedFaults([Fault(drop_watch_after=1)], match=lambda r: r.verb == "watch")
+    faults = OnWatch(lambda: (api.put_object(COLL, cm("d", "Provisioning")), api.put_object(COLL, cm("d", "Ready"))),
+                     faults=[Fault(drop_watch_after=1)])
     client = KubeClient.from_url(api.url, token=TOKEN, faults=faults, retry=RetryPolicy(base=0.01, cap=0.02))
     api.put_object(COLL, cm("d", "Pending"))
-    t1 = later(0.1, api.put_object, COLL, cm("d", "Provisioning"))
-    t2 = later(0.4, api.put_object, COLL, cm("d", "Ready"))
     obj = client.wait_for(CONFIG_MAP, "d", lambda o: o and o["status"]["phase"] == "Ready", 10, NS)
     assert obj["status"]["phase"] == "Ready"
     watches = [q for m, p, q in api.state.requests if "watch" in q]
     assert len(watches) == 2 and api.count("GET", watch=False) == 1  # resumed, no re-list
-    assert int(watches[1]["resourceVersion"][0]) > int(watches[0]["resourceVersion"][0])
-    t1.join()
-    t2.join()
+    assert int(watches[1]["resourceVersion"][0]) == int(watches[0]["resourceVersion"][0]) + 1  # after Provisioning
 
 
 def test_wait_for_relists_on_gone(client, api):
