@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -13,6 +14,7 @@ import grpc
 from .domain.errors import CsiError, invalid
 from .dvp.port import DvpError, DvpNotFound, DvpUnavailable, WaitTimeout
 
+log = logging.getLogger(__name__)
 # Leave the caller time to receive our answer before its own deadline fires.
 DEADLINE_MARGIN = 0.5
 
@@ -39,6 +41,9 @@ def handler(fn: Callable[..., Any]) -> Callable[..., Any]:
         except (CsiError, DvpError) as exc:
             code, message = status_of(exc)
             context.abort(code, message)
+        except Exception as exc:  # a bug: answer INTERNAL with a one-line cause, keep the trace in the log
+            log.exception("%s failed", fn.__name__)
+            context.abort(*status_of(exc))
 
     return wrapper
 
