@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import functools
 import pathlib
 from collections.abc import Iterator
 from typing import Any
@@ -28,7 +29,15 @@ def schema_files(module_dir: pathlib.Path) -> list[pathlib.Path]:
 
 
 def _documents(path: pathlib.Path) -> list[Any]:
-    return [d for d in yaml.safe_load_all(path.read_text()) if d is not None]
+    """The file's YAML documents; parsed once per content (several rules read the same CRDs)."""
+    stat = path.stat()
+    return _parse(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=512)
+def _parse(path: str, _mtime: int, _size: int) -> list[Any]:
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return [d for d in yaml.load_all(pathlib.Path(path).read_text(), Loader=loader) if d is not None]  # noqa: S506
 
 
 def _walk(node: Any, key: str = "") -> Iterator[tuple[str, Any]]:

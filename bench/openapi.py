@@ -1,0 +1,22 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Values validation cost: what a settings check costs the tests (tests/harness/openapi.py)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from bench.measure import figure, median_ms
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+
+def figures():
+    from harness import openapi
+
+    examples = openapi.config_examples()
+    largest = max(examples, key=lambda e: len(str(e)))
+    yield figure("openapi: load and extend the schemas", median_ms(lambda: openapi.load_schemas(), runs=20), "ms")
+    yield figure("openapi: validate the largest x-example as values (defaults applied)",
+                 median_ms(lambda: openapi.validate("values", largest), runs=50), "ms")
