@@ -1,0 +1,102 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Pure domain rules: Quantity, capacity ranges, names and serials, disk state, ownership."""
+
+from __future__ import annotations
+
+import grpc
+import pytest
+from dvp_csi.domain import disks, names, ownership, quantity
+from dvp_csi.domain.capacity import GIB, MIB, Range, choose_size, fits
+from dvp_csi.domain.errors import CsiError
+
+UUID = "c-1"
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("10Gi", 10 * GIB), ("1.5Gi", 3 * GIB // 2), ("500M", 500_000_000), ("1073741824", GIB), ("1k", 1000),
+    ("", None), ("ten", None), ("5Zi", None), (None, None)])
+def test_quantity_parse(text, value):
+    assert quantity.parse(text) == value
+
+
+@pytest.mark.parametrize(("value", "text"), [(GIB, "1Gi"), (3 * MIB, "3Mi"), (1536 * MIB, "1536Mi"), (1000, "1000"),
+                                             (1 << 40, "1Ti")])
+def test_quantity_format_is_exact(value, text):
+    assert quantity.format_bytes(value) == text
+    assert quantity.parse(text) == value
+
+
+@pytest.mark.parametrize(("rng", "size"), [
+    (Range(), GIB), (Range(limit=MIB * 100), MIB * 100), (Range(required=1), MIB), (Range(required=MIB + 1), 2 * MIB),
+    (Range(required=MIB + 1, limit=MIB + 1), MIB + 1), (Range(required=5 * GIB, limit=10 * GIB), 5 * GIB)])
+def test_choose_size(rng, size):
+    assert choose_size(rng) == size
+    assert fits(size, rng)
+
+
+@pytest.mark.parametrize(("rng", "code"), [(Range(required=-1), grpc.StatusCode.INVALID_ARGUMENT),
+                                           (Range(limit=-1), grpc.StatusCode.INVALID_ARGUMENT),
+                                           (Range(required=2, limit=1), grpc.StatusCode.OUT_OF_RANGE)])
+def test_choose_size_rejects(rng, code):
+    with pytest.raises(CsiError) as err:
+        choose_size(rng)
+    assert err.value.code == code
+
+
+def test_names_and_serial():
+    assert names.object_name("pvc-0a1b", "pvc") == "pvc-0a1b"
+    hashed = names.object_name("PVC_Upper", "pvc")
+    assert hashed == names.object_name("PVC_Upper", "pvc") != names.object_name("PVC_upper", "pvc")
+    assert names.is_valid_object_name(hashed) and len(hashed) == 44
+    assert names.object_name("x" * 64, "snapshot").startswith("snapshot-")
+    assert names.disk_serial("6c2a4c1e-0000-4000-8000-000000000001") == "d9e2e0a70745324610fa6550d9acdc0b"  # md5sum of the uid
+    assert names.device_link("/dev/disk/by-id/", "ab") == "/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_ab"
+    assert names.vmbda_name("pvc-1", "vm-a") == "vmbda-pvc-1-vm-a"
+    assert len(names.vmbda_name("d" * 200, "v" * 100)) == 253
+
+
+def disk(phase="", capacity=None, ready=None, size="1Gi", attached=()):
+    status = {"phase": phase, "attachedToVirtualMachines": [{"name": n} for n in attached]}
+    if capacity:
+        status["capacity"] = capacity
+    if ready:
+        status["conditions"] = [{"type": "Ready", **ready}]
+    return {"metadata": {"name": "d"}, "spec": {"persistentVolumeClaim": {"size": size}}, "status": status}
+
+
+def test_disk_state():
+    assert disks.disk_ready(disk("Ready")) and disks.disk_ready(disk("WaitForFirstConsumer"))
+    assert not disks.disk_ready(disk("Provisioning")) and not disks.disk_ready(None)
+    assert disks.disk_capacity(disk(capacity="2Gi")) == 2 * GIB and disks.disk_capacity(disk()) == GIB
+    assert disks.disk_failure(disk("Provisioning")) is None
+    quota = disks.disk_failure(disk("Pending", ready={"status": "False", "reason": "QuotaExceeded", "message": "q"}))
+    assert quota.code == grpc.StatusCode.RESOURCE_EXHAUSTED and "quota exceeded: q" in quota.message
+    assert disks.disk_failure(disk("Failed")).code == grpc.StatusCode.INTERNAL
+    assert disks.disk_failure(disk("Pending", ready={"status": "False", "reason": "PVCLost"})).code == \
+        grpc.StatusCode.INTERNAL
+    assert disks.disk_attached_vms(disk(attached=["a", "b"])) == ["a", "b"]
+    assert disks.vm_alive({"metadata": {}, "status": {"phase": "Running"}})
+    assert not disks.vm_alive({"metadata": {}, "status": {"phase": "Stopped"}})
+    assert not disks.vm_alive({"metadata": {"deletionTimestamp": "x"}, "status": {"phase": "Running"}})
+    assert not disks.vm_alive(None)
+
+
+def obj(labels):
+    return {"metadata": {"labels": labels}}
+
+
+def test_ownership():
+    ours = obj({"dvp.deckhouse.io/cluster-uuid": UUID, "dvp.deckhouse.io/component": "csi"})
+    assert ownership.is_ours(ours, UUID) and ownership.is_usable_volume(ours, UUID)
+    assert not ownership.is_ours(ours, "") and not ownership.is_ours(ours, "other")
+    capdvp = obj({"dvp.deckhouse.io/cluster-uuid": UUID, "dvp.deckhouse.io/component": "capdvp"})
+    assert not ownership.is_usable_volume(capdvp, UUID)
+    adopted = obj({"csi.dvp.deckhouse.io/adopt-by-cluster": UUID})
+    assert ownership.is_usable_volume(adopted, UUID) and not ownership.is_ours(adopted, UUID)
+    assert not ownership.is_usable_volume(adopted, "other")
+    capdvp_adopt = obj({"csi.dvp.deckhouse.io/adopt-by-cluster": UUID, "dvp.deckhouse.io/component": "capdvp"})
+    assert not ownership.is_usable_volume(capdvp_adopt, UUID)
+    assert not ownership.is_usable_volume(obj({}), UUID)
+    assert ownership.owned_labels(UUID) == {"dvp.deckhouse.io/cluster-uuid": UUID, "dvp.deckhouse.io/component": "csi",
+                                            "deckhouse.io/managed-by": "deckhouse"}
