@@ -199,3 +199,15 @@ def test_no_retry_policy(api):
     api.script("GET", "/configmaps/x", 503, {"message": "x"})
     with pytest.raises(Transient):
         client.get(CONFIG_MAP, "x", NS)
+
+
+def test_many_threads_share_one_client_without_pool_churn(client, api, caplog):
+    import logging
+    from concurrent.futures import ThreadPoolExecutor
+
+    caplog.set_level(logging.WARNING, logger="urllib3")
+    client.create(CONFIG_MAP, cm("shared"), NS)
+    with ThreadPoolExecutor(max_workers=32) as pool:
+        names = list(pool.map(lambda _: client.get(CONFIG_MAP, "shared", NS)["metadata"]["name"], range(200)))
+    assert names == ["shared"] * 200
+    assert "Connection pool is full" not in caplog.text

@@ -54,6 +54,7 @@ class Transport:
         timeout: tuple[float, float] = DEFAULT_TIMEOUT,
         clock: Callable[[], float] = time.monotonic,
         user_agent: str = "dvp-common/0.1",
+        pool_size: int = 64,
     ) -> None:
         self.credentials = credentials
         self.faults = faults
@@ -62,6 +63,11 @@ class Transport:
         self.clock = clock
         self.session = requests.Session()
         self.session.headers["User-Agent"] = user_agent
+        # Controllers run many workers and hold one connection per informer's watch: keep a larger pool than
+        # requests' 10, and no urllib3-level retries (ours decide what is safe to repeat).
+        adapter = requests.adapters.HTTPAdapter(pool_connections=4, pool_maxsize=pool_size, max_retries=0)
+        self.session.mount("https://", adapter)
+        self.session.mount("http://", adapter)
         # No netrc or CA-bundle variables from the environment (netrc would replace our Authorization
         # header), but the usual proxy variables, NO_PROXY included, as client-go honours them.
         self.session.trust_env = False
