@@ -1,0 +1,69 @@
+// Copyright 2026 The cloud-provider-dvp Authors
+// SPDX-License-Identifier: Apache-2.0
+
+variables {
+  secrets = {
+    d8-credentials = {
+      stringData = {
+        authScheme = "kubeconfig"
+        secret = base64encode(yamlencode({
+          apiVersion        = "v1"
+          kind              = "Config"
+          "current-context" = "sa"
+          contexts = [
+            { name = "other", context = { cluster = "c1", user = "u1" } },
+            { name = "sa", context = { cluster = "c2", user = "u2" } },
+          ]
+          clusters = [
+            { name = "c1", cluster = { server = "https://wrong:6443" } },
+            { name = "c2", cluster = { server = "https://dvp.example:6443", "certificate-authority-data" = base64encode("CA PEM") } },
+          ]
+          users = [
+            { name = "u1", user = { token = "wrong" } },
+            { name = "u2", user = { token = "sa-token" } },
+          ]
+        }))
+      }
+    }
+  }
+}
+
+run "current_context_is_resolved" {
+  command = plan
+
+  assert {
+    condition     = output.host == "https://dvp.example:6443" && output.cluster_ca_certificate == "CA PEM"
+    error_message = "host ${output.host}"
+  }
+  assert {
+    condition     = nonsensitive(output.token) == "sa-token" && output.insecure == false && output.client_certificate == null
+    error_message = "the token of the current context's user must be used"
+  }
+}
+
+run "secret_read_back_from_the_api_has_data" {
+  command = plan
+
+  variables {
+    secrets = {
+      d8-credentials = {
+        data = {
+          secret = base64encode(base64encode(yamlencode({
+            contexts = [{ name = "only", context = { cluster = "c", user = "u" } }]
+            clusters = [{ name = "c", cluster = { server = "https://127.0.0.1:6443", "insecure-skip-tls-verify" = true } }]
+            users    = [{ name = "u", user = { "client-certificate-data" = base64encode("CERT"), "client-key-data" = base64encode("KEY") } }]
+          })))
+        }
+      }
+    }
+  }
+
+  assert {
+    condition     = output.host == "https://127.0.0.1:6443" && output.insecure == true && output.client_certificate == "CERT"
+    error_message = "host ${output.host}"
+  }
+  assert {
+    condition     = nonsensitive(output.client_key) == "KEY" && output.token == null && output.cluster_ca_certificate == null
+    error_message = "client certificate credentials must be read"
+  }
+}
