@@ -1,0 +1,47 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Cached reads: hits from the informer, misses (e.g. a foreign same-named object) from the API."""
+
+from __future__ import annotations
+
+import threading
+
+from capdvp import resources as r
+from capdvp.cache import CachedApi
+from capdvp_fakes import FakeApi
+
+
+class StubInformer:
+    def __init__(self, objects: dict[str, dict], synced: bool = True) -> None:
+        self.objects, self.synced = objects, threading.Event()
+        if synced:
+            self.synced.set()
+
+    def get(self, key: str):
+        return self.objects.get(key)
+
+
+def test_hit_miss_and_unsynced():
+    api = FakeApi()
+    api.put(r.VIRTUAL_MACHINE, {"metadata": {"name": "foreign", "labels": {}}}, "ns")
+    cached_vm = {"metadata": {"name": "ours", "namespace": "ns"}}
+    informer = StubInformer({"ns/ours": cached_vm})
+    cached = CachedApi(api, {r.VIRTUAL_MACHINE: informer})
+    got = cached.get(r.VIRTUAL_MACHINE, "ours", "ns")
+    assert got == cached_vm and got is not cached_vm  # a copy: callers may mutate it
+    assert api.calls["get"] == 0 and cached.hits == 1
+    assert cached.get(r.VIRTUAL_MACHINE, "foreign", "ns")["metadata"]["name"] == "foreign"
+    assert api.calls["get"] == 1
+    informer.synced.clear()
+    api.put(r.VIRTUAL_MACHINE, {"metadata": {"name": "ours"}}, "ns")
+    cached.get(r.VIRTUAL_MACHINE, "ours", "ns")
+    assert api.calls["get"] == 2  # not synced yet: the API answers
+
+
+def test_cluster_scoped_keys_and_writes_go_to_the_api():
+    api = FakeApi()
+    vmc = {"metadata": {"name": "generic"}}
+    cached = CachedApi(api, {r.VIRTUAL_MACHINE_CLASS: StubInformer({"generic": vmc})})
+    assert cached.get(r.VIRTUAL_MACHINE_CLASS, "generic") == vmc
+    cached.create(r.VIRTUAL_DISK, {"metadata": {"name": "d"}}, "ns")
+    assert api.calls["create"] == 1 and api.peek(r.VIRTUAL_DISK, "d", "ns") is not None
