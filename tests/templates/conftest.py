@@ -9,7 +9,6 @@ import subprocess
 from typing import Any
 
 import pytest
-
 from harness import matrix
 from harness.render import ROOT, render_values
 

@@ -10,7 +10,6 @@ import sys
 
 import pytest
 import yaml
-
 from harness.objects import find
 from harness.render import ROOT, RenderError, deep_merge, render_module
 from harness.validate import validate_object
@@ -51,7 +50,8 @@ def test_render_cli_reports_a_failed_render_in_one_line():
 
 
 def test_render_error_names_the_template_the_object_and_the_field():
-    with pytest.raises(RenderError, match=r"^execution error at \(cloud-provider-dvp/templates/[a-z/-]+\.yaml:\d+:\d+\): "
+    where = r"^execution error at \(cloud-provider-dvp/templates/[a-z/-]+\.yaml:\d+:\d+\): "
+    with pytest.raises(RenderError, match=where +
                        r"Secret dvp-credentials: cloudProviderDvp\.provider\.parameters\.namespace is required$"):
         render_module({"cloudProviderDvp": {"provider": {"parameters": {"namespace": ""}}}})
 

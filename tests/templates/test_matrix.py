@@ -9,7 +9,6 @@ import json
 from collections import Counter
 
 import pytest
-
 from harness import matrix
 from harness.render import parse_files, render_files, render_files_cli
 from harness.validate import kube_versions, validate_objects

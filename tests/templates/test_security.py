@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 import yaml
-
 from harness import matrix
 from harness.objects import containers, pod_spec, workloads
 from harness.render import ROOT

@@ -7,7 +7,6 @@ from __future__ import annotations
 import base64
 
 import pytest
-
 from harness import matrix
 from harness.objects import arg_value, container, find, names, pod_spec
 from harness.render import NAMESPACE, RenderError, render_values
