@@ -2,12 +2,15 @@
 # SPDX-License-Identifier: Apache-2.0
 """Generate the CSI gRPC stubs into dvp_csi/generated/ (git-ignored) from the pinned CSI spec.
 
-The proto comes from .cache/upstream/csi.proto (tools/fetch-upstream). When that copy is absent, it is taken from
-the Go module cache through tools/upstream (`go mod download`), which pins the same spec version.
+The proto comes from --proto, else .cache/upstream/csi.proto (tools/fetch-upstream), else the Go module cache through
+tools/upstream (`go mod download`), which pins the same spec version. Image builds use
+`python -m dvp_csi.generate --proto /proto/csi.proto --out <site>/dvp_csi/generated`: the relative import fix below
+is what makes the stubs importable as a package.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -48,10 +51,12 @@ def self_contained(grpc_source: str) -> str:
     return re.sub(r"^import csi_pb2 as", "from . import csi_pb2 as", grpc_source, flags=re.M)
 
 
-def generate(out: Path = OUT) -> Path:
+def generate(out: Path = OUT, proto: Path | None = None) -> Path:
     from grpc_tools import protoc  # imported here: only the build needs grpc_tools
 
-    proto = find_proto()
+    proto = proto or find_proto()
+    if not proto.is_file():
+        raise GenerateError(f"{proto}: no such proto file")
     with tempfile.TemporaryDirectory() as tmp:
         tmpdir = Path(tmp)
         shutil.copy(proto, tmpdir / "csi.proto")
@@ -68,9 +73,13 @@ def generate(out: Path = OUT) -> Path:
     return out
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m dvp_csi.generate", description=__doc__.splitlines()[0])
+    p.add_argument("--proto", type=Path, help="csi.proto to use (default: .cache/upstream, else tools/upstream)")
+    p.add_argument("--out", type=Path, default=OUT, help="package directory to write (default: dvp_csi/generated)")
+    args = p.parse_args(argv)
     try:
-        out = generate()
+        out = generate(args.out, args.proto)
     except GenerateError as exc:
         print(f"dvp_csi.generate: {exc}", file=sys.stderr)
         return 1

@@ -50,7 +50,7 @@ def test_names_and_serial():
     assert hashed == names.object_name("PVC_Upper", "pvc") != names.object_name("PVC_upper", "pvc")
     assert names.is_valid_object_name(hashed) and len(hashed) == 44
     assert names.object_name("x" * 64, "snapshot").startswith("snapshot-")
-    assert names.disk_serial("6c2a4c1e-0000-4000-8000-000000000001") == "d9e2e0a70745324610fa6550d9acdc0b"  # md5sum of the uid
+    assert names.disk_serial("6c2a4c1e-0000-4000-8000-000000000001") == "d9e2e0a70745324610fa6550d9acdc0b"
     assert names.device_link("/dev/disk/by-id/", "ab") == "/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_ab"
     assert names.vmbda_name("pvc-1", "vm-a") == "vmbda-pvc-1-vm-a"
     assert len(names.vmbda_name("d" * 200, "v" * 100)) == 253
