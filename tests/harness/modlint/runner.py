@@ -8,7 +8,7 @@ import pathlib
 
 import yaml
 
-from . import container_rules, docs_rules, module_rules, openapi_rules, rbac_rules, templates_rules
+from . import container_rules, docs_rules, images_rules, module_rules, openapi_rules, rbac_rules, templates_rules
 from .findings import Exclusions, Finding, Rendered
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
@@ -30,7 +30,8 @@ def _module_identity(module_dir: pathlib.Path) -> tuple[str, str]:
 def file_findings(module_dir: pathlib.Path) -> list[Finding]:
     name, _ = _module_identity(module_dir)
     out: list[Finding] = []
-    for rule in (*module_rules.RULES, *openapi_rules.rules(name), *docs_rules.RULES, *templates_rules.FILE_RULES):
+    for rule in (*module_rules.RULES, *openapi_rules.rules(name), *docs_rules.RULES, *templates_rules.FILE_RULES,
+                 *images_rules.rules(name)):
         out += rule(module_dir)
     return out
 
