@@ -151,6 +151,11 @@ CASES = [
     ("enabled-modules", {"templates/vpa.yaml": FILES["templates/deployment.yaml"]
                          + '{{ if (.Values.global.enabledModules | has "vertical-pod-autoscaler") }}{{ end }}\n'},
      ["warning [enabled-modules] templates/vpa.yaml: prefer .Capabilities.APIVersions.Has to enabledModules | has"]),
+    ("crd-enabled-modules", {"templates/vpa.yaml": FILES["templates/deployment.yaml"]
+                             + '{{ if (.Values.global.enabledModules | has "operator-crd") }}{{ end }}\n'},
+     ["error [crd-enabled-modules] templates/vpa.yaml: drop the has \"<module>-crd\" check: CRDs come with the "
+      "module",
+      "warning [enabled-modules] templates/vpa.yaml: prefer .Capabilities.APIVersions.Has to enabledModules | has"]),
     ("registry", {"templates/registry-secret.yaml": FILES["templates/deployment.yaml"]
                   + "data: {{ .Values.global.modulesImages.registry.dockercfg }}\n"},
      ["error [registry] templates/registry-secret.yaml: also use .Values.cloudProviderDvp.registry.dockercfg"]),

@@ -173,6 +173,14 @@ CASES = [
                                                 lambda o: o["metadata"].pop("annotations")),
      [f"error [webhook-configuration-annotations] ValidatingWebhookConfiguration d8-{MODULE}; "
       "templates/webhook/webhook.yaml: needs werf.io/weight or a werf.io/deploy-dependency-* annotation"]),
+    ("ingress-rules and hooks ingress", _add("templates/web/ingress.yaml", {
+        "apiVersion": "networking.k8s.io/v1", "kind": "Ingress",
+        "metadata": {"name": "web", "namespace": NS, "labels": _labels(), "annotations": {
+            "nginx.ingress.kubernetes.io/configuration-snippet": "proxy_set_header X-A b;"}}, "spec": {}}),
+     [f"error [ingress] Ingress {NS}/web; templates/web/ingress.yaml: a module with an Ingress or HTTPRoute needs "
+      "a copy_custom_certificate hook",
+      f"error [ingress-rules] Ingress {NS}/web; templates/web/ingress.yaml: the configuration-snippet must add the "
+      "Strict-Transport-Security header (helm_lib_module_ingress_configuration_snippet)"]),
     # rbac linter
     ("wildcards", _edit("ClusterRole", lambda o: o["rules"][0].update(verbs=["*"]), f"d8:{MODULE}:controller"),
      [f"error [wildcards] ClusterRole d8:{MODULE}:controller; {RBAC}: rules[0].verbs holds '*': list them"]),
@@ -211,6 +219,16 @@ def test_each_rule_reports_the_broken_object(module_dir, case, mutate, expected)
     objects = good_objects()
     mutate(objects)
     assert lines(module_dir, objects) == expected
+
+
+def test_ingress_with_hsts_and_certificate_hook_passes(module_dir):
+    (module_dir / "hooks" / "copy_custom_certificate.py").write_text("")
+    objects = good_objects()
+    objects.append(Rendered({"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {
+        "name": "web", "namespace": NS, "labels": _labels(), "annotations": {
+            "nginx.ingress.kubernetes.io/configuration-snippet": "add_header Strict-Transport-Security max-age=1;"}},
+        "spec": {}}, "templates/web/ingress.yaml"))
+    assert lines(module_dir, objects) == []
 
 
 def test_container_rules_cover_init_containers_and_daemonsets(module_dir):

@@ -5,6 +5,10 @@
 DMT itself cannot be obtained here (not served by the Go module proxy, not on PyPI/npm), so the rules of
 aesthetics.md §1.2 are re-implemented from their descriptions. Rule ids, linter names and the `.dmtlint.yaml`
 exclusion format are DMT's, so the real tool can take over without touching the configuration.
+
+Not re-implemented: `keys` (needs DMT's banned-names configuration), `httproute-rules` (the module ships no
+Ingress), `markdownlint`, `package-yaml`/`module-package-consistency` (no package.yaml), promtool checks inside
+`prometheus-rules`, and CEL compilation inside `deckhouse-validations` (only the block shape is checked).
 """
 
 from .findings import ERROR, WARNING, Exclusions, Finding, Rendered

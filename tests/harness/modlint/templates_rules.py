@@ -130,6 +130,32 @@ def mounted_points(objects: list[Rendered], module_dir: pathlib.Path | None = No
             for d in sorted(declared_mount_points(module_dir) - mounted)]
 
 
+def ingress_rules(objects: list[Rendered], **_) -> list[Finding]:
+    """An Ingress with a configuration-snippet sets HSTS (helm_lib_module_ingress_configuration_snippet)."""
+    out = []
+    for item in objects:
+        if item.kind != "Ingress":
+            continue
+        annotations = (item.obj.get("metadata") or {}).get("annotations") or {}
+        snippet = annotations.get("nginx.ingress.kubernetes.io/configuration-snippet")
+        if snippet is not None and "Strict-Transport-Security" not in snippet:
+            out.append(item.finding(LINTER, "ingress-rules", "the configuration-snippet must add the "
+                                    "Strict-Transport-Security header (helm_lib_module_ingress_configuration_snippet)"))
+    return out
+
+
+def ingress_hook(objects: list[Rendered], module_dir: pathlib.Path | None = None, **_) -> list[Finding]:
+    """hooks linter: a module serving an Ingress or HTTPRoute ships a copy_custom_certificate hook."""
+    if module_dir is None:
+        return []
+    routes = [i for i in objects if i.kind in ("Ingress", "HTTPRoute")]
+    has_hook = any(p.stem == "copy_custom_certificate" for p in walk(module_dir, "hooks"))
+    if routes and not has_hook:
+        return [routes[0].finding("hooks", "ingress", "a module with an Ingress or HTTPRoute needs a "
+                                  "copy_custom_certificate hook")]
+    return []
+
+
 def _template_sources(module_dir: pathlib.Path):
     for path in walk(module_dir, "templates"):
         yield rel(module_dir, path), path.read_text(errors="replace")
@@ -145,6 +171,13 @@ def enabled_modules(module_dir: pathlib.Path) -> list[Finding]:
     pattern = re.compile(r"\.Values\.global\.enabledModules\s*\|\s*has")
     return [Finding(LINTER, "enabled-modules", "prefer .Capabilities.APIVersions.Has to enabledModules | has",
                     path=p, level=WARNING) for p, content in _template_sources(module_dir) if pattern.search(content)]
+
+
+def crd_enabled_modules(module_dir: pathlib.Path) -> list[Finding]:
+    """Deckhouse >= 1.65 installs CRDs with their modules: no `has "<x>-crd"` checks."""
+    pattern = re.compile(r'has\s+"[a-z0-9-]+-crd"')
+    return [Finding(LINTER, "crd-enabled-modules", 'drop the has "<module>-crd" check: CRDs come with the module',
+                    path=p) for p, content in _template_sources(module_dir) if pattern.search(content)]
 
 
 def registry(module_dir: pathlib.Path, values_key: str = "cloudProviderDvp") -> list[Finding]:
@@ -172,5 +205,6 @@ def monitoring(module_dir: pathlib.Path) -> list[Finding]:
     return out
 
 
-OBJECT_RULES = (vpa, pdb, kube_rbac_proxy, service_port, webhook_annotations, mounted_points)
-FILE_RULES = (cluster_domain, enabled_modules, registry, monitoring)
+OBJECT_RULES = (vpa, pdb, kube_rbac_proxy, service_port, webhook_annotations, mounted_points, ingress_rules,
+                ingress_hook)
+FILE_RULES = (cluster_domain, enabled_modules, crd_enabled_modules, registry, monitoring)
