@@ -41,3 +41,8 @@ def test_secret_without_cni_key_or_absent_clears_the_value():
                   t.snapshots(hook)):
         out = run(t.synchronization(hook, snaps), vals)
         assert out.values_patches.data == [{"op": "remove", "path": "/cloudProviderDvp/internal/cniSecretData"}]
+
+
+def test_imports_nothing_heavy():
+    snaps = t.snapshots(hook, cni_configuration=[CNI])
+    assert t.fresh_run(hook, t.synchronization(hook, snaps), START)[2] == []

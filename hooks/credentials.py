@@ -33,13 +33,17 @@ config = bindings.render({
 
 
 def main(ctx) -> None:
+    # Kubeconfigs already in values passed the check when they got there: parsing them again on every run
+    # would cost the YAML import for nothing.
+    known = frozenset(c.get("secret") for c in (v.get(ctx.values, VALUE) or {}).values() if isinstance(c, dict))
     secrets = sorted(results(ctx, SNAPSHOT_CREDENTIALS), key=lambda s: s.get("name", ""))
-    found = {c.name: c.as_value() for c in (credentials.from_secret(s, v.NAMESPACE) for s in secrets)}
+    found = {c.name: c.as_value() for c in (credentials.from_secret(s, v.NAMESPACE, known) for s in secrets)}
     if credentials.SECRET_NAME not in found:
         kubeconfig = ((legacy.configuration(results(ctx, SNAPSHOT_LEGACY)) or {}).get("provider") or {}).get(
             "kubeconfigDataBase64")
-        if kubeconfig:
+        if kubeconfig and kubeconfig not in known:
             credentials.check_kubeconfig(kubeconfig, legacy.OBJECT, legacy.FIELD + ".provider.kubeconfigDataBase64")
+        if kubeconfig:
             found[credentials.SECRET_NAME] = {"authScheme": credentials.AUTH_SCHEME, "secret": kubeconfig}
     v.set_(ctx.values, VALUE, found)
 

@@ -113,3 +113,13 @@ def test_legacy_kubeconfig_is_checked_too():
     with pytest.raises(InvalidInput, match=r"^Secret kube-system/d8-provider-cluster-configuration: "
                        r"data\[cloud-provider-cluster-configuration.yaml\].provider.kubeconfigDataBase64: user sa uses exec"):
         run(snaps)
+
+
+def test_steady_state_does_not_parse_the_kubeconfig_again():
+    snaps = t.snapshots(hook, credentials=[creds()])
+    values = {"cloudProviderDvp": {"internal": {"credentialSecrets": EXPECTED}}}
+    assert t.fresh_run(hook, t.synchronization(hook, snaps), values) == ([], [], [])
+    # A changed kubeconfig is parsed and checked.
+    bad = t.snapshots(hook, credentials=[creds(secret=kubeconfig_with({"exec": {"command": "x"}}))])
+    with pytest.raises(InvalidInput):
+        sdk.testrun(hook.main, binding_context=t.synchronization(hook, bad), config_values={}, initial_values=values)

@@ -38,3 +38,8 @@ def test_configmap_deleted_enables_them_again():
     assert out.values_patches.data == [
         {"op": "add", "path": "/cloudProviderDvp/internal/disableLoadBalancer", "value": False}]
     t.assert_contract(hook, PATH, bc, vals, {}, out)
+
+
+def test_imports_nothing_heavy():
+    snaps = t.snapshots(hook, disable_lb_configmap=[CM])
+    assert t.fresh_run(hook, t.synchronization(hook, snaps), START)[2] == []

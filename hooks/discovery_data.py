@@ -31,7 +31,8 @@ config = bindings.render({
 })
 
 
-def sources(ctx) -> list[dict]:
+def sources(ctx) -> list[tuple[dict, str, str]]:
+    """(document, object, field) of every source present, in precedence order."""
     found = []
     for snap, name, key, item_key in (
         (SNAPSHOT_DISCOVERER, DISCOVERER_SECRET, DISCOVERER_KEY, "data"),
@@ -40,12 +41,19 @@ def sources(ctx) -> list[dict]:
     ):
         for item in results(ctx, snap):
             if item.get(item_key):
-                found.append(discovery.parse(item[item_key], f"Secret kube-system/{name}", f"data[{key}]"))
+                obj, field = f"Secret kube-system/{name}", f"data[{key}]"
+                found.append((discovery.parse(item[item_key], obj, field), obj, field))
     return found
 
 
 def main(ctx) -> None:
-    v.set_(ctx.values, VALUE, discovery.merge(sources(ctx)))
+    found = sources(ctx)
+    merged = discovery.merge([doc for doc, _, _ in found])
+    # Values hold only validated results: an unchanged result needs no schema (and no YAML import).
+    if merged != v.get(ctx.values, VALUE):
+        for doc, obj, field in found:
+            discovery.validate(doc, obj, field)
+    v.set_(ctx.values, VALUE, merged)
 
 
 if __name__ == "__main__":

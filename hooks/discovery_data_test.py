@@ -101,3 +101,14 @@ def test_bad_base64_is_rejected():
     with pytest.raises(InvalidInput, match=r"^Secret kube-system/d8-cloud-provider-discovery-data: "
                        r"data\[discovery-data.json\]: is not valid base64"):
         run(t.snapshots(hook, discoverer=[bad]))
+
+
+def test_steady_state_needs_no_schema():
+    snaps = t.snapshots(hook, discoverer=[discoverer({"storageClasses": [SC], "zones": ["z1"]})])
+    bc = t.synchronization(hook, snaps)
+    out = run(snaps, bc)
+    assert t.fresh_run(hook, bc, t.apply(START, out.values_patches.data)) == ([], [], [])
+    # A change is validated again.
+    bad = t.snapshots(hook, discoverer=[discoverer({"storageClasses": [SC], "zones": []})])
+    with pytest.raises(InvalidInput, match=r"zones: violates minItems 1"):
+        run(bad, values=t.apply(START, out.values_patches.data))

@@ -9,7 +9,7 @@ from lib.hookrun import run
 from lib.snapshots import results
 
 SNAPSHOT = "crds"
-SHIPPED = crds.load()
+SHIPPED = crds.shipped()
 
 config = bindings.render({
     "beforeHelm": 1,
@@ -17,7 +17,7 @@ config = bindings.render({
         bindings.kubernetes(
             SNAPSHOT, "CustomResourceDefinition",
             f'{{name: .metadata.name, checksum: .metadata.annotations["{crds.CHECKSUM_ANNOTATION}"]}}',
-            api_version="apiextensions.k8s.io/v1", names=[c["metadata"]["name"] for c in SHIPPED],
+            api_version="apiextensions.k8s.io/v1", names=[c.name for c in SHIPPED],
         ),
     ],
 })
@@ -25,7 +25,7 @@ config = bindings.render({
 
 def main(ctx) -> None:
     for crd in crds.to_apply(SHIPPED, results(ctx, SNAPSHOT)):
-        ctx.kubernetes.create_or_update(crd)
+        ctx.kubernetes.create_or_update(crd.manifest())
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
 
+import hashlib
 import os
 
 import ensure_crds as hook
@@ -18,7 +19,7 @@ NAMES = ["deckhouseclusters.infrastructure.cluster.x-k8s.io", "deckhousemachines
 
 
 def in_cluster(crd):
-    out = crds.stamped(crd)
+    out = crd.manifest()
     out["metadata"] |= {"uid": "u", "resourceVersion": "7", "generation": 1}
     out["status"] = {"acceptedNames": out["spec"]["names"]}
     return out
@@ -32,13 +33,15 @@ def run(objects, kind="sync"):
 
 @pytest.mark.parametrize("kind", ["sync", "event"])
 def test_missing_crds_are_applied_then_left_alone(kind):
-    assert [c["metadata"]["name"] for c in hook.SHIPPED] == NAMES
+    assert [c.name for c in hook.SHIPPED] == NAMES
     out, bc = run([], kind)
-    assert out.kube_operations.data == [{"operation": "CreateOrUpdate", "object": crds.stamped(c)} for c in hook.SHIPPED]
+    files = [yaml.safe_load(open(os.path.join(t.ROOT, "crds", f))) for f in (
+        "deckhousecluster.yaml", "deckhousemachine.yaml", "deckhousemachinetemplate.yaml", "dvpinstanceclass.yaml")]
+    for f, c in zip(files, hook.SHIPPED, strict=True):
+        f["metadata"].setdefault("annotations", {})[crds.CHECKSUM_ANNOTATION] = hashlib.sha256(
+            open(c.path, "rb").read()).hexdigest()[:16]
+    assert out.kube_operations.data == [{"operation": "CreateOrUpdate", "object": f} for f in files]
     assert out.values_patches.data == [] and out.metrics.data == []
-    for op in out.kube_operations.data:
-        assert op["object"]["metadata"]["annotations"][crds.CHECKSUM_ANNOTATION] == crds.checksum(
-            next(c for c in hook.SHIPPED if c["metadata"]["name"] == op["object"]["metadata"]["name"]))
     t.assert_contract(hook, PATH, bc, {}, {}, out)
     again, _ = run([in_cluster(c) for c in hook.SHIPPED], kind)
     assert again.kube_operations.data == []
@@ -48,16 +51,16 @@ def test_only_a_changed_crd_is_written():
     old = [in_cluster(c) for c in hook.SHIPPED]
     old[3]["metadata"]["annotations"][crds.CHECKSUM_ANNOTATION] = "0000000000000000"
     out, _ = run(old)
-    assert out.kube_operations.data == [{"operation": "CreateOrUpdate", "object": crds.stamped(hook.SHIPPED[3])}]
+    assert out.kube_operations.data == [{"operation": "CreateOrUpdate", "object": hook.SHIPPED[3].manifest()}]
 
 
 def _crd(name):
-    return next(c for c in hook.SHIPPED if c["metadata"]["name"] == name)
+    return next(c for c in hook.SHIPPED if c.name == name).manifest()
 
 
 def test_every_applied_crd_is_a_valid_kubernetes_object():
     for crd in hook.SHIPPED:
-        kubernetes_validate.validate(crds.stamped(crd), "1.33", strict=True)
+        kubernetes_validate.validate(crd.manifest(), "1.33", strict=True)
 
 
 def _paths(schema, prefix=""):
@@ -113,3 +116,8 @@ def test_dvpinstanceclass_russian_twin_describes_every_field_and_no_other():
         return out
 
     assert described(ru_root) == described(root)
+
+
+def test_steady_state_parses_no_crd():
+    snaps = t.snapshots(hook, crds=[in_cluster(c) for c in hook.SHIPPED])
+    assert t.fresh_run(hook, t.synchronization(hook, snaps), {}) == ([], [], [])

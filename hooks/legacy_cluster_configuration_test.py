@@ -97,3 +97,9 @@ def test_a_bad_kubeconfig_value_is_named_not_printed():
         run(t.snapshots(hook, legacy_cluster_configuration=[f.pcc_secret(doc)]))
     assert str(err.value).startswith(f"{OBJ}.provider.kubeconfigDataBase64: must match")
     assert "secret-token-material" not in str(err.value)
+
+
+def test_without_legacy_configuration_imports_nothing_heavy():
+    snaps = t.snapshots(hook, module_config=[f.module_config()], credentials_secret=[f.credentials()])
+    values = {"cloudProviderDvp": {"internal": {"migration": {"pending": False}}}}
+    assert t.fresh_run(hook, t.synchronization(hook, snaps), values) == ([], [], [])

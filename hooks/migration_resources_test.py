@@ -122,3 +122,8 @@ def test_invalid_legacy_configuration_is_rejected_before_anything_is_written():
         run(snaps)
     assert str(err.value) == message
     t.assert_process_rejects(PATH, t.after_helm(snaps), {}, {}, message)
+
+
+def test_without_legacy_configuration_imports_nothing_heavy():
+    snaps = t.snapshots(hook, module_config=[f.module_config()], credentials_secret=[f.credentials()])
+    assert t.fresh_run(hook, t.after_helm(snaps), {})[2] == []

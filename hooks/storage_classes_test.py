@@ -120,3 +120,10 @@ def test_bad_exclusion_regex_is_rejected():
         run(vals)
     assert str(err.value) == message
     t.assert_process_rejects(PATH, t.synchronization(hook, t.snapshots(hook)), vals, {}, message)
+
+
+def test_imports_nothing_heavy():
+    vals = values([parent("replicated", default=True)])
+    snaps = t.snapshots(hook, storage_classes=[storage_class("replicated", "replicated", default=True)])
+    patches, ops, heavy = t.fresh_run(hook, t.synchronization(hook, snaps), vals)
+    assert heavy == [] and ops == [] and len(patches) == 2

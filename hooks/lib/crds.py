@@ -2,42 +2,52 @@
 # SPDX-License-Identifier: Apache-2.0
 """Our CustomResourceDefinitions (crds/*.yaml, the doc-ru- twins excluded) and which of them need applying.
 
-Each applied CRD carries a checksum annotation of its file, so a CRD already at the shipped version is left
-alone: the hook writes only when a file changed or the cluster lost the object."""
+Each applied CRD carries a checksum annotation of its file's bytes, so a CRD already at the shipped version is
+left alone: the hook parses and writes a CRD only when its file changed or the cluster lost the object."""
 
 import glob
 import hashlib
-import json
 import os
+import re
+from dataclasses import dataclass
 
 from lib.schema import MODULE_ROOT
 
 CHECKSUM_ANNOTATION = "cloud-provider-dvp.deckhouse.io/crd-checksum"
+DIRECTORY = os.path.join(MODULE_ROOT, "crds")
+_NAME = re.compile(r"^metadata:\n(?:  .*\n)*?  name: (\S+)$", re.M)
 
 
-def load(directory: str = os.path.join(MODULE_ROOT, "crds")) -> list[dict]:
-    import yaml
+@dataclass(frozen=True)
+class Shipped:
+    path: str
+    name: str
+    checksum: str
 
-    docs = []
+    def manifest(self) -> dict:
+        import yaml
+
+        with open(self.path, encoding="utf-8") as f:
+            crd = yaml.load(f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506 - safe loader
+        crd["metadata"].setdefault("annotations", {})[CHECKSUM_ANNOTATION] = self.checksum
+        return crd
+
+
+def shipped(directory: str = DIRECTORY) -> list[Shipped]:
+    out = []
     for path in sorted(glob.glob(os.path.join(directory, "*.yaml"))):
         if os.path.basename(path).startswith("doc-"):
             continue
-        with open(path, encoding="utf-8") as f:
-            docs.extend(d for d in yaml.load_all(f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) if d)  # noqa: S506
-    return docs
-
-
-def checksum(crd: dict) -> str:
-    return hashlib.sha256(json.dumps(crd, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
-
-
-def stamped(crd: dict) -> dict:
-    out = json.loads(json.dumps(crd))
-    out["metadata"].setdefault("annotations", {})[CHECKSUM_ANNOTATION] = checksum(crd)
+        with open(path, "rb") as f:
+            raw = f.read()
+        found = _NAME.search(raw.decode("utf-8"))
+        if not found:
+            raise ValueError(f"{path}: no metadata.name")
+        out.append(Shipped(path, found.group(1), hashlib.sha256(raw).hexdigest()[:16]))
     return out
 
 
-def to_apply(shipped: list[dict], in_cluster: list[dict]) -> list[dict]:
+def to_apply(crds: list[Shipped], in_cluster: list[dict]) -> list[Shipped]:
     """in_cluster: [{name, checksum}] as the binding's filter gives them."""
     have = {c["name"]: c.get("checksum") for c in in_cluster}
-    return [stamped(c) for c in shipped if have.get(c["metadata"]["name"]) != checksum(c)]
+    return [c for c in crds if have.get(c.name) != c.checksum]

@@ -25,8 +25,10 @@ class Credential:
         return {"authScheme": self.auth_scheme, "secret": self.secret}
 
 
-def from_secret(item: dict, namespace: str) -> Credential:
-    """item is the binding's filterResult: {name, type, data: {authScheme?, secret?, identity?}} (base64 data)."""
+def from_secret(item: dict, namespace: str, known: frozenset[str] = frozenset()) -> Credential:
+    """item is the binding's filterResult: {name, type, data: {authScheme?, secret?, identity?}} (base64 data).
+
+    known: kubeconfigs already checked (those in values, which only this check writes): not parsed again."""
     name = item.get("name", "")
     obj = f"Secret {namespace}/{name}"
     data = item.get("data") or {}
@@ -42,7 +44,8 @@ def from_secret(item: dict, namespace: str) -> Credential:
         raise InvalidInput(obj, "data.secret", "must not be empty")
     # data.secret holds the base64 kubeconfig, so the Secret's data carries it base64 twice.
     kubeconfig_b64 = outer.strip()
-    check_kubeconfig(kubeconfig_b64, obj, "data.secret")
+    if kubeconfig_b64 not in known:
+        check_kubeconfig(kubeconfig_b64, obj, "data.secret")
     return Credential(name=name, auth_scheme=scheme, secret=kubeconfig_b64)
 
 

@@ -16,16 +16,19 @@ def defaults() -> dict:
 
 
 def parse(value_b64: str, obj: str, field: str) -> dict:
-    """One source document, normalised (older IsDefault spelling) and validated with the defaults filled in;
-    returned without them, so the merge can tell what the source really said."""
+    """One source document, normalised (older IsDefault spelling), without defaults, so the merge can tell
+    what the source really said."""
     doc = require_mapping(parse_json(b64text(value_b64, obj, field), obj, field), obj, field)
     for sc in doc.get("storageClasses") or []:
         if isinstance(sc, dict) and "IsDefault" in sc:
             sc.setdefault("isDefault", sc.pop("IsDefault"))
-    doc = {k: x for k, x in doc.items() if x is not None}
+    return {k: x for k, x in doc.items() if x is not None}
+
+
+def validate(doc: dict, obj: str, field: str) -> None:
+    """A source document is valid once the defaults fill what it leaves out."""
     full = defaults() | doc
     schema.validate(full, schema.load(SCHEMA, full["apiVersion"]), obj, field)
-    return doc
 
 
 def merge(docs: list[dict]) -> dict:

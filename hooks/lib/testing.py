@@ -179,3 +179,26 @@ def _env() -> dict:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_PATH")}
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
     return env
+
+
+HEAVY = ("yaml", "jsonschema", "cryptography", "kubernetes", "requests")
+
+
+def fresh_run(module, binding_context: list, values: dict) -> tuple[list, list, list[str]]:
+    """hook.testrun of the hook's main in a new interpreter: (values patches, kube operations, heavy modules
+    it imported). Steady-state runs must not pay for YAML, schema or crypto imports."""
+    script = (
+        "import json, sys\n"
+        f"sys.path.insert(0, {os.path.join(ROOT, 'hooks')!r})\n"
+        f"import {module.__name__} as h\n"
+        "from deckhouse import hook\n"
+        "bc, values = json.load(sys.stdin)\n"
+        "out = hook.testrun(h.main, binding_context=bc, config_values={}, initial_values=values)\n"
+        f"heavy = sorted(m for m in {HEAVY!r} if m in sys.modules)\n"
+        "print(json.dumps([out.values_patches.data, out.kube_operations.data, heavy]))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], input=json.dumps([binding_context, values]),
+                          capture_output=True, text=True, check=False, timeout=60)
+    if proc.returncode != 0:
+        raise AssertionError(proc.stderr)
+    return tuple(json.loads(proc.stdout))
