@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 from conftest import TOKEN
@@ -87,3 +88,32 @@ def test_run_keeps_up_until_stopped(setup, api):
     stop.set()
     thread.join(5)
     assert not thread.is_alive() and ("add", "late") in seen
+
+
+def test_stop_ends_a_quiet_watch_at_once(setup, api):
+    _, informer, _ = setup
+    api.state.max_watch_seconds = 120  # a watch that would stay open and silent for two minutes
+    informer.watch_timeout = 120
+    informer.resync_period = 0
+    stop = threading.Event()
+    thread = threading.Thread(target=informer.run, args=(stop,))
+    thread.start()
+    assert informer.synced.wait(5)
+    for _ in range(100):  # until the watch is open
+        if informer._watch is not None:
+            break
+        stop.wait(0.02)
+    started = time.monotonic()
+    stop.set()
+    thread.join(10)
+    assert not thread.is_alive() and time.monotonic() - started < 5
+
+
+def test_closing_a_watch_from_another_thread_ends_its_iteration(setup, api):
+    client, _, _ = setup
+    api.state.max_watch_seconds = 120
+    watch = client.watch(CONFIG_MAP, NS, resource_version=client.list(CONFIG_MAP, NS).resource_version)
+    threading.Timer(0.2, watch.close).start()
+    started = time.monotonic()
+    assert list(watch) == []
+    assert time.monotonic() - started < 5

@@ -15,7 +15,7 @@ from .faults import FaultHook, RequestInfo
 from .metrics import RequestMetrics
 from .resources import Resource
 from .retry import RetryPolicy
-from .transport import Transport
+from .transport import EventStream, Transport
 from .types import BOOKMARK, ERROR, ListResult, WatchEvent, meta, selector
 
 PATCH_TYPES = {
@@ -26,6 +26,22 @@ PATCH_TYPES = {
 }
 DEFAULT_FIELD_MANAGER = "dvp-common"
 WATCH_TIMEOUT = 300  # seconds: the server ends a watch after this; callers resume from the last resourceVersion
+
+
+class Watch:
+    """The events of one watch (an iterator of WatchEvent); `close()` from another thread ends it."""
+
+    def __init__(self, stream: EventStream, events: Iterator[WatchEvent]) -> None:
+        self._stream, self._events = stream, events
+
+    def __iter__(self) -> Watch:
+        return self
+
+    def __next__(self) -> WatchEvent:
+        return next(self._events)
+
+    def close(self) -> None:
+        self._stream.close()
 
 
 class KubeClient:
@@ -207,7 +223,7 @@ class KubeClient:
 
     def watch(self, res: Resource, namespace: str | None = None, *, label_selector: str | dict | None = None,
               field_selector: str | dict | None = None, resource_version: str | None = None,
-              timeout_seconds: int | None = None, allow_bookmarks: bool = True) -> Iterator[WatchEvent]:
+              timeout_seconds: int | None = None, allow_bookmarks: bool = True) -> Watch:
         """Open a watch (the opening is retried) and return its events. The iterator ends when the server
         closes the watch; a broken stream raises Transient, an expired resourceVersion raises Gone."""
         timeout_seconds = WATCH_TIMEOUT if timeout_seconds is None else max(1, int(timeout_seconds))
@@ -226,7 +242,7 @@ class KubeClient:
                     raise
                 self.sleep(self.retry.delay(attempt, exc.retry_after))
                 attempt += 1
-        return self._decode(res, info, raw)
+        return Watch(raw, self._decode(res, info, raw))
 
     def _decode(self, res: Resource, info: RequestInfo, raw: Iterator[dict[str, Any]]) -> Iterator[WatchEvent]:
         for event in raw:

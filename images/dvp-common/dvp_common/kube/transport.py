@@ -4,9 +4,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import socket
 import tempfile
 import time
 import weakref
@@ -153,13 +155,13 @@ class Transport:
                             namespace=info.namespace, verb=info.verb) from None
         return Reply(resp.status_code, payload, dict(resp.headers))
 
-    def stream(self, info: RequestInfo, params: dict[str, Any], read_timeout: float) -> Iterator[dict[str, Any]]:
-        """Open a watch and yield its raw event dicts; a broken stream raises Transient."""
+    def stream(self, info: RequestInfo, params: dict[str, Any], read_timeout: float) -> EventStream:
+        """Open a watch; iterate the result for its raw event dicts. A broken stream raises Transient."""
         resp, fault = self._send(info, "GET", params, None, None, True, read_timeout)
-        drop_after = fault.drop_watch_after if fault else None
-        return self._events(info, resp, drop_after)
+        return EventStream(self, info, resp, fault.drop_watch_after if fault else None)
 
-    def _events(self, info: RequestInfo, resp: requests.Response, drop_after: int | None) -> Iterator[dict[str, Any]]:
+    def _events(self, info: RequestInfo, resp: requests.Response, drop_after: int | None,
+                stream: EventStream) -> Iterator[dict[str, Any]]:
         sent = 0
         buffer = b""
         try:
@@ -182,7 +184,37 @@ class Transport:
                         raise Transient("watch dropped (injected)", reason="WatchDropped", kind=info.kind,
                                         verb="watch")
         except requests.RequestException as exc:
+            if stream.closed:
+                return  # closed on purpose (by another thread)
             raise Transient(f"watch stream broke: {type(exc).__name__}", reason="WatchDropped", kind=info.kind,
                             verb="watch") from None
         finally:
             resp.close()
+
+
+class EventStream:
+    """The raw events of one open watch. `close()` may be called from any thread: it shuts the socket down,
+    which wakes a reader blocked on it, and the iteration then simply ends."""
+
+    def __init__(self, transport: Transport, info: RequestInfo, resp: requests.Response,
+                 drop_after: int | None) -> None:
+        self._resp = resp
+        self.closed = False
+        self._events = transport._events(info, resp, drop_after, self)
+
+    def __iter__(self) -> EventStream:
+        return self
+
+    def __next__(self) -> dict[str, Any]:
+        if self.closed:
+            raise StopIteration
+        return next(self._events)
+
+    def close(self) -> None:
+        self.closed = True
+        raw = getattr(self._resp, "raw", None)
+        conn = getattr(raw, "_connection", None) or getattr(raw, "connection", None)
+        sock = getattr(conn, "sock", None)
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..kube.client import KubeClient
+from ..kube.client import KubeClient, Watch
 from ..kube.errors import Gone, Transient
 from ..kube.resources import Resource
 from ..kube.types import BOOKMARK, DELETED, meta
@@ -45,6 +45,7 @@ class Informer:
         self._next_resync = 0.0
         self._failures = 0
         self.lists = 0  # how many LISTs were needed (tests and benchmarks read this)
+        self._watch: Watch | None = None
 
     def add_handlers(self, on_add: Handler | None = None, on_update: Handler | None = None,
                      on_delete: Handler | None = None) -> None:
@@ -114,10 +115,14 @@ class Informer:
         timeout = self.watch_timeout
         if self.resync_period:
             timeout = max(1, min(timeout, int(self._next_resync - self.clock()) + 1))
+        watch = self.client.watch(self.resource, self.namespace, label_selector=self.label_selector,
+                                  field_selector=self.field_selector, resource_version=self.resource_version,
+                                  timeout_seconds=timeout)
+        self._watch = watch
+        if stop is not None and stop.is_set():
+            watch.close()
         try:
-            for event in self.client.watch(self.resource, self.namespace, label_selector=self.label_selector,
-                                           field_selector=self.field_selector, resource_version=self.resource_version,
-                                           timeout_seconds=timeout):
+            for event in watch:
                 self.resource_version = event.resource_version or self.resource_version
                 if event.type != BOOKMARK:
                     self._apply(event.type, event.object)
@@ -127,12 +132,21 @@ class Informer:
             self._need_list = True
             raise
         finally:
+            self._watch = None
             if self.resync_period and self.clock() >= self._next_resync:
                 self.resync()
 
     def run(self, stop: threading.Event, sleep: Callable[[float], None] | None = None) -> None:
         """Keep the cache current until `stop` is set; failures back off with the client's retry policy."""
         sleep = sleep or (lambda s: stop.wait(s))
+
+        def close_on_stop() -> None:  # a quiet watch would otherwise hold run() until its timeout
+            stop.wait()
+            watch = self._watch
+            if watch is not None:
+                watch.close()
+
+        threading.Thread(target=close_on_stop, name=f"informer-stop-{self.resource.plural}", daemon=True).start()
         while not stop.is_set():
             try:
                 self.step(stop)
