@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """A small Kubernetes REST client on `requests` (see images/dvp-common/README.md for why not the official one)."""
 
-from .client import PATCH_TYPES, KubeClient
+from .client import PATCH_TYPES, KubeClient, Watch
 from .config import Credentials
 from .errors import (
     AlreadyExists,
@@ -31,5 +31,5 @@ __all__ = [
     "AlreadyExists", "ApiError", "BadRequest", "ConfigError", "Conflict", "Credentials", "Fault", "Forbidden",
     "Gone", "Invalid", "KubeClient", "KubeError", "ListResult", "NotFound", "QuotaExceeded", "RandomFaults",
     "RequestInfo", "RequestMetrics", "Resource", "RetryPolicy", "ScriptedFaults", "Transient", "Unauthorized",
-    "WaitTimeout", "WatchEvent", "meta", "summarize",
+    "WaitTimeout", "Watch", "WatchEvent", "meta", "summarize",
 ]
