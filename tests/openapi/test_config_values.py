@@ -238,3 +238,10 @@ def test_apply_defaults_fills_inside_maps_and_lists():
     }}
     assert openapi.apply_defaults(schema, {"m": {"a": {}}, "l": [{}, {"y": "k"}]}) == {
         "m": {"a": {"x": 1}}, "l": [{"y": "d"}, {"y": "k"}], "o": {"z": [1]}}
+
+
+def test_render_harness_example_values_are_valid_module_values():
+    from harness import render
+
+    values = render.example_values()[openapi.VALUES_KEY]
+    assert openapi.validate("values", values)["provider"]["parameters"]["namespace"]
