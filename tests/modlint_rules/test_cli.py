@@ -40,9 +40,30 @@ def test_a_render_failure_is_a_helm_render_finding(module_dir, monkeypatch, caps
     def broken():
         raise RuntimeError("execution error at (x/templates/a.yaml:3:4): boom\nsecond line")
 
-    monkeypatch.setattr(cli, "render_for_lint", broken)
+    monkeypatch.setattr(cli, "render_cases", lambda: iter([("nodes-off", broken)]))
     assert cli.main([str(module_dir)]) == 1
     out, err = capsys.readouterr()
-    assert out == ("error [helm-render] -: the module does not render: execution error at "
+    assert out == ("error [helm-render] -: nodes-off: the module does not render: execution error at "
                    "(x/templates/a.yaml:3:4): boom\n")
     assert err == "modlint: 1 error(s), 0 warning(s) (rendered-object rules not run)\n"
+
+
+def test_each_configuration_is_linted_and_findings_are_reported_once(module_dir, monkeypatch, capsys):
+    from modlint_rules.sample import REGISTRY, good_objects, pod
+
+    def with_missing_probe():
+        objects = good_objects()
+        pod(objects)["containers"][0].pop("readinessProbe")
+        return objects, (REGISTRY,)
+
+    def without_workloads():  # a configuration with the controller switched off: nothing mounts /tmp
+        return [o for o in good_objects() if o.kind not in ("Deployment", "VerticalPodAutoscaler",
+                                                             "PodDisruptionBudget")], (REGISTRY,)
+
+    monkeypatch.setattr(cli, "render_cases", lambda: iter([("all-on", with_missing_probe), ("a", with_missing_probe),
+                                                           ("off", without_workloads)]))
+    assert cli.main([str(module_dir)]) == 1
+    out, err = capsys.readouterr()
+    assert out.splitlines() == ["error [readiness-probe] Deployment d8-test-module/controller; container controller; "
+                                "templates/controller/deployment.yaml: readinessProbe is missing"]
+    assert err == "modlint: 1 error(s), 0 warning(s) (3 rendered configuration(s))\n"

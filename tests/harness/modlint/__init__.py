@@ -12,6 +12,6 @@ Ingress), `markdownlint`, `package-yaml`/`module-package-consistency` (no packag
 """
 
 from .findings import ERROR, WARNING, Exclusions, Finding, Rendered
-from .runner import lint, render_for_lint
+from .runner import lint, render_cases, render_for_lint
 
-__all__ = ["ERROR", "WARNING", "Exclusions", "Finding", "Rendered", "lint", "render_for_lint"]
+__all__ = ["ERROR", "WARNING", "Exclusions", "Finding", "Rendered", "lint", "render_cases", "render_for_lint"]

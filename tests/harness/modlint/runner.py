@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import pathlib
+from collections.abc import Callable, Iterator
 
 import yaml
 
@@ -37,30 +38,32 @@ def file_findings(module_dir: pathlib.Path) -> list[Finding]:
 
 
 def object_findings(objects: list[Rendered], module_dir: pathlib.Path,
-                    registry: str | tuple[str, ...] = DEFAULT_REGISTRY) -> list[Finding]:
+                    registry: str | tuple[str, ...] = DEFAULT_REGISTRY, complete: bool = True) -> list[Finding]:
     name, namespace = _module_identity(module_dir)
     out: list[Finding] = []
-    for rule in OBJECT_RULES:
+    for rule in OBJECT_RULES + (templates_rules.COMPLETE_RENDER_RULES if complete else ()):
         out += rule(objects, module=name, namespace=namespace, registry=registry, module_dir=module_dir)
     return out
 
 
 def lint(module_dir: pathlib.Path = ROOT, objects: list[Rendered] | None = None,
-         registry: str | tuple[str, ...] = DEFAULT_REGISTRY, files: bool = True) -> list[Finding]:
-    """Findings not excluded by `.dmtlint.yaml`, sorted; `objects=None` checks the files only."""
+         registry: str | tuple[str, ...] = DEFAULT_REGISTRY, files: bool = True, complete: bool = True
+         ) -> list[Finding]:
+    """Findings not excluded by `.dmtlint.yaml`, sorted; `objects=None` checks the files only.
+
+    `complete=False` marks a rendering with some components switched off (no "declared but unmounted" check)."""
     found = file_findings(module_dir) if files else []
     if objects is not None:
-        found += object_findings(objects, module_dir, registry)
+        found += object_findings(objects, module_dir, registry, complete)
     exclusions = Exclusions.load(module_dir)
     kept = [f for f in found if (f.linter, f.rule) in DMT_ONLY_EXCLUSIONS or not exclusions.excludes(f)]
     return sorted(set(kept), key=lambda f: (f.rule, f.path, f.kind, f.namespace, f.name, f.container, f.message))
 
 
-def render_for_lint(values_overrides: dict | None = None) -> tuple[list[Rendered], tuple[str, ...]]:
-    """The module rendered with every component on and the example values, with each object's template path."""
+def _rendered(values: dict) -> tuple[list[Rendered], tuple[str, ...]]:
+    """Objects of one rendering with their template paths, and the registries helm_lib_module_image may use."""
     from harness import render
 
-    values = render.module_values(values_overrides, all_on=True)
     files = render.render_files(values)
     objects = []
     for path in sorted(files):
@@ -76,3 +79,21 @@ def render_for_lint(values_overrides: dict | None = None) -> tuple[list[Rendered
     if own:
         registries.append(f"{own.strip('/')}/{_module_identity(ROOT)[0]}")
     return objects, tuple(registries)
+
+
+def render_for_lint(values_overrides: dict | None = None) -> tuple[list[Rendered], tuple[str, ...]]:
+    """The module rendered with every component on and the example values, with each object's template path."""
+    from harness import render
+
+    return _rendered(render.module_values(values_overrides, all_on=True))
+
+
+def render_cases() -> Iterator[tuple[str, Callable[[], tuple[list[Rendered], tuple[str, ...]]]]]:
+    """(name, render) for every configuration to lint: all components on, then each case of harness.matrix."""
+    yield "all-on", render_for_lint
+    try:
+        from harness import matrix
+    except ImportError:
+        return
+    for name in sorted(matrix.CASES):
+        yield name, lambda name=name: _rendered(matrix.case(name))

@@ -205,6 +205,7 @@ def monitoring(module_dir: pathlib.Path) -> list[Finding]:
     return out
 
 
-OBJECT_RULES = (vpa, pdb, kube_rbac_proxy, service_port, webhook_annotations, mounted_points, ingress_rules,
-                ingress_hook)
+OBJECT_RULES = (vpa, pdb, kube_rbac_proxy, service_port, webhook_annotations, ingress_rules, ingress_hook)
+# Meaningful only for a rendering with every component on (a switched-off component mounts nothing)
+COMPLETE_RENDER_RULES = (mounted_points,)
 FILE_RULES = (cluster_domain, enabled_modules, crd_enabled_modules, registry, monitoring)
