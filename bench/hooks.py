@@ -1,7 +1,8 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Hook process times, as shell-operator pays them: `<hook> --config` and one run over a typical
-Synchronization binding context (median of 20), next to a bare `python -c 'import deckhouse.hook'`.
+"""Hook process times, as shell-operator pays them: `<hook> --config` and one steady-state run (the hook already
+ran once on the same cluster; Synchronization binding context) as medians of 20, next to a bare
+`python -c 'import deckhouse.hook'`. The migration hooks run with a legacy configuration present.
 
 Issue 4's goal is a median run of at most 80 ms per hook."""
 
@@ -52,7 +53,7 @@ def _cases() -> dict[str, tuple[dict, dict]]:
             t.configmap("d8-cloud-provider-dvp", "dvp-cloud-controller-manager-disable-lb")]}, values),
         "cni_configuration": ({"cni_configuration": [t.secret("kube-system", "d8-cni-configuration", {
             "cni": "cilium", "cilium": '{"mode":"VXLAN"}'})]}, values),
-        "ensure_crds": ({"crds": []}, values),
+        "ensure_crds": ({"crds": [c.manifest() for c in importlib.import_module("ensure_crds").SHIPPED]}, values),
         "legacy_cluster_configuration": ({"legacy_cluster_configuration": [f.pcc_secret()]}, values),
         "migration_resources": ({"legacy_cluster_configuration": [f.pcc_secret()]}, values),
     }
@@ -68,9 +69,26 @@ def _cases() -> dict[str, tuple[dict, dict]]:
     return cases
 
 
+def _steady(module, objects: dict, values: dict) -> tuple[dict, dict]:
+    """The cluster and values after the hook ran once on them: what every later run sees."""
+    from deckhouse import hook
+
+    t, _, _ = _lib()
+    out = hook.testrun(module.main, binding_context=t.synchronization(module, t.snapshots(module, **objects)),
+                       config_values={}, initial_values=values)
+    objects = {k: list(v) for k, v in objects.items()}
+    for op in out.kube_operations.data:
+        if op["operation"] == "CreateOrUpdate" and op["object"]["kind"] == "Secret":
+            objects["bundle_secret"] = [op["object"]]
+        elif op["operation"] == "CreateOrUpdate" and op["object"]["kind"] == "ConfigMap":
+            objects["marker_configmap"] = [op["object"]]
+    return objects, t.apply(values, out.values_patches.data)
+
+
 def _run_env(tmp: str, name: str, objects: dict, values: dict) -> dict:
     t, _, _ = _lib()
     module = importlib.import_module(name)
+    objects, values = _steady(module, objects, values)
     snaps = t.snapshots(module, **objects)
     files = {"BINDING_CONTEXT_PATH": t.synchronization(module, snaps), "VALUES_PATH": values,
              "CONFIG_VALUES_PATH": {}}
@@ -85,15 +103,18 @@ def _run_env(tmp: str, name: str, objects: dict, values: dict) -> dict:
 
 
 def figures() -> list[dict]:
-    out = [figure("hooks.baseline.import_deckhouse_hook", process_ms([sys.executable, "-c", "import deckhouse.hook"],
-                                                                     runs=RUNS), "ms")]
+    baseline = process_ms([sys.executable, "-c", "import deckhouse.hook"], runs=RUNS)
+    out = [figure("hooks.baseline.import_deckhouse_hook", baseline, "ms")]
     t, _, _ = _lib()
     with tempfile.TemporaryDirectory() as tmp:
         for name, (objects, values) in _cases().items():
             path = os.path.join(HOOKS, f"{name}.py")
             out.append(figure(f"hooks.{name}.config", process_ms([path, "--config"], runs=RUNS, env=t._env()), "ms"))
             env = _run_env(tmp, name, objects, values)
-            out.append(figure(f"hooks.{name}.run", process_ms([path], runs=RUNS, env=env), "ms", f"<= {GOAL_MS}"))
+            run_ms = process_ms([path], runs=RUNS, env=env)
+            out.append(figure(f"hooks.{name}.run", run_ms, "ms", f"<= {GOAL_MS}"))
+            # What the hook adds to the SDK's own start-up: comparable across loaded and quiet machines.
+            out.append(figure(f"hooks.{name}.run_over_baseline", round(run_ms - baseline, 2), "ms"))
     return out
 
 
