@@ -13,7 +13,7 @@ CERT = tls.ServingCert(
     common_name="capdvp-webhook",
     service="capdvp-webhook",
     namespace=v.NAMESPACE,
-    secret="capdvp-webhook-tls",
+    secret="capdvp-webhook-tls",  # noqa: S106 - a Secret name
     value="capdvpControllerManagerWebhookCert",
 )
 

@@ -11,12 +11,18 @@ from lib import testing as t
 from lib.errors import InvalidInput
 
 PATH = os.path.join(os.path.dirname(__file__), "credentials.py")
-KUBECONFIG = yaml.safe_dump({
-    "apiVersion": "v1", "kind": "Config", "current-context": "dvp",
-    "clusters": [{"name": "dvp", "cluster": {"server": "https://dvp.example:6443", "certificate-authority-data": "Q0E="}}],
-    "contexts": [{"name": "dvp", "context": {"cluster": "dvp", "user": "sa", "namespace": "tenant"}}],
-    "users": [{"name": "sa", "user": {"token": "tok-en"}}],
-})
+KUBECONFIG = yaml.safe_dump(
+    {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "current-context": "dvp",
+        "clusters": [
+            {"name": "dvp", "cluster": {"server": "https://dvp.example:6443", "certificate-authority-data": "Q0E="}}
+        ],
+        "contexts": [{"name": "dvp", "context": {"cluster": "dvp", "user": "sa", "namespace": "tenant"}}],
+        "users": [{"name": "sa", "user": {"token": "tok-en"}}],
+    }
+)
 KUBECONFIG_B64 = t.b64(KUBECONFIG)
 TYPE = "cloud-provider.deckhouse.io/credentials"
 
@@ -27,10 +33,16 @@ def creds(name="d8-credentials", **data):
 
 
 def pcc(kubeconfig_b64=KUBECONFIG_B64):
-    doc = {"apiVersion": "deckhouse.io/v1", "kind": "DVPClusterConfiguration",
-           "provider": {"kubeconfigDataBase64": kubeconfig_b64, "namespace": "tenant"}}
-    return t.secret("kube-system", "d8-provider-cluster-configuration",
-                    {"cloud-provider-cluster-configuration.yaml": yaml.safe_dump(doc)})
+    doc = {
+        "apiVersion": "deckhouse.io/v1",
+        "kind": "DVPClusterConfiguration",
+        "provider": {"kubeconfigDataBase64": kubeconfig_b64, "namespace": "tenant"},
+    }
+    return t.secret(
+        "kube-system",
+        "d8-provider-cluster-configuration",
+        {"cloud-provider-cluster-configuration.yaml": yaml.safe_dump(doc)},
+    )
 
 
 def run(snaps, values=None, ctx=t.synchronization):
@@ -46,9 +58,12 @@ EXPECTED = {"d8-credentials": {"authScheme": "kubeconfig", "secret": KUBECONFIG_
 def test_secret_becomes_credential_secrets(ctx):
     out, bc, values = run(t.snapshots(hook, credentials=[creds()]), ctx=ctx)
     assert out.values_patches.data == [
-        {"op": "add", "path": "/cloudProviderDvp/internal/credentialSecrets", "value": EXPECTED}]
+        {"op": "add", "path": "/cloudProviderDvp/internal/credentialSecrets", "value": EXPECTED}
+    ]
     assert out.kube_operations.data == [] and out.metrics.data == []
-    again = sdk.testrun(hook.main, binding_context=bc, config_values={}, initial_values=t.apply(values, out.values_patches.data))
+    again = sdk.testrun(
+        hook.main, binding_context=bc, config_values={}, initial_values=t.apply(values, out.values_patches.data)
+    )
     assert again.values_patches.data == []
     t.assert_contract(hook, PATH, bc, values, {}, out)
 
@@ -65,7 +80,8 @@ def test_no_secret_gives_empty_map_and_removal_is_followed():
     start = {"cloudProviderDvp": {"internal": {"credentialSecrets": EXPECTED}}}
     out, _, _ = run(t.snapshots(hook), values=start)
     assert out.values_patches.data == [
-        {"op": "remove", "path": "/cloudProviderDvp/internal/credentialSecrets/d8-credentials"}]
+        {"op": "remove", "path": "/cloudProviderDvp/internal/credentialSecrets/d8-credentials"}
+    ]
 
 
 def kubeconfig_with(user):
@@ -84,12 +100,18 @@ REJECTIONS = [
     ({"secret": t.b64("clusters: [unclosed")}, f"{OBJ}: data.secret: is not valid YAML at line 2"),
     ({"secret": t.b64("just text")}, f"{OBJ}: data.secret: is not a kubeconfig (expected a mapping)"),
     ({"secret": t.b64("clusters: []")}, f"{OBJ}: data.secret: is not a valid kubeconfig: clusters is empty"),
-    ({"secret": kubeconfig_with({"exec": {"command": "aws"}})},
-     f"{OBJ}: data.secret: user sa uses exec authentication, which is not supported"),
-    ({"secret": kubeconfig_with({"auth-provider": {"name": "oidc"}})},
-     f"{OBJ}: data.secret: user sa uses auth-provider authentication, which is not supported"),
-    ({"secret": kubeconfig_with({"username": "u"})},
-     f"{OBJ}: data.secret: user sa needs a token or client-certificate-data"),
+    (
+        {"secret": kubeconfig_with({"exec": {"command": "aws"}})},
+        f"{OBJ}: data.secret: user sa uses exec authentication, which is not supported",
+    ),
+    (
+        {"secret": kubeconfig_with({"auth-provider": {"name": "oidc"}})},
+        f"{OBJ}: data.secret: user sa uses auth-provider authentication, which is not supported",
+    ),
+    (
+        {"secret": kubeconfig_with({"username": "u"})},
+        f"{OBJ}: data.secret: user sa needs a token or client-certificate-data",
+    ),
 ]
 
 
@@ -104,14 +126,22 @@ def test_bad_credentials_are_rejected_in_one_line_without_the_secret(data, messa
 
 def test_process_rejection_writes_nothing_and_prints_one_line():
     snaps = t.snapshots(hook, credentials=[creds(secret=kubeconfig_with({"exec": {"command": "x"}}))])
-    t.assert_process_rejects(PATH, t.synchronization(hook, snaps), {"cloudProviderDvp": {"internal": {}}}, {},
-                             f"{OBJ}: data.secret: user sa uses exec authentication, which is not supported")
+    t.assert_process_rejects(
+        PATH,
+        t.synchronization(hook, snaps),
+        {"cloudProviderDvp": {"internal": {}}},
+        {},
+        f"{OBJ}: data.secret: user sa uses exec authentication, which is not supported",
+    )
 
 
 def test_legacy_kubeconfig_is_checked_too():
     snaps = t.snapshots(hook, legacy_cluster_configuration=[pcc(kubeconfig_with({"exec": {"command": "x"}}))])
-    with pytest.raises(InvalidInput, match=r"^Secret kube-system/d8-provider-cluster-configuration: "
-                       r"data\[cloud-provider-cluster-configuration.yaml\].provider.kubeconfigDataBase64: user sa uses exec"):
+    with pytest.raises(
+        InvalidInput,
+        match=r"^Secret kube-system/d8-provider-cluster-configuration: "
+        r"data\[cloud-provider-cluster-configuration.yaml\].provider.kubeconfigDataBase64: user sa uses exec",
+    ):
         run(snaps)
 
 

@@ -23,7 +23,8 @@ def test_configmap_presence_disables_load_balancers(kind):
     bc = t.synchronization(hook, snaps) if kind == "sync" else t.event(hook, snaps, hook.SNAPSHOT)
     out = run(bc)
     assert out.values_patches.data == [
-        {"op": "add", "path": "/cloudProviderDvp/internal/disableLoadBalancer", "value": True}]
+        {"op": "add", "path": "/cloudProviderDvp/internal/disableLoadBalancer", "value": True}
+    ]
     assert out.kube_operations.data == [] and out.metrics.data == []
     assert run(bc, t.apply(START, out.values_patches.data)).values_patches.data == []
     t.assert_contract(hook, PATH, bc, START, {}, out)
@@ -31,12 +32,20 @@ def test_configmap_presence_disables_load_balancers(kind):
 
 def test_configmap_deleted_enables_them_again():
     snaps = t.snapshots(hook)
-    bc = [{"binding": hook.SNAPSHOT, "type": "Event", "watchEvent": "Deleted", "filterResult": {"name": CM["metadata"]["name"]},
-           "snapshots": snaps}]
+    bc = [
+        {
+            "binding": hook.SNAPSHOT,
+            "type": "Event",
+            "watchEvent": "Deleted",
+            "filterResult": {"name": CM["metadata"]["name"]},
+            "snapshots": snaps,
+        }
+    ]
     vals = {"cloudProviderDvp": {"internal": {"disableLoadBalancer": True}}}
     out = run(bc, vals)
     assert out.values_patches.data == [
-        {"op": "add", "path": "/cloudProviderDvp/internal/disableLoadBalancer", "value": False}]
+        {"op": "add", "path": "/cloudProviderDvp/internal/disableLoadBalancer", "value": False}
+    ]
     t.assert_contract(hook, PATH, bc, vals, {}, out)
 
 

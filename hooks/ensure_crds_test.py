@@ -35,11 +35,11 @@ def run(objects, kind="sync"):
 def test_missing_crds_are_applied_then_left_alone(kind):
     assert [c.name for c in hook.SHIPPED] == NAMES
     out, bc = run([], kind)
-    files = [yaml.safe_load(open(os.path.join(t.ROOT, "crds", f))) for f in (
+    files = [yaml.safe_load(t.read("crds", f)) for f in (
         "deckhousecluster.yaml", "deckhousemachine.yaml", "deckhousemachinetemplate.yaml", "dvpinstanceclass.yaml")]
     for f, c in zip(files, hook.SHIPPED, strict=True):
         f["metadata"].setdefault("annotations", {})[crds.CHECKSUM_ANNOTATION] = hashlib.sha256(
-            open(c.path, "rb").read()).hexdigest()[:16]
+            t.read(c.path).encode()).hexdigest()[:16]
     assert out.kube_operations.data == [{"operation": "CreateOrUpdate", "object": f} for f in files]
     assert out.values_patches.data == [] and out.metrics.data == []
     t.assert_contract(hook, PATH, bc, {}, {}, out)
@@ -87,7 +87,7 @@ def test_dvpinstanceclass_crd_is_structural_and_accepts_the_layout_schema_exampl
             structural(node["items"], where + "[]")
 
     structural(root, "")
-    candi = yaml.safe_load(open(os.path.join(t.ROOT, "candi/openapi/instance_class.yaml")))
+    candi = yaml.safe_load(t.read("candi/openapi/instance_class.yaml"))
     layout_schema = candi["apiVersions"][0]["openAPISpec"]
     # Every field the layouts read is declared by the CRD (the CRD adds gpus, which the layouts do not read).
     assert _paths(layout_schema) <= _paths(root["properties"]["spec"])
@@ -104,7 +104,7 @@ def test_dvpinstanceclass_crd_is_structural_and_accepts_the_layout_schema_exampl
 
 def test_dvpinstanceclass_russian_twin_describes_every_field_and_no_other():
     root = _crd("dvpinstanceclasses.deckhouse.io")["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
-    ru = yaml.safe_load(open(os.path.join(t.ROOT, "crds/doc-ru-dvpinstanceclass.yaml")))
+    ru = yaml.safe_load(t.read("crds/doc-ru-dvpinstanceclass.yaml"))
     ru_root = ru["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
 
     def described(node, prefix=""):

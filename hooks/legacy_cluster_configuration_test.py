@@ -12,8 +12,12 @@ from lib import testing as t
 from lib.errors import InvalidInput
 
 PATH = os.path.join(os.path.dirname(__file__), "legacy_cluster_configuration.py")
-START = {"cloudProviderDvp": {"nodes": {"parameters": {"layout": "Standard", "sshPublicKey": "ssh-rsa PLACEHOLDER_REPLACE_ME"}},
-                              "internal": {}}}
+START = {
+    "cloudProviderDvp": {
+        "nodes": {"parameters": {"layout": "Standard", "sshPublicKey": "ssh-rsa PLACEHOLDER_REPLACE_ME"}},
+        "internal": {},
+    }
+}
 
 
 def run(snaps, values=START, kind="sync"):
@@ -31,8 +35,11 @@ def test_pending_migration_projects_the_legacy_configuration(kind):
         {"op": "add", "path": "/cloudProviderDvp/nodes/parameters/zones", "value": ["z1"]},
         {"op": "add", "path": "/cloudProviderDvp/nodes/parameters/ingressPorts", "value": [22, 443]},
         {"op": "add", "path": "/cloudProviderDvp/internal/migration", "value": {"pending": True}},
-        {"op": "add", "path": "/cloudProviderDvp/provider", "value": {
-            "parameters": {"namespace": "tenant", "networkPolicy": "None"}}},
+        {
+            "op": "add",
+            "path": "/cloudProviderDvp/provider",
+            "value": {"parameters": {"namespace": "tenant", "networkPolicy": "None"}},
+        },
     ]
     assert out.kube_operations.data == [] and out.metrics.data == []
     again, _ = run(snaps, t.apply(START, out.values_patches.data), kind)
@@ -51,13 +58,15 @@ def test_migration_stays_pending_until_every_new_object_exists(missing):
 def test_complete_migration_leaves_settings_alone():
     out, _ = run(t.snapshots(hook, legacy_cluster_configuration=[f.pcc_secret()], **f.migrated()))
     assert out.values_patches.data == [
-        {"op": "add", "path": "/cloudProviderDvp/internal/migration", "value": {"pending": False}}]
+        {"op": "add", "path": "/cloudProviderDvp/internal/migration", "value": {"pending": False}}
+    ]
 
 
 def test_no_legacy_configuration_means_nothing_to_migrate():
     out, _ = run(t.snapshots(hook))
     assert out.values_patches.data == [
-        {"op": "add", "path": "/cloudProviderDvp/internal/migration", "value": {"pending": False}}]
+        {"op": "add", "path": "/cloudProviderDvp/internal/migration", "value": {"pending": False}}
+    ]
 
 
 OBJ = "Secret kube-system/d8-provider-cluster-configuration: data[cloud-provider-cluster-configuration.yaml]"
@@ -73,14 +82,22 @@ def without(path):
     return doc
 
 
-@pytest.mark.parametrize(("secret", "message"), [
-    (f.pcc_secret(text="provider: [\n"), f"{OBJ}: is not valid YAML at line 2"),
-    (f.pcc_secret(text="- a\n"), f"{OBJ}: must be a mapping"),
-    (f.pcc_secret(without("provider.namespace")), f"{OBJ}.provider.namespace: is required"),
-    (f.pcc_secret(f.PCC | {"layout": "Other"}), f"{OBJ}.layout: must be one of Standard"),
-    (f.pcc_secret(f.PCC | {"masterNodeGroup": {"replicas": "one", "instanceClass": f.PCC["masterNodeGroup"]["instanceClass"]}}),
-     f"{OBJ}.masterNodeGroup.replicas: must be of type integer"),
-])
+@pytest.mark.parametrize(
+    ("secret", "message"),
+    [
+        (f.pcc_secret(text="provider: [\n"), f"{OBJ}: is not valid YAML at line 2"),
+        (f.pcc_secret(text="- a\n"), f"{OBJ}: must be a mapping"),
+        (f.pcc_secret(without("provider.namespace")), f"{OBJ}.provider.namespace: is required"),
+        (f.pcc_secret(f.PCC | {"layout": "Other"}), f"{OBJ}.layout: must be one of Standard"),
+        (
+            f.pcc_secret(
+                f.PCC
+                | {"masterNodeGroup": {"replicas": "one", "instanceClass": f.PCC["masterNodeGroup"]["instanceClass"]}}
+            ),
+            f"{OBJ}.masterNodeGroup.replicas: must be of type integer",
+        ),
+    ],
+)
 def test_bad_legacy_configuration_is_rejected(secret, message):
     snaps = t.snapshots(hook, legacy_cluster_configuration=[secret])
     with pytest.raises(InvalidInput) as err:

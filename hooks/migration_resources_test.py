@@ -20,14 +20,23 @@ FRONT_IC = migration.instance_class_name("front")
 
 
 def metric(value):
-    return [{"action": "expire", "group": "d8_cloud_provider_dvp_migration"},
-            {"name": "d8_cloud_provider_dvp_migration_pending", "group": "d8_cloud_provider_dvp_migration",
-             "action": "set", "value": value}]
+    return [
+        {"action": "expire", "group": "d8_cloud_provider_dvp_migration"},
+        {
+            "name": "d8_cloud_provider_dvp_migration_pending",
+            "group": "d8_cloud_provider_dvp_migration",
+            "action": "set",
+            "value": value,
+        },
+    ]
 
 
 def run(snaps, kind="sync"):
-    bc = t.after_helm(snaps) if kind == "afterHelm" else (
-        t.synchronization(hook, snaps) if kind == "sync" else t.event(hook, snaps, "module_config", "Modified"))
+    bc = (
+        t.after_helm(snaps)
+        if kind == "afterHelm"
+        else (t.synchronization(hook, snaps) if kind == "sync" else t.event(hook, snaps, "module_config", "Modified"))
+    )
     return sdk.testrun(hook.main, binding_context=bc, config_values={}, initial_values={}), bc
 
 
@@ -41,51 +50,112 @@ def test_pending_migration_publishes_bundle_marker_and_metric(kind):
     out, bc = run(snaps, kind)
     ops = out.kube_operations.data
     assert [(o["operation"], o["object"]["kind"], o["object"]["metadata"]) for o in ops] == [
-        ("CreateOrUpdate", "Secret", {"name": "d8-migration-resources", "namespace": "d8-cloud-provider-dvp",
-                                      "labels": LABELS}),
-        ("CreateOrUpdate", "ConfigMap", {"name": "d8-module-is-migrating", "namespace": "d8-cloud-provider-dvp",
-                                         "labels": LABELS}),
+        (
+            "CreateOrUpdate",
+            "Secret",
+            {"name": "d8-migration-resources", "namespace": "d8-cloud-provider-dvp", "labels": LABELS},
+        ),
+        (
+            "CreateOrUpdate",
+            "ConfigMap",
+            {"name": "d8-module-is-migrating", "namespace": "d8-cloud-provider-dvp", "labels": LABELS},
+        ),
     ]
     assert bundle_docs(ops[0]) == [
-        {"apiVersion": "v1", "kind": "Secret", "type": "cloud-provider.deckhouse.io/credentials",
-         "metadata": {"name": "d8-credentials", "namespace": "d8-cloud-provider-dvp"},
-         "stringData": {"authScheme": "kubeconfig", "secret": f.KUBECONFIG_B64}},
-        {"apiVersion": "deckhouse.io/v1alpha1", "kind": "ModuleConfig", "metadata": {"name": "cloud-provider-dvp"},
-         "spec": {"enabled": True, "version": 2, "settings": {
-             "provider": {"parameters": {"namespace": "tenant", "networkPolicy": "None"}},
-             "nodes": {"parameters": {"layout": "Standard", "sshPublicKey": "ssh-ed25519 AAAA admin", "region": "r1",
-                                      "zones": ["z1"], "ingressPorts": [22, 443],
-                                      "ipAddresses": {"master": ["10.0.0.5"]}}},
-             "storage": {"parameters": {}}}}},
-        {"apiVersion": "deckhouse.io/v1alpha1", "kind": "DVPInstanceClass", "metadata": {"name": MASTER_IC},
-         "spec": {"virtualMachine": f.VM, "rootDisk": f.ROOT, "etcdDisk": {"size": "15Gi", "storageClass": "replicated"}}},
-        {"apiVersion": "deckhouse.io/v1", "kind": "NodeGroup", "metadata": {"name": "master"},
-         "spec": {"nodeType": "CloudPermanent",
-                  "cloudInstances": {"classReference": {"kind": "DVPInstanceClass", "name": MASTER_IC},
-                                     "minPerZone": 1, "maxPerZone": 1, "zones": ["z1"]},
-                  "nodeTemplate": {"labels": {"node-role.kubernetes.io/control-plane": "",
-                                              "node-role.kubernetes.io/master": ""}}}},
-        {"apiVersion": "deckhouse.io/v1alpha1", "kind": "DVPInstanceClass", "metadata": {"name": FRONT_IC},
-         "spec": {"virtualMachine": f.VM, "rootDisk": f.ROOT}},
-        {"apiVersion": "deckhouse.io/v1", "kind": "NodeGroup", "metadata": {"name": "front"},
-         "spec": {"nodeType": "CloudPermanent",
-                  "cloudInstances": {"classReference": {"kind": "DVPInstanceClass", "name": FRONT_IC},
-                                     "minPerZone": 2, "maxPerZone": 2, "zones": ["z2"]},
-                  "nodeTemplate": {"labels": {"role": "front"}}}},
+        {
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "type": "cloud-provider.deckhouse.io/credentials",
+            "metadata": {"name": "d8-credentials", "namespace": "d8-cloud-provider-dvp"},
+            "stringData": {"authScheme": "kubeconfig", "secret": f.KUBECONFIG_B64},
+        },
+        {
+            "apiVersion": "deckhouse.io/v1alpha1",
+            "kind": "ModuleConfig",
+            "metadata": {"name": "cloud-provider-dvp"},
+            "spec": {
+                "enabled": True,
+                "version": 2,
+                "settings": {
+                    "provider": {"parameters": {"namespace": "tenant", "networkPolicy": "None"}},
+                    "nodes": {
+                        "parameters": {
+                            "layout": "Standard",
+                            "sshPublicKey": "ssh-ed25519 AAAA admin",
+                            "region": "r1",
+                            "zones": ["z1"],
+                            "ingressPorts": [22, 443],
+                            "ipAddresses": {"master": ["10.0.0.5"]},
+                        }
+                    },
+                    "storage": {"parameters": {}},
+                },
+            },
+        },
+        {
+            "apiVersion": "deckhouse.io/v1alpha1",
+            "kind": "DVPInstanceClass",
+            "metadata": {"name": MASTER_IC},
+            "spec": {
+                "virtualMachine": f.VM,
+                "rootDisk": f.ROOT,
+                "etcdDisk": {"size": "15Gi", "storageClass": "replicated"},
+            },
+        },
+        {
+            "apiVersion": "deckhouse.io/v1",
+            "kind": "NodeGroup",
+            "metadata": {"name": "master"},
+            "spec": {
+                "nodeType": "CloudPermanent",
+                "cloudInstances": {
+                    "classReference": {"kind": "DVPInstanceClass", "name": MASTER_IC},
+                    "minPerZone": 1,
+                    "maxPerZone": 1,
+                    "zones": ["z1"],
+                },
+                "nodeTemplate": {
+                    "labels": {"node-role.kubernetes.io/control-plane": "", "node-role.kubernetes.io/master": ""}
+                },
+            },
+        },
+        {
+            "apiVersion": "deckhouse.io/v1alpha1",
+            "kind": "DVPInstanceClass",
+            "metadata": {"name": FRONT_IC},
+            "spec": {"virtualMachine": f.VM, "rootDisk": f.ROOT},
+        },
+        {
+            "apiVersion": "deckhouse.io/v1",
+            "kind": "NodeGroup",
+            "metadata": {"name": "front"},
+            "spec": {
+                "nodeType": "CloudPermanent",
+                "cloudInstances": {
+                    "classReference": {"kind": "DVPInstanceClass", "name": FRONT_IC},
+                    "minPerZone": 2,
+                    "maxPerZone": 2,
+                    "zones": ["z2"],
+                },
+                "nodeTemplate": {"labels": {"role": "front"}},
+            },
+        },
     ]
     assert out.metrics.data == metric(1) and out.values_patches.data == []
     t.assert_contract(hook, PATH, bc, {}, {}, out)
     # Next run sees what was written: nothing more to do.
     stored = dict(ops[0]["object"], metadata=dict(ops[0]["object"]["metadata"], uid="x"))
-    snaps = t.snapshots(hook, legacy_cluster_configuration=[f.pcc_secret()], bundle_secret=[stored],
-                        marker_configmap=[ops[1]["object"]])
+    snaps = t.snapshots(
+        hook, legacy_cluster_configuration=[f.pcc_secret()], bundle_secret=[stored], marker_configmap=[ops[1]["object"]]
+    )
     again, _ = run(snaps, kind)
     assert again.kube_operations.data == [] and again.metrics.data == metric(1)
 
 
 def test_bundle_is_valid_against_our_instance_class_crd():
     import jsonschema
-    crd = yaml.safe_load(open(os.path.join(t.ROOT, "crds/dvpinstanceclass.yaml")))
+
+    crd = yaml.safe_load(t.read("crds/dvpinstanceclass.yaml"))
     schema = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
     for doc in migration.bundle(f.PCC):
         if doc["kind"] == "DVPInstanceClass":
@@ -95,14 +165,30 @@ def test_bundle_is_valid_against_our_instance_class_crd():
 def test_completed_migration_removes_bundle_and_marker():
     stored = t.secret("d8-cloud-provider-dvp", "d8-migration-resources", {"resources.yaml": "---\n"})
     marker = t.configmap("d8-cloud-provider-dvp", "d8-module-is-migrating")
-    snaps = t.snapshots(hook, legacy_cluster_configuration=[f.pcc_secret()], bundle_secret=[stored],
-                        marker_configmap=[marker], **f.migrated())
+    snaps = t.snapshots(
+        hook,
+        legacy_cluster_configuration=[f.pcc_secret()],
+        bundle_secret=[stored],
+        marker_configmap=[marker],
+        **f.migrated(),
+    )
     out, bc = run(snaps)
     assert out.kube_operations.data == [
-        {"operation": "Delete", "kind": "Secret", "namespace": "d8-cloud-provider-dvp",
-         "name": "d8-migration-resources", "apiVersion": "v1"},
-        {"operation": "Delete", "kind": "ConfigMap", "namespace": "d8-cloud-provider-dvp",
-         "name": "d8-module-is-migrating", "apiVersion": "v1"}]
+        {
+            "operation": "Delete",
+            "kind": "Secret",
+            "namespace": "d8-cloud-provider-dvp",
+            "name": "d8-migration-resources",
+            "apiVersion": "v1",
+        },
+        {
+            "operation": "Delete",
+            "kind": "ConfigMap",
+            "namespace": "d8-cloud-provider-dvp",
+            "name": "d8-module-is-migrating",
+            "apiVersion": "v1",
+        },
+    ]
     assert out.metrics.data == metric(0)
     t.assert_contract(hook, PATH, bc, {}, {}, out)
     again, _ = run(t.snapshots(hook, legacy_cluster_configuration=[f.pcc_secret()], **f.migrated()))
@@ -116,8 +202,10 @@ def test_no_legacy_configuration_emits_only_the_zero_metric():
 
 def test_invalid_legacy_configuration_is_rejected_before_anything_is_written():
     snaps = t.snapshots(hook, legacy_cluster_configuration=[f.pcc_secret(f.PCC | {"layout": "Other"})])
-    message = ("Secret kube-system/d8-provider-cluster-configuration: "
-               "data[cloud-provider-cluster-configuration.yaml].layout: must be one of Standard")
+    message = (
+        "Secret kube-system/d8-provider-cluster-configuration: "
+        "data[cloud-provider-cluster-configuration.yaml].layout: must be one of Standard"
+    )
     with pytest.raises(InvalidInput) as err:
         run(snaps)
     assert str(err.value) == message

@@ -13,7 +13,7 @@ CERT = tls.ServingCert(
     common_name="cloud-provider-dvp-snapshot-webhook",
     service="snapshot-webhook",
     namespace=v.NAMESPACE,
-    secret="snapshot-webhook-tls",
+    secret="snapshot-webhook-tls",  # noqa: S106 - a Secret name
     value="snapshotWebhookCert",
 )
 

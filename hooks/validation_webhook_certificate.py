@@ -13,7 +13,7 @@ CERT = tls.ServingCert(
     common_name="cloud-provider-dvp-validation-webhook",
     service="validation-webhook",
     namespace=v.NAMESPACE,
-    secret="validation-webhook-tls",
+    secret="validation-webhook-tls",  # noqa: S106 - a Secret name
     value="validationWebhookCert",
 )
 

@@ -3,8 +3,8 @@
 
 import os
 
-import validation_webhook_certificate as hook
 import pytest
+import validation_webhook_certificate as hook
 from lib.tls_hook_cases import *  # noqa: F403 - the shared certificate-hook cases run against this hook
 
 

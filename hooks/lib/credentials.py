@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from lib.errors import InvalidInput
 from lib.snapshots import b64text, parse_yaml
 
-SECRET_TYPE = "cloud-provider.deckhouse.io/credentials"
-SECRET_NAME = "d8-credentials"
+SECRET_TYPE = "cloud-provider.deckhouse.io/credentials"  # noqa: S105 - a Secret type
+SECRET_NAME = "d8-credentials"  # noqa: S105 - a Secret name
 AUTH_SCHEME = "kubeconfig"
 
 

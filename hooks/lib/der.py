@@ -78,7 +78,7 @@ def _read(der: bytes) -> tuple[datetime.datetime, datetime.datetime, list[str]]:
     _, vs, ve = fields[3]
     (nb_tag, nbs, nbe), (na_tag, nas, nae) = _children(der, vs, ve)
     names: list[str] = []
-    for tag, s, e in fields[6:]:
+    for tag, s, _ in fields[6:]:
         if tag != 0xA3:
             continue
         _, es, ee = _tlv(der, s)

@@ -5,6 +5,7 @@ import datetime
 
 import pytest
 from cryptography import x509
+
 from lib import der, tls
 
 NOW = datetime.datetime.now(datetime.UTC).replace(microsecond=0)

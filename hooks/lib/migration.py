@@ -14,7 +14,7 @@ from lib import bindings, legacy
 from lib import values as v
 
 CREDENTIALS_TYPE = "cloud-provider.deckhouse.io/credentials"
-BUNDLE_SECRET = "d8-migration-resources"
+BUNDLE_SECRET = "d8-migration-resources"  # noqa: S105 - a Secret name
 BUNDLE_KEY = "resources.yaml"
 MARKER = "d8-module-is-migrating"
 MODULE_CONFIG = "cloud-provider-dvp"

@@ -3,6 +3,7 @@
 """Cluster objects for the migration hooks' tests: a legacy configuration and the v2 objects replacing it."""
 
 import yaml
+
 from lib import migration
 from lib import testing as t
 

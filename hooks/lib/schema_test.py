@@ -7,6 +7,7 @@ import copy
 
 import jsonschema
 import pytest
+
 from lib import schema
 from lib.errors import InvalidInput
 
@@ -52,10 +53,11 @@ def corruptions(doc):
 
 
 def _examples(relpath):
-    import os
-
     import yaml
-    doc = yaml.safe_load(open(os.path.join(schema.MODULE_ROOT, relpath)))
+
+    from lib.testing import read
+
+    doc = yaml.safe_load(read(relpath))
     spec = doc["apiVersions"][0]["openAPISpec"]
     return spec.get("x-examples") or []
 

@@ -21,6 +21,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 GOJQ = os.path.join(ROOT, ".bin", "gojq")
 
 
+def read(*parts: str) -> str:
+    """A file of the module, by path parts under the module root."""
+    with open(os.path.join(ROOT, *parts), encoding="utf-8") as f:
+        return f.read()
+
+
 def b64(text: str | bytes) -> str:
     return base64.b64encode(text.encode() if isinstance(text, str) else text).decode()
 
@@ -131,11 +137,11 @@ def run_process(hook_path: str, binding_context: list, values: dict, config_valu
         for var in outputs:
             env[var] = os.path.join(tmp, var.lower())
         proc = subprocess.run([hook_path], env=env, capture_output=True, text=True, check=False, timeout=60)
-        read = []
+        written = []
         for var in outputs:
-            lines = open(env[var], encoding="utf-8").read().splitlines() if os.path.exists(env[var]) else []
-            read.append([json.loads(line) for line in lines if line.strip()])
-        return ProcessRun(proc.returncode, proc.stdout, proc.stderr, *read)
+            lines = read(env[var]).splitlines() if os.path.exists(env[var]) else []
+            written.append([json.loads(line) for line in lines if line.strip()])
+        return ProcessRun(proc.returncode, proc.stdout, proc.stderr, *written)
 
 
 def process_config(hook_path: str) -> dict:

@@ -128,9 +128,9 @@ def ensure(spec: ServingCert, secret_item: dict | None, current: dict | None, cl
     in values, dates and names are all that can have changed (the steady state, without cryptography)."""
     names = spec.names(cluster_domain)
     stored = from_secret(secret_item)
-    if stored and current and stored == {k: current.get(k) for k in ("crt", "key", "ca")}:
-        if still_fresh(stored, names, now):
-            return stored
+    same = bool(stored and current and stored == {k: current.get(k) for k in ("crt", "key", "ca")})
+    if same and still_fresh(stored, names, now):
+        return stored
     for candidate in (stored, current):
         if reusable(candidate, names, now):
             return {k: candidate[k] for k in ("crt", "key", "ca")}

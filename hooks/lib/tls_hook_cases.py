@@ -9,6 +9,7 @@ import datetime
 import pytest
 from cryptography import x509
 from deckhouse import hook as sdk
+
 from lib import testing as t
 from lib import tls
 

@@ -24,7 +24,8 @@ V1 = """\
   "nodeGroup" .Values.nodeGroup "zoneName" .Values.zoneName "templateName" "" "instanceClassChecksum" "" }}
 {{- $checksum := tpl (.Files.Get "capi/instance-class.checksum") $ctx }}
 {{- $_ := set $ctx "instanceClassChecksum" $checksum }}
-{{- $_ := set $ctx "templateName" (printf "%s-%s" .Values.nodeGroup.name (sha256sum (printf "%s%s%s" .Values.clusterUUID .Values.zoneName $checksum) | trunc 8)) }}
+{{- $hash := sha256sum (printf "%s%s%s" .Values.clusterUUID .Values.zoneName $checksum) | trunc 8 }}
+{{- $_ := set $ctx "templateName" (printf "%s-%s" .Values.nodeGroup.name $hash) }}
 checksum: {{ $checksum | quote }}
 ---
 {{ tpl (.Files.Get "capi/machine-template.yaml") $ctx }}

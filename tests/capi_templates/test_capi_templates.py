@@ -13,14 +13,24 @@ from capi_templates.nodemanager import ROOT, RenderFailed, contract_v2, render_v
 
 FULL = {
     "virtualMachine": {
-        "cpu": {"cores": 4, "coreFraction": "50%"}, "memory": {"size": "8Gi"},
-        "virtualMachineClassName": "host-passthrough", "bootloader": "BIOS", "runPolicy": "AlwaysOn",
-        "liveMigrationPolicy": "PreferSafe", "additionalLabels": {"team": "a"}, "additionalAnnotations": {"x": "y"},
-        "nodeSelector": {"zone": "a"}, "priorityClassName": "high",
+        "cpu": {"cores": 4, "coreFraction": "50%"},
+        "memory": {"size": "8Gi"},
+        "virtualMachineClassName": "host-passthrough",
+        "bootloader": "BIOS",
+        "runPolicy": "AlwaysOn",
+        "liveMigrationPolicy": "PreferSafe",
+        "additionalLabels": {"team": "a"},
+        "additionalAnnotations": {"x": "y"},
+        "nodeSelector": {"zone": "a"},
+        "priorityClassName": "high",
         "tolerations": [{"key": "k", "operator": "Exists", "effect": "NoSchedule"}],
         "gpus": [{"gpuClassName": "a100"}],
     },
-    "rootDisk": {"size": "50Gi", "storageClass": "replicated", "image": {"kind": "ClusterVirtualImage", "name": "ubuntu"}},
+    "rootDisk": {
+        "size": "50Gi",
+        "storageClass": "replicated",
+        "image": {"kind": "ClusterVirtualImage", "name": "ubuntu"},
+    },
     "etcdDisk": {"size": "10Gi", "storageClass": "fast"},
     "additionalDisks": [{"size": "100Gi", "storageClass": "bulk"}, {"size": "1Ti", "storageClass": "slow"}],
 }
@@ -29,18 +39,29 @@ MINIMAL = {
     "rootDisk": {"size": "20Gi", "image": {"kind": "VirtualImage", "name": "img"}},
 }
 FULL_SPEC = {
-    "vmClassName": "host-passthrough", "cpu": {"cores": 4, "cpuFraction": "50%"}, "memory": "8Gi",
-    "rootDiskSize": "50Gi", "rootDiskStorageClass": "replicated",
+    "vmClassName": "host-passthrough",
+    "cpu": {"cores": 4, "cpuFraction": "50%"},
+    "memory": "8Gi",
+    "rootDiskSize": "50Gi",
+    "rootDiskStorageClass": "replicated",
     "bootDiskImageRef": {"kind": "ClusterVirtualImage", "name": "ubuntu"},
-    "bootloader": "BIOS", "runPolicy": "AlwaysOn", "liveMigrationPolicy": "PreferSafe",
+    "bootloader": "BIOS",
+    "runPolicy": "AlwaysOn",
+    "liveMigrationPolicy": "PreferSafe",
     "additionalDisks": [{"size": "100Gi", "storageClass": "bulk"}, {"size": "1Ti", "storageClass": "slow"}],
 }
-MINIMAL_SPEC = {"vmClassName": "generic", "cpu": {"cores": 2, "cpuFraction": "100%"}, "memory": "4Gi",
-                "rootDiskSize": "20Gi", "bootDiskImageRef": {"kind": "VirtualImage", "name": "img"}}
+MINIMAL_SPEC = {
+    "vmClassName": "generic",
+    "cpu": {"cores": 2, "cpuFraction": "100%"},
+    "memory": "4Gi",
+    "rootDiskSize": "20Gi",
+    "bootDiskImageRef": {"kind": "VirtualImage", "name": "img"},
+}
 
 
 def crd_schema(name):
-    crd = yaml.safe_load(open(os.path.join(ROOT, "crds", name)))
+    with open(os.path.join(ROOT, "crds", name)) as f:
+        crd = yaml.safe_load(f)
     return crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
 
 
@@ -49,8 +70,10 @@ def int_or_string(schema):
     if isinstance(schema, dict):
         out = {k: int_or_string(v) for k, v in schema.items()}
         if out.pop("x-kubernetes-int-or-string", False):
-            out = {"anyOf": [{"type": "integer"}, {"type": "string", **{k: v for k, v in out.items() if k == "pattern"}}],
-                   **{k: v for k, v in out.items() if k not in ("pattern", "type")}}
+            out = {
+                "anyOf": [{"type": "integer"}, {"type": "string", **{k: v for k, v in out.items() if k == "pattern"}}],
+                **{k: v for k, v in out.items() if k not in ("pattern", "type")},
+            }
         return out
     if isinstance(schema, list):
         return [int_or_string(x) for x in schema]
@@ -63,8 +86,11 @@ MACHINE_TEMPLATE = int_or_string(crd_schema("deckhousemachinetemplate.yaml"))
 @pytest.mark.parametrize(("ic", "spec"), [(FULL, FULL_SPEC), (MINIMAL, MINIMAL_SPEC)])
 def test_v2_template_renders_a_valid_machine_template(ic, spec):
     obj = render_v2(ic)
-    assert obj == {"apiVersion": "infrastructure.cluster.x-k8s.io/v1alpha1", "kind": "DeckhouseMachineTemplate",
-                   "spec": {"template": {"spec": spec}}}
+    assert obj == {
+        "apiVersion": "infrastructure.cluster.x-k8s.io/v1alpha1",
+        "kind": "DeckhouseMachineTemplate",
+        "spec": {"template": {"spec": spec}},
+    }
     jsonschema.validate(obj, MACHINE_TEMPLATE)
 
 
@@ -77,9 +103,17 @@ def test_v2_contract_lists_rollout_fields_that_exist_in_the_instance_class():
         for part in field.split("."):
             node = node["properties"][part]
     assert contract["rolloutFields"] == [
-        "virtualMachine.virtualMachineClassName", "virtualMachine.bootloader", "virtualMachine.cpu.cores",
-        "virtualMachine.cpu.coreFraction", "virtualMachine.memory.size", "rootDisk.size", "rootDisk.storageClass",
-        "rootDisk.image.kind", "rootDisk.image.name", "additionalDisks"]
+        "virtualMachine.virtualMachineClassName",
+        "virtualMachine.bootloader",
+        "virtualMachine.cpu.cores",
+        "virtualMachine.cpu.coreFraction",
+        "virtualMachine.memory.size",
+        "rootDisk.size",
+        "rootDisk.storageClass",
+        "rootDisk.image.kind",
+        "rootDisk.image.name",
+        "additionalDisks",
+    ]
 
 
 def test_v2_template_uses_only_what_the_sandbox_allows():
@@ -87,8 +121,19 @@ def test_v2_template_uses_only_what_the_sandbox_allows():
     for forbidden in ("include", "tpl", "lookup", "now", "rand", "env", "genCA", "genPrivateKey", "Values", "Files"):
         assert not re.search(rf"\b{forbidden}\b", template), forbidden
     roots = set(re.findall(r"(?<![\w$)])\.(\w+)", template))
-    assert roots <= {"instanceClass", "virtualMachine", "cpu", "memory", "size", "cores", "image", "kind", "name",
-                     "storageClass", "rootDisk"}
+    assert roots <= {
+        "instanceClass",
+        "virtualMachine",
+        "cpu",
+        "memory",
+        "size",
+        "cores",
+        "image",
+        "kind",
+        "name",
+        "storageClass",
+        "rootDisk",
+    }
 
 
 def test_v2_missing_required_field_fails_loudly():
@@ -105,14 +150,22 @@ def test_v1_machine_template_matches_v2_and_is_valid(ic, spec):
     name = obj["metadata"]["name"]
     assert re.fullmatch(r"worker-[0-9a-f]{8}", name)
     assert obj["metadata"] == {
-        "name": name, "namespace": "d8-cloud-instance-manager",
+        "name": name,
+        "namespace": "d8-cloud-instance-manager",
         "annotations": {"checksum/instance-class": checksum, "helm.sh/resource-policy": "keep"},
-        "labels": {"heritage": "deckhouse", "module": "node-manager", "node-group": "worker"}}
+        "labels": {"heritage": "deckhouse", "module": "node-manager", "node-group": "worker"},
+    }
     assert obj["spec"] == {"template": {"spec": spec}}
     jsonschema.validate(obj, MACHINE_TEMPLATE)
-    assert cluster == {"apiVersion": "infrastructure.cluster.x-k8s.io/v1alpha1", "kind": "DeckhouseCluster",
-                       "metadata": {"name": "dvp", "namespace": "d8-cloud-instance-manager", "labels": {
-                           "heritage": "deckhouse", "module": "cloud-provider-dvp", "app": "capdvp-controller-manager"}}}
+    assert cluster == {
+        "apiVersion": "infrastructure.cluster.x-k8s.io/v1alpha1",
+        "kind": "DeckhouseCluster",
+        "metadata": {
+            "name": "dvp",
+            "namespace": "d8-cloud-instance-manager",
+            "labels": {"heritage": "deckhouse", "module": "cloud-provider-dvp", "app": "capdvp-controller-manager"},
+        },
+    }
     jsonschema.validate(cluster, int_or_string(crd_schema("deckhousecluster.yaml")))
 
 

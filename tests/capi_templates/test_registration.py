@@ -63,5 +63,9 @@ def test_capi_secret_publishes_every_capi_file_verbatim():
                                          "cloud-provider.deckhouse.io/name": "dvp"}
     files = sorted(os.listdir(os.path.join(ROOT, "capi")))
     assert files == ["cluster.yaml", "instance-class.checksum", "machine-template.yaml", "template.yaml"]
-    assert decoded(obj) == {f: open(os.path.join(ROOT, "capi", f)).read() for f in files}
+    contents = {}
+    for name in files:
+        with open(os.path.join(ROOT, "capi", name)) as f:
+            contents[name] = f.read()
+    assert decoded(obj) == contents
     assert validate_objects([obj]) == []
