@@ -215,3 +215,12 @@ def test_invalid_legacy_configuration_is_rejected_before_anything_is_written():
 def test_without_legacy_configuration_imports_nothing_heavy():
     snaps = t.snapshots(hook, module_config=[f.module_config()], credentials_secret=[f.credentials()])
     assert t.fresh_run(hook, t.after_helm(snaps), {})[2] == []
+
+
+def test_written_objects_are_valid_kubernetes_objects():
+    import kubernetes_validate
+
+    out, _ = run(t.snapshots(hook, legacy_cluster_configuration=[f.pcc_secret()]))
+    for op in out.kube_operations.data:
+        kubernetes_validate.validate(op["object"], "1.33", strict=True)
+    kubernetes_validate.validate(bundle_docs(out.kube_operations.data[0])[0], "1.33", strict=True)

@@ -1,0 +1,55 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""What the hooks write under internal.* is what openapi/values.yaml declares (addon-operator validates the
+values against it before Helm runs, so a mismatch would stop the module)."""
+
+import json
+
+import capdvp_webhook_certificate
+import cni_configuration
+import credentials
+import discovery_data
+import disable_load_balancer
+import jsonschema
+import legacy_cluster_configuration
+import snapshot_webhook_certificate
+import storage_classes
+import validation_webhook_certificate
+import yaml
+from deckhouse import hook as sdk
+from lib import migration_fixtures as f
+from lib import testing as t
+
+SC = {"name": "replicated", "volumeBindingMode": "Immediate", "reclaimPolicy": "Delete",
+      "allowVolumeExpansion": True, "isEnabled": True, "isDefault": True}
+CASES = [
+    (credentials, {"credentials": [t.secret("d8-cloud-provider-dvp", "d8-credentials", {
+        "authScheme": "kubeconfig", "secret": f.KUBECONFIG_B64}, "cloud-provider.deckhouse.io/credentials")]}),
+    (discovery_data, {"discoverer": [t.secret("kube-system", "d8-cloud-provider-discovery-data", {
+        "discovery-data.json": json.dumps({"zones": ["a"], "layout": "Standard", "storageClasses": [SC]})})]}),
+    (storage_classes, {}),
+    (disable_load_balancer, {"disable_lb_configmap": [
+        t.configmap("d8-cloud-provider-dvp", "dvp-cloud-controller-manager-disable-lb")]}),
+    (cni_configuration, {"cni_configuration": [t.secret("kube-system", "d8-cni-configuration", {"cni": "cilium"})]}),
+    (legacy_cluster_configuration, {"legacy_cluster_configuration": [f.pcc_secret()]}),
+    (capdvp_webhook_certificate, {}),
+    (validation_webhook_certificate, {}),
+    (snapshot_webhook_certificate, {}),
+]
+
+
+def test_every_internal_value_matches_the_declared_schema():
+    values = {"global": {"discovery": {"clusterDomain": "cluster.local"}}, "cloudProviderDvp": {"internal": {}}}
+    for module, objects in CASES:
+        out = sdk.testrun(module.main, binding_context=t.synchronization(module, t.snapshots(module, **objects)),
+                          config_values={}, initial_values=values)
+        values = t.apply(values, out.values_patches.data)
+    internal = values["cloudProviderDvp"]["internal"]
+    assert sorted(internal) == [
+        "capdvpControllerManagerWebhookCert", "cniSecretData", "credentialSecrets", "defaultStorageClass",
+        "disableLoadBalancer", "migration", "providerDiscoveryData", "snapshotWebhookCert", "storageClasses",
+        "validationWebhookCert"]
+    schema = yaml.safe_load(t.read("openapi/values.yaml"))["properties"]["internal"]
+    jsonschema.Draft4Validator(schema).validate(internal)
+    # Every declared internal value has a hook writing it.
+    assert sorted(schema["properties"]) == sorted(internal)
