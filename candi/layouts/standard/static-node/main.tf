@@ -1,0 +1,70 @@
+// Copyright 2026 The cloud-provider-dvp Authors
+// SPDX-License-Identifier: Apache-2.0
+
+// One VM (nodeIndex) of the static node group nodeGroupName, with its address, boot and additional disks.
+
+module "node" {
+  source = "../../../terraform-modules/node-spec"
+
+  settings        = local.settings
+  nodeGroups      = module.migration.nodeGroups
+  instanceClasses = module.migration.instanceClasses
+  prefix          = local.prefix
+  cluster_uuid    = var.clusterUUID
+  node_group_name = var.nodeGroupName
+  node_index      = var.nodeIndex
+}
+
+module "cloudinit" {
+  source = "../../../terraform-modules/cloudinit-merge"
+
+  cloud_config     = var.cloudConfig
+  hostname         = module.node.hostname
+  ssh_public_key   = module.node.ssh_public_key
+  additional_users = try(local.settings.nodes.parameters.additionalUsers, [])
+  ssh_ca_keys      = try(local.settings.nodes.parameters.sshCAKeys, [])
+}
+
+module "ipv4_address" {
+  source = "../../../terraform-modules/ipv4-address"
+
+  namespace = local.namespace
+  name      = module.node.vm.ip_address_name
+  labels    = module.node.identity_labels
+  address   = module.node.ip_address
+}
+
+module "root_disk" {
+  source = "../../../terraform-modules/root-disk"
+
+  namespace     = local.namespace
+  name          = module.node.root_disk.name
+  labels        = module.node.identity_labels
+  size          = module.node.root_disk.size
+  storage_class = module.node.root_disk.storage_class
+  image         = module.node.root_disk.image
+}
+
+module "additional_disk" {
+  source = "../../../terraform-modules/additional-disk"
+
+  namespace = local.namespace
+  labels    = module.node.identity_labels
+  disks     = module.node.additional_disks
+}
+
+module "static_node" {
+  source = "../../../terraform-modules/static-node"
+
+  namespace             = local.namespace
+  vm                    = module.node.vm
+  user_data             = module.cloudinit.user_data
+  root_disk_name        = module.root_disk.name
+  additional_disk_names = module.additional_disk.names
+  ip_address_name       = module.ipv4_address.name
+  labels                = module.node.identity_labels
+}
+
+output "node_internal_ip_address" {
+  value = module.static_node.ip_address
+}

@@ -1,0 +1,65 @@
+// Copyright 2026 The cloud-provider-dvp Authors
+// SPDX-License-Identifier: Apache-2.0
+
+// The node's VirtualMachineIPAddress. Owning it (rather than letting DVP make one per VM) keeps the address
+// when the VM is replaced. A new static address is a new object, made before the old one goes.
+
+variable "namespace" {
+  type = string
+}
+
+variable "name" {
+  type = string
+}
+
+variable "labels" {
+  type = map(string)
+}
+
+variable "address" {
+  description = "An IPv4 address or \"Auto\"."
+  type        = string
+
+  validation {
+    condition     = var.address == "Auto" || can(cidrhost("${var.address}/32", 0))
+    error_message = "nodes.parameters.ipAddresses: each entry must be an IPv4 address or \"Auto\"."
+  }
+}
+
+resource "kubernetes_manifest" "address" {
+  manifest = {
+    apiVersion = "virtualization.deckhouse.io/v1alpha2"
+    kind       = "VirtualMachineIPAddress"
+    metadata = {
+      name      = var.name
+      namespace = var.namespace
+      labels    = var.labels
+    }
+    spec = var.address == "Auto" ? { type = "Auto" } : { type = "Static", staticIP = var.address }
+  }
+
+  // Attached once the VM uses it; an update of a running node must not wait for Bound again.
+  wait {
+    fields = {
+      "status.phase" = "^(Bound|Attached)$"
+    }
+  }
+
+  timeouts {
+    create = "10m"
+    update = "5m"
+    delete = "5m"
+  }
+
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+
+output "name" {
+  value = var.name
+}
+
+output "address" {
+  value = kubernetes_manifest.address.object.status.address
+}

@@ -1,0 +1,55 @@
+// Copyright 2026 The cloud-provider-dvp Authors
+// SPDX-License-Identifier: Apache-2.0
+
+// The boot VirtualDisk, filled from an image. Its name carries the image identity (naming module), so a new
+// image is a new disk; size grows and storageClass migrates in place.
+
+variable "namespace" {
+  type = string
+}
+
+variable "name" {
+  type = string
+}
+
+variable "labels" {
+  type = map(string)
+}
+
+variable "size" {
+  type = string
+}
+
+variable "storage_class" {
+  description = "DVP StorageClass; empty for the DVP default."
+  type        = string
+  default     = ""
+}
+
+variable "image" {
+  type = object({ kind = string, name = string })
+
+  validation {
+    condition     = contains(["ClusterVirtualImage", "VirtualImage", "VirtualDisk"], var.image.kind)
+    error_message = "rootDisk.image.kind: must be ClusterVirtualImage, VirtualImage or VirtualDisk."
+  }
+}
+
+module "disk" {
+  source = "../virtual-disk"
+
+  namespace     = var.namespace
+  name          = var.name
+  labels        = var.labels
+  size          = var.size
+  storage_class = var.storage_class
+  data_source   = { type = "ObjectRef", objectRef = { kind = var.image.kind, name = var.image.name } }
+}
+
+output "name" {
+  value = module.disk.name
+}
+
+output "md5_id" {
+  value = module.disk.md5_id
+}

@@ -1,0 +1,128 @@
+// Copyright 2026 The cloud-provider-dvp Authors
+// SPDX-License-Identifier: Apache-2.0
+
+// A node's VirtualMachine and its cloud-init Secret, shared by the master and static-node modules.
+// The VM is named after the node and changes in place (DVP restarts it when a change needs that); only a new
+// boot disk replaces it, because a fresh disk must boot through cloud-init again.
+
+variable "namespace" {
+  type = string
+}
+
+variable "vm" {
+  description = "The node-spec module's vm output."
+  type        = any
+}
+
+variable "user_data" {
+  description = "cloud-init user data (cloudinit-merge module)."
+  type        = string
+  sensitive   = true
+}
+
+variable "boot_disk_name" {
+  type = string
+}
+
+variable "data_disk_names" {
+  description = "Disks after the boot disk, in order."
+  type        = list(string)
+  default     = []
+}
+
+variable "ip_address_name" {
+  type = string
+}
+
+variable "labels" {
+  description = "Labels of the cloud-init Secret."
+  type        = map(string)
+}
+
+locals {
+  spec = merge(
+    {
+      virtualMachineClassName       = var.vm.virtual_machine_class
+      runPolicy                     = var.vm.run_policy
+      liveMigrationPolicy           = var.vm.live_migration_policy
+      osType                        = "Generic"
+      bootloader                    = var.vm.bootloader
+      enableParavirtualization      = true
+      terminationGracePeriodSeconds = 90
+      disruptions                   = { restartApprovalMode = "Automatic" }
+      cpu                           = { cores = var.vm.cores, coreFraction = var.vm.core_fraction }
+      memory                        = { size = var.vm.memory }
+      blockDeviceRefs               = [for d in concat([var.boot_disk_name], var.data_disk_names) : { kind = "VirtualDisk", name = d }]
+      provisioning                  = { type = "UserDataRef", userDataRef = { kind = "Secret", name = var.vm.cloudinit_secret_name } }
+      virtualMachineIPAddressName   = var.ip_address_name
+    },
+    length(var.vm.node_selector) == 0 ? {} : { nodeSelector = var.vm.node_selector },
+    length(var.vm.tolerations) == 0 ? {} : { tolerations = var.vm.tolerations },
+    var.vm.priority_class_name == "" ? {} : { priorityClassName = var.vm.priority_class_name },
+  )
+}
+
+// Replacing this replaces the Secret and the VM (lifecycle.replace_triggered_by below).
+resource "terraform_data" "boot_disk" {
+  input = var.boot_disk_name
+}
+
+resource "kubernetes_secret_v1" "cloudinit" {
+  metadata {
+    name      = var.vm.cloudinit_secret_name
+    namespace = var.namespace
+    labels    = var.labels
+  }
+  type = "provisioning.virtualization.deckhouse.io/cloud-init"
+  data = {
+    userData = var.user_data
+  }
+
+  lifecycle {
+    // dhctl hands a new cloudConfig (fresh bootstrap token) on every run; a running node never reads it again.
+    ignore_changes       = [data]
+    replace_triggered_by = [terraform_data.boot_disk]
+  }
+}
+
+resource "kubernetes_manifest" "vm" {
+  manifest = {
+    apiVersion = "virtualization.deckhouse.io/v1alpha2"
+    kind       = "VirtualMachine"
+    metadata = merge(
+      {
+        name      = var.vm.name
+        namespace = var.namespace
+        labels    = var.vm.labels
+      },
+      length(var.vm.annotations) == 0 ? {} : { annotations = var.vm.annotations },
+    )
+    spec = local.spec
+  }
+
+  wait {
+    fields = {
+      "status.phase" = "^Running$"
+    }
+  }
+
+  timeouts {
+    create = "30m"
+    update = "30m"
+    delete = "10m"
+  }
+
+  lifecycle {
+    replace_triggered_by = [terraform_data.boot_disk]
+  }
+
+  depends_on = [kubernetes_secret_v1.cloudinit]
+}
+
+output "name" {
+  value = var.vm.name
+}
+
+output "ip_address" {
+  value = kubernetes_manifest.vm.object.status.ipAddress
+}

@@ -1,0 +1,121 @@
+// Copyright 2026 The cloud-provider-dvp Authors
+// SPDX-License-Identifier: Apache-2.0
+
+mock_provider "kubernetes" {
+  mock_resource "kubernetes_manifest" {
+    defaults = {
+      object = { status = { phase = "Running", ipAddress = "10.0.0.5" } }
+    }
+  }
+}
+
+variables {
+  namespace       = "demo-ns"
+  user_data       = "#cloud-config\nhostname: demo-master-0\n"
+  boot_disk_name  = "demo-master-0-root-ab91fd"
+  data_disk_names = ["demo-master-0-kubernetes-data", "demo-master-0-additional-disk-0"]
+  ip_address_name = "demo-master-0-auto"
+  labels          = { "dvp.deckhouse.io/hostname" = "demo-master-0" }
+  vm = {
+    name                  = "demo-master-0"
+    cloudinit_secret_name = "demo-master-0-cloudinit"
+    ip_address_name       = "demo-master-0-auto"
+    labels                = { "dvp.deckhouse.io/hostname" = "demo-master-0", team = "a" }
+    annotations           = {}
+    cores                 = 4
+    core_fraction         = "100%"
+    memory                = "8Gi"
+    virtual_machine_class = "generic"
+    bootloader            = "EFI"
+    run_policy            = "AlwaysOnUnlessStoppedManually"
+    live_migration_policy = "PreferForced"
+    node_selector         = { "topology.kubernetes.io/zone" = "zone-a" }
+    priority_class_name   = ""
+    tolerations           = []
+  }
+}
+
+run "create" {
+  assert {
+    condition = jsonencode(kubernetes_manifest.vm.manifest) == jsonencode({
+      apiVersion = "virtualization.deckhouse.io/v1alpha2"
+      kind       = "VirtualMachine"
+      metadata = {
+        name      = "demo-master-0"
+        namespace = "demo-ns"
+        labels    = { "dvp.deckhouse.io/hostname" = "demo-master-0", team = "a" }
+      }
+      spec = {
+        virtualMachineClassName       = "generic"
+        runPolicy                     = "AlwaysOnUnlessStoppedManually"
+        liveMigrationPolicy           = "PreferForced"
+        osType                        = "Generic"
+        bootloader                    = "EFI"
+        enableParavirtualization      = true
+        terminationGracePeriodSeconds = 90
+        disruptions                   = { restartApprovalMode = "Automatic" }
+        cpu                           = { cores = 4, coreFraction = "100%" }
+        memory                        = { size = "8Gi" }
+        blockDeviceRefs = [
+          { kind = "VirtualDisk", name = "demo-master-0-root-ab91fd" },
+          { kind = "VirtualDisk", name = "demo-master-0-kubernetes-data" },
+          { kind = "VirtualDisk", name = "demo-master-0-additional-disk-0" },
+        ]
+        provisioning                = { type = "UserDataRef", userDataRef = { kind = "Secret", name = "demo-master-0-cloudinit" } }
+        virtualMachineIPAddressName = "demo-master-0-auto"
+        nodeSelector                = { "topology.kubernetes.io/zone" = "zone-a" }
+      }
+    })
+    error_message = "VM manifest: ${jsonencode(kubernetes_manifest.vm.manifest)}"
+  }
+  assert {
+    condition     = kubernetes_manifest.vm.wait[0].fields == tomap({ "status.phase" = "^Running$" })
+    error_message = "the VM must be waited for until Running"
+  }
+  assert {
+    condition = (kubernetes_secret_v1.cloudinit.type == "provisioning.virtualization.deckhouse.io/cloud-init"
+      && kubernetes_secret_v1.cloudinit.metadata[0].name == "demo-master-0-cloudinit"
+    && nonsensitive(kubernetes_secret_v1.cloudinit.data["userData"]) == "#cloud-config\nhostname: demo-master-0\n")
+    error_message = "cloud-init Secret"
+  }
+  assert {
+    condition     = output.ip_address == "10.0.0.5"
+    error_message = "the address comes from the VM status"
+  }
+}
+
+// Plans read by tests/candi (tofu test -verbose): which changes update the VM and which replace it.
+run "change_cpu_memory_class_and_placement" {
+  command = plan
+
+  variables {
+    vm = {
+      name                  = "demo-master-0"
+      cloudinit_secret_name = "demo-master-0-cloudinit"
+      ip_address_name       = "demo-master-0-10-0-0-11"
+      labels                = { "dvp.deckhouse.io/hostname" = "demo-master-0" }
+      annotations           = { note = "x" }
+      cores                 = 8
+      core_fraction         = "50%"
+      memory                = "16Gi"
+      virtual_machine_class = "bigger"
+      bootloader            = "BIOS"
+      run_policy            = "AlwaysOn"
+      live_migration_policy = "Never"
+      node_selector         = {}
+      priority_class_name   = "high"
+      tolerations           = [{ key = "dedicated", operator = "Exists", effect = "NoSchedule" }]
+    }
+    data_disk_names = ["demo-master-0-kubernetes-data"]
+    ip_address_name = "demo-master-0-10-0-0-11"
+    user_data       = "#cloud-config\nhostname: demo-master-0\nnew: token\n"
+  }
+}
+
+run "change_boot_disk" {
+  command = plan
+
+  variables {
+    boot_disk_name = "demo-master-0-root-5ce1e9"
+  }
+}
