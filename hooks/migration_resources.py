@@ -4,7 +4,8 @@
 """While the migration from the legacy configuration is pending: the bundle Secret d8-migration-resources
 (resources.yaml: d8-credentials, ModuleConfig v2, DVPInstanceClasses, NodeGroups), the marker ConfigMap
 d8-module-is-migrating (the validation webhook stands aside while it exists) and the metric
-d8_cloud_provider_dvp_migration_pending. Both objects go away once the migration is complete.
+d8_cloud_provider_dvp_migration_pending (0 while Commander manages the cluster without supporting the new
+format: it would overwrite what the admin applies). Both objects go away once the migration is complete.
 
 After Helm, because the module namespace is Helm's; the snapshots only feed this run (no events)."""
 
@@ -17,6 +18,8 @@ from lib.snapshots import first, results
 
 SNAPSHOT_BUNDLE = "bundle_secret"
 SNAPSHOT_MARKER = "marker_configmap"
+SNAPSHOT_COMMANDER = "commander_uuid"
+SNAPSHOT_COMMANDER_AGENT = "commander_agent"
 METRIC = "d8_cloud_provider_dvp_migration_pending"
 METRIC_GROUP = "d8_cloud_provider_dvp_migration"
 QUIET = {"executeHookOnEvent": [], "executeHookOnSynchronization": False}
@@ -29,6 +32,10 @@ config = bindings.render({
                             namespace=v.NAMESPACE, names=[migration.BUNDLE_SECRET], **QUIET),
         bindings.kubernetes(SNAPSHOT_MARKER, "ConfigMap", "{name: .metadata.name}",
                             namespace=v.NAMESPACE, names=[migration.MARKER], **QUIET),
+        bindings.kubernetes(SNAPSHOT_COMMANDER, "ConfigMap", "{name: .metadata.name}",
+                            namespace="kube-system", names=["d8-commander-uuid"], **QUIET),
+        bindings.kubernetes(SNAPSHOT_COMMANDER_AGENT, "ConfigMap", '{data: .data["data.json"]}',
+                            namespace="d8-commander-agent", names=["commander-info"], **QUIET),
     ],
 })
 
@@ -64,7 +71,9 @@ def main(ctx) -> None:
         if has_marker:
             ctx.kubernetes.delete("ConfigMap", v.NAMESPACE, migration.MARKER, apiVersion="v1")
     ctx.metrics.expire(METRIC_GROUP)
-    ctx.metrics.collect({"name": METRIC, "group": METRIC_GROUP, "action": "set", "value": 1 if pending else 0})
+    alert = pending and migration.admin_can_apply(bool(results(ctx, SNAPSHOT_COMMANDER)),
+                                                  (first(ctx, SNAPSHOT_COMMANDER_AGENT) or {}).get("data"))
+    ctx.metrics.collect({"name": METRIC, "group": METRIC_GROUP, "action": "set", "value": 1 if alert else 0})
 
 
 if __name__ == "__main__":

@@ -224,3 +224,20 @@ def test_written_objects_are_valid_kubernetes_objects():
     for op in out.kube_operations.data:
         kubernetes_validate.validate(op["object"], "1.33", strict=True)
     kubernetes_validate.validate(bundle_docs(out.kube_operations.data[0])[0], "1.33", strict=True)
+
+
+@pytest.mark.parametrize(("info", "value"), [
+    (None, 0),
+    ('{"flags": {"cloudProviderNoPCCInputFormatSupported": "0"}}', 0),
+    ("not json", 0),
+    ('{"flags": {"cloudProviderNoPCCInputFormatSupported": "1"}}', 1),
+])
+def test_commander_managed_cluster_is_alerted_only_if_commander_supports_the_new_format(info, value):
+    objects = {"legacy_cluster_configuration": [f.pcc_secret()],
+               "commander_uuid": [t.configmap("kube-system", "d8-commander-uuid", {"uuid": "c"})]}
+    if info is not None:
+        objects["commander_agent"] = [t.configmap("d8-commander-agent", "commander-info", {"data.json": info})]
+    out, bc = run(t.snapshots(hook, **objects))
+    assert out.metrics.data == metric(value)
+    assert [op["object"]["kind"] for op in out.kube_operations.data] == ["Secret", "ConfigMap"]
+    t.assert_contract(hook, PATH, bc, {}, {}, out)

@@ -94,6 +94,20 @@ def pending(pcc: dict | None, cluster: Cluster) -> bool:
     return pcc is not None and not complete(pcc, cluster)
 
 
+def admin_can_apply(commander_managed: bool, commander_info_json: str | None) -> bool:
+    """Whether to ask the admin to apply the bundle: not while a Commander that only knows the legacy format
+    manages the cluster (commander-info data.json flags.cloudProviderNoPCCInputFormatSupported == "1")."""
+    if not commander_managed:
+        return True
+    import json
+
+    try:
+        flags = json.loads(commander_info_json or "{}").get("flags") or {}
+    except (ValueError, AttributeError):
+        return False
+    return str(flags.get("cloudProviderNoPCCInputFormatSupported")) == "1"
+
+
 def settings(pcc: dict) -> dict:
     """ModuleConfig v2 settings equivalent to the legacy configuration."""
     provider = pcc.get("provider") or {}
