@@ -8,8 +8,8 @@ import json
 import capdvp_webhook_certificate
 import cni_configuration
 import credentials
-import discovery_data
 import disable_load_balancer
+import discovery_data
 import jsonschema
 import legacy_cluster_configuration
 import snapshot_webhook_certificate
@@ -17,6 +17,7 @@ import storage_classes
 import validation_webhook_certificate
 import yaml
 from deckhouse import hook as sdk
+
 from lib import migration_fixtures as f
 from lib import testing as t
 
