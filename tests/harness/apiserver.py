@@ -176,6 +176,9 @@ class ControlPlane:
             return server
 
     def stop(self) -> None:
+        for server in list(self.servers.values()):  # all drain at once, then each is reaped
+            if server.process:
+                server.process.terminate()
         for server in list(self.servers.values()):
             if server.process:
                 server.process.stop()

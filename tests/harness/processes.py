@@ -61,8 +61,12 @@ class Process:
             return ""
         return "\n".join(text[-lines:])
 
-    def stop(self, timeout: float = 10.0) -> None:
-        """SIGTERM, then SIGKILL after `timeout`; always reaps the child."""
+    def terminate(self) -> None:
+        if self.alive():
+            self.proc.terminate()
+
+    def stop(self, timeout: float = 3.0) -> None:
+        """SIGTERM, then SIGKILL after `timeout` (test servers hold nothing worth a long drain); reaps the child."""
         if self.alive():
             self.proc.terminate()
             try:

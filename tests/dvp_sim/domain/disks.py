@@ -1,0 +1,216 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""VirtualDisk: Pending -> [WaitForFirstConsumer] -> Provisioning -> Ready; Resizing and Migrating from Ready."""
+
+from __future__ import annotations
+
+import hashlib
+
+from .. import conditions as C
+from .. import quantity
+from ..world import deleting, meta, phase, spec, status
+from .plan import Obj, Plan, changed, new_status, wait_phase
+
+KIND = "VirtualDisk"
+ADMITTED = frozenset({"WaitForFirstConsumer", "Provisioning", "Ready", "Resizing", "Migrating"})
+DEFAULT_CLASS_ANNOTATIONS = ("storageclass.kubernetes.io/is-default-class",
+                             "storageclass.beta.kubernetes.io/is-default-class")
+SOURCE_KINDS = {"VirtualImage", "ClusterVirtualImage", "VirtualDiskSnapshot"}
+
+
+def serial(uid: str) -> str:
+    """The disk serial DVP gives the block device: lowercase hex MD5 of the VirtualDisk uid."""
+    return hashlib.md5(uid.encode()).hexdigest()  # noqa: S324 - an identifier, as DVP computes it
+
+
+def requested_size(vd: Obj) -> int | None:
+    size = (spec(vd).get("persistentVolumeClaim") or {}).get("size")
+    return quantity.parse(size) if size not in (None, "") else None
+
+
+def source_of(vd: Obj, world) -> tuple[str, Obj | None] | None:
+    """(kind/name, object or None) for an ObjectRef data source; None when the disk has no such source."""
+    ds = spec(vd).get("dataSource") or {}
+    ref = ds.get("objectRef") or {}
+    if ds.get("type") != "ObjectRef" or ref.get("kind") not in SOURCE_KINDS:
+        return None
+    ns = None if ref["kind"] == "ClusterVirtualImage" else meta(vd).get("namespace")
+    return f"{ref['kind']}/{ref['name']}", world.get(ref["kind"], ns, ref["name"])
+
+
+def source_size(kind_name: str, src: Obj) -> int | None:
+    st = status(src)
+    raw = (st.get("size") or {}).get("unpacked") if kind_name.startswith(("VirtualImage", "ClusterVirtualImage")) \
+        else st.get("size")
+    return quantity.parse(raw) if raw else None
+
+
+def storage_class(vd: Obj, world) -> tuple[str, Obj | None]:
+    name = (spec(vd).get("persistentVolumeClaim") or {}).get("storageClassName") or ""
+    if name:
+        return name, world.get("StorageClass", None, name)
+    for sc in world.list("StorageClass"):
+        if any(str(meta(sc).get("annotations", {}).get(a, "")).lower() == "true" for a in DEFAULT_CLASS_ANNOTATIONS):
+            return meta(sc)["name"], sc
+    return "", None
+
+
+def consumed(vd: Obj, world) -> bool:
+    """A VM lists the disk, or an attachment asks for it: a WaitForFirstConsumer disk can now be provisioned."""
+    ns, name = meta(vd).get("namespace"), meta(vd)["name"]
+    for vm in world.list("VirtualMachine", ns):
+        if any(r.get("kind") == KIND and r.get("name") == name for r in spec(vm).get("blockDeviceRefs") or []):
+            return True
+    for att in world.list("VirtualMachineBlockDeviceAttachment", ns):
+        ref = spec(att).get("blockDeviceRef") or {}
+        if not deleting(att) and ref.get("kind") == KIND and ref.get("name") == name:
+            return True
+    return False
+
+
+def attached_to(vd: Obj, world) -> list[Obj]:
+    """VMs whose status shows this disk attached, as DVP reports them on the disk."""
+    name = meta(vd)["name"]
+    out = []
+    for vm in world.list("VirtualMachine", meta(vd).get("namespace")):
+        for ref in status(vm).get("blockDeviceRefs") or []:
+            if ref.get("kind") == KIND and ref.get("name") == name and ref.get("attached"):
+                out.append({"name": meta(vm)["name"], "mounted": True})
+                break
+    return sorted(out, key=lambda e: e["name"])
+
+
+def used_bytes(vd: Obj, world) -> int:
+    """Storage the namespace's other admitted disks take (their capacity, or the size they asked for)."""
+    total = 0
+    for other in world.list(KIND, meta(vd).get("namespace")):
+        if meta(other).get("uid") == meta(vd).get("uid") or phase(other) not in ADMITTED:
+            continue
+        cap = status(other).get("capacity")
+        size = max(quantity.parse(cap) if cap else 0, requested_size(other) or 0)
+        total += size
+    return total
+
+
+def reconcile(vd: Obj, world, cfg) -> Plan:
+    plan = Plan()
+    if deleting(vd):
+        return plan
+    uid = str(meta(vd).get("uid"))
+    if (meta(vd).get("annotations") or {}).get(C.SERIAL_ANNOTATION) != serial(uid):
+        plan.patch = {"metadata": {"annotations": {C.SERIAL_ANNOTATION: serial(uid)}}}
+    st = new_status(vd)
+    st["observedGeneration"] = meta(vd).get("generation", 1)
+    attached = attached_to(vd, world)
+    if attached:
+        st["attachedToVirtualMachines"] = attached
+    else:
+        st.pop("attachedToVirtualMachines", None)
+    current = st.get("phase") or ""
+    if current == "":
+        st["phase"] = "Pending"
+        C.put(st, C.READY, False, C.R_NOT_STARTED, "the disk is waiting to be provisioned")
+        world.enter(vd, "Pending")
+    elif current in ("Pending", "WaitForFirstConsumer"):
+        _admit(plan, vd, st, world, cfg)
+    elif current == "Provisioning":
+        size = _size(vd, world)
+        if size is not None and wait_phase(plan, world, vd, KIND, "Provisioning", cfg):
+            _ready(st, size)
+    elif current == "Ready":
+        _grow_or_migrate(plan, vd, st, world, cfg)
+    elif current == "Resizing":
+        size = requested_size(vd)
+        if size is not None and wait_phase(plan, world, vd, KIND, "Resizing", cfg):
+            _ready(st, size)
+            C.put(st, C.RESIZING, False, "Resized", f"the disk was resized to {quantity.fmt(size)}")
+    elif current == "Migrating" and wait_phase(plan, world, vd, KIND, "Migrating", cfg):
+        st["storageClassName"] = storage_class(vd, world)[0]
+        st["phase"] = "Ready"
+    plan.status = changed(vd, st)
+    return plan
+
+
+def _size(vd: Obj, world) -> int | None:
+    size = requested_size(vd)
+    if size is not None:
+        return size
+    src = source_of(vd, world)
+    if src and src[1] is not None:
+        return source_size(src[0], src[1])
+    return None
+
+
+def _ready(st: Obj, size: int) -> None:
+    st["phase"] = "Ready"
+    st["capacity"] = quantity.fmt(size)
+    st["progress"] = "100%"
+    C.put(st, C.READY, True, C.R_READY)
+
+
+def _admit(plan: Plan, vd: Obj, st: Obj, world, cfg) -> None:
+    """Pending/WaitForFirstConsumer: check source, size, class and quota, then start provisioning."""
+    src = source_of(vd, world)
+    if src is not None:
+        what, obj = src
+        if obj is None:
+            C.put(st, C.DATASOURCE_READY, False, C.R_DS_NOT_FOUND, f"{what} not found")
+            C.put(st, C.READY, False, C.R_DS_NOT_FOUND, f"the data source {what} is not found")
+            return
+        if phase(obj) != "Ready":
+            C.put(st, C.DATASOURCE_READY, False, C.R_DS_NOT_READY, f"{what} is {phase(obj) or 'Pending'}")
+            C.put(st, C.READY, False, C.R_DS_NOT_READY, f"the data source {what} is not ready yet")
+            return
+        C.put(st, C.DATASOURCE_READY, True, C.R_READY)
+    size = _size(vd, world)
+    if size is None:
+        st["phase"] = "Failed"
+        C.put(st, C.READY, False, C.R_FAILED, "spec.persistentVolumeClaim.size is required without a sized source")
+        return
+    sc_name, sc = storage_class(vd, world)
+    if sc is None:
+        reason = f'StorageClass "{sc_name}" not found' if sc_name else "no StorageClass given and none is default"
+        C.put(st, C.STORAGE_CLASS_READY, False, C.R_SC_NOT_READY, reason)
+        C.put(st, C.READY, False, C.R_SC_NOT_READY, reason)
+        return
+    C.put(st, C.STORAGE_CLASS_READY, True, C.R_READY)
+    if cfg.quota_bytes is not None and st.get("phase") == "Pending":
+        used = used_bytes(vd, world)
+        if used + size > cfg.quota_bytes:
+            C.put(st, C.READY, False, C.R_QUOTA, f"requested {quantity.fmt(size)} with {quantity.fmt(used)} in use "
+                  f"exceeds the project quota of {quantity.fmt(cfg.quota_bytes)}")
+            return
+    st["storageClassName"] = sc_name
+    if sc.get("volumeBindingMode") == "WaitForFirstConsumer" and not consumed(vd, world):
+        if st.get("phase") != "WaitForFirstConsumer":
+            st["phase"] = "WaitForFirstConsumer"
+            C.put(st, C.READY, False, C.R_WAIT_CONSUMER, "the disk waits for a virtual machine to use it")
+        return
+    if st.get("phase") == "Pending" and not wait_phase(plan, world, vd, KIND, "Pending", cfg):
+        C.put(st, C.READY, False, C.R_NOT_STARTED, "the disk is waiting to be provisioned")
+        return
+    st["phase"] = "Provisioning"
+    st["progress"] = "0%"
+    st["target"] = {"persistentVolumeClaimName": f"vd-{meta(vd)['name']}-{str(meta(vd).get('uid'))[:8]}"}
+    C.put(st, C.READY, False, C.R_PROVISIONING, "the disk is being provisioned")
+    world.enter(vd, "Provisioning")
+    plan.wake(cfg.delay(KIND, "Provisioning"))
+
+
+def _grow_or_migrate(plan: Plan, vd: Obj, st: Obj, world, cfg) -> None:
+    size = requested_size(vd)
+    capacity = quantity.parse(st["capacity"]) if st.get("capacity") else 0
+    if size is not None and size > capacity:
+        if cfg.quota_bytes is not None and used_bytes(vd, world) + size > cfg.quota_bytes:
+            C.put(st, C.RESIZING, False, C.R_QUOTA, f"growing to {quantity.fmt(size)} exceeds the project quota")
+            return
+        st["phase"] = "Resizing"
+        C.put(st, C.RESIZING, True, C.R_RESIZING, f"growing from {quantity.fmt(capacity)} to {quantity.fmt(size)}")
+        world.enter(vd, "Resizing")
+        plan.wake(cfg.delay(KIND, "Resizing"))
+        return
+    want = (spec(vd).get("persistentVolumeClaim") or {}).get("storageClassName")
+    if want and want != st.get("storageClassName") and world.get("StorageClass", None, want) is not None:
+        st["phase"] = "Migrating"
+        world.enter(vd, "Migrating")
+        plan.wake(cfg.delay(KIND, "Migrating"))

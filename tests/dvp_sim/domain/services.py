@@ -1,0 +1,38 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""LoadBalancer Services get status.loadBalancer.ingress from the pool (what MetalLB/L2 does in DVP)."""
+
+from __future__ import annotations
+
+import ipaddress
+
+from ..world import deleting, meta, spec, status
+from .plan import Obj, Plan, changed, new_status
+
+
+def ingress_ips(svc: Obj) -> list[str]:
+    return [i.get("ip") for i in (status(svc).get("loadBalancer") or {}).get("ingress") or [] if i.get("ip")]
+
+
+def reconcile(svc: Obj, world, cfg) -> Plan:
+    plan = Plan()
+    if deleting(svc):
+        return plan
+    st = new_status(svc)
+    if spec(svc).get("type") != "LoadBalancer":
+        if ingress_ips(svc):
+            st["loadBalancer"] = {}
+            plan.status = changed(svc, st)
+        return plan
+    if ingress_ips(svc):
+        return plan
+    used = {ip for other in world.list("Service") if meta(other).get("uid") != meta(svc).get("uid")
+            for ip in ingress_ips(other)}
+    wanted = spec(svc).get("loadBalancerIP")
+    hosts = (str(h) for h in ipaddress.ip_network(cfg.lb_pool).hosts())
+    ip = wanted if wanted and wanted not in used else next((h for h in hosts if h not in used), None)
+    if ip is None:
+        return plan  # pool exhausted: stays pending, as a real LB would
+    st["loadBalancer"] = {"ingress": [{"ip": ip, "ipMode": "VIP"}]}
+    plan.status = changed(svc, st)
+    return plan

@@ -1,0 +1,39 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""VirtualDiskSnapshot: Pending -> InProgress -> Ready once its disk is Ready."""
+
+from __future__ import annotations
+
+from .. import conditions as C
+from ..world import deleting, meta, phase, spec, status
+from .plan import Obj, Plan, changed, new_status, wait_phase
+
+KIND = "VirtualDiskSnapshot"
+
+
+def reconcile(snap: Obj, world, cfg) -> Plan:
+    plan = Plan()
+    if deleting(snap):
+        return plan
+    st = new_status(snap)
+    current = st.get("phase") or ""
+    disk = world.get("VirtualDisk", meta(snap).get("namespace"), spec(snap).get("virtualDiskName", ""))
+    if current in ("", "Pending"):
+        st["phase"] = "Pending"
+        if disk is None or phase(disk) != "Ready":
+            what = "not found" if disk is None else phase(disk) or "Pending"
+            C.put(st, "VirtualDiskReady", False, C.R_NOT_READY, f"the disk is {what}")
+        else:
+            C.put(st, "VirtualDiskReady", True, C.R_READY)
+            st["phase"] = "InProgress"
+            C.put(st, C.READY, False, "Snapshotting", "the snapshot is being taken")
+            world.enter(snap, "InProgress")
+            plan.wake(cfg.delay(KIND, "InProgress"))
+    elif current == "InProgress" and wait_phase(plan, world, snap, KIND, "InProgress", cfg):
+        st["phase"] = "Ready"
+        st["volumeSnapshotName"] = f"vs-{meta(snap)['name']}"
+        st["consistent"] = True
+        st["size"] = status(disk).get("capacity") or st.get("size") or ""
+        C.put(st, C.READY, True, C.R_READY)
+    plan.status = changed(snap, st)
+    return plan

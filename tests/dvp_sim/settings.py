@@ -1,0 +1,62 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Typed settings of the simulator: latencies per phase, pools, quota and the faults to inject."""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field
+
+from dvp_common.kube.faults import FaultHook
+
+MAX_BLOCK_DEVICES = 16  # per VM, static and hot-plugged together
+
+
+class SettingsInvalid(ValueError):
+    pass
+
+
+@dataclass
+class SimConfig:
+    # Seconds an object stays in a phase before the next one, keyed "<Kind>.<Phase>" (e.g.
+    # "VirtualDisk.Provisioning"); unlisted phases use default_latency.
+    latency: dict[str, float] = field(default_factory=dict)
+    default_latency: float = 0.05
+    # "<Kind>.<Phase>" entries that never finish (the object stays in that phase).
+    stuck: set[str] = field(default_factory=set)
+    # Sum of disk sizes allowed per namespace; a disk past it gets Ready=False reason QuotaExceeded.
+    quota_bytes: int | None = None
+    ip_pool: str = "10.66.0.0/24"  # VM addresses (VirtualMachineIPAddress + leases)
+    lb_pool: str = "192.0.2.0/24"  # LoadBalancer ingress addresses (TEST-NET-1)
+    nodes: tuple[str, ...] = ("dvp-node-1", "dvp-node-2", "dvp-node-3")  # DVP nodes VMs run on
+    image_size: str = "2Gi"  # what every VirtualImage / ClusterVirtualImage "unpacks" to
+    require_vm_class: bool = True  # a VM whose VirtualMachineClass is missing stays Pending
+    namespace: str | None = None  # None: every namespace
+    watch_timeout: int = 2  # seconds per watch request; bounds how long stop() waits for informer threads
+    faults: FaultHook | None = None  # injected into the simulator's own client (its requests fail/drop)
+
+    def delay(self, kind: str, phase: str) -> float | None:
+        """Seconds to spend in `phase`, or None when the phase never finishes."""
+        key = f"{kind}.{phase}"
+        if key in self.stuck:
+            return None
+        return self.latency.get(key, self.default_latency)
+
+    def validate(self) -> SimConfig:
+        for name in ("ip_pool", "lb_pool"):
+            try:
+                net = ipaddress.ip_network(getattr(self, name))
+            except ValueError as exc:
+                raise SettingsInvalid(f"SimConfig.{name}: {exc}") from None
+            if net.num_addresses < 4:
+                raise SettingsInvalid(f"SimConfig.{name}: {net} is too small")
+        for key, value in self.latency.items():
+            if "." not in key or value < 0:
+                raise SettingsInvalid(f"SimConfig.latency[{key!r}]: expected '<Kind>.<Phase>' and seconds >= 0")
+        if self.default_latency < 0:
+            raise SettingsInvalid("SimConfig.default_latency: must be >= 0")
+        if not self.nodes:
+            raise SettingsInvalid("SimConfig.nodes: at least one node")
+        if self.quota_bytes is not None and self.quota_bytes < 0:
+            raise SettingsInvalid("SimConfig.quota_bytes: must be >= 0")
+        return self

@@ -1,0 +1,127 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""VirtualDisk lifecycles played by the simulator on the real DVP API."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+from dvp_common.dvp import resources as R
+from dvp_common.kube import Invalid
+
+from dvp_sim import quantity, serial
+from dvp_sim.builders import WAIT, condition, disk, phase_is, vm
+from dvp_sim.conditions import SERIAL_ANNOTATION
+
+
+def test_disk_goes_pending_provisioning_ready_with_capacity_and_serial(dvp, ns, sim, record):
+    rec = record(R.VIRTUAL_DISK)
+    created = dvp.create(R.VIRTUAL_DISK, disk("d1", "3Gi"), ns)
+    ready = dvp.wait_for(R.VIRTUAL_DISK, "d1", phase_is("Ready"), WAIT, ns)
+    assert rec.until("d1", 3) == ["Pending", "Provisioning", "Ready"]
+    assert ready["status"]["capacity"] == "3Gi"
+    assert ready["status"]["storageClassName"] == "sim-fast"
+    assert condition(ready, "Ready")["status"] == "True"
+    uid = created["metadata"]["uid"]
+    assert serial(uid) == hashlib.md5(uid.encode()).hexdigest()  # noqa: S324
+    final = dvp.wait_for(R.VIRTUAL_DISK, "d1", lambda o: SERIAL_ANNOTATION in o["metadata"].get("annotations", {}),
+                         WAIT, ns)
+    assert final["metadata"]["annotations"][SERIAL_ANNOTATION] == serial(uid)
+
+
+def test_wait_for_first_consumer_disk_is_provisioned_once_a_vm_uses_it(dvp, ns, sim):
+    dvp.create(R.VIRTUAL_DISK, disk("lazy", "1Gi", "sim-wffc"), ns)
+    waiting = dvp.wait_for(R.VIRTUAL_DISK, "lazy", phase_is("WaitForFirstConsumer", "Ready"), WAIT, ns)
+    assert waiting["status"]["phase"] == "WaitForFirstConsumer"
+    assert condition(waiting, "Ready")["reason"] == "WaitingForFirstConsumer"
+    assert "capacity" not in waiting["status"]
+    dvp.create(R.VIRTUAL_MACHINE, vm("consumer", ["lazy"]), ns)
+    ready = dvp.wait_for(R.VIRTUAL_DISK, "lazy", phase_is("Ready"), WAIT, ns)
+    assert ready["status"]["capacity"] == "1Gi"
+
+
+def test_quota_exceeded_keeps_the_disk_pending_with_a_terminal_reason(dvp, ns, start_sim):
+    start_sim(quota_bytes=quantity.parse("3Gi"))
+    dvp.create(R.VIRTUAL_DISK, disk("first", "2Gi"), ns)
+    dvp.wait_for(R.VIRTUAL_DISK, "first", phase_is("Ready"), WAIT, ns)
+    dvp.create(R.VIRTUAL_DISK, disk("second", "2Gi"), ns)
+
+    def refused(obj):
+        return obj is not None and any(c["reason"] == "QuotaExceeded"
+                                       for c in obj.get("status", {}).get("conditions", []))
+
+    second = dvp.wait_for(R.VIRTUAL_DISK, "second", refused, WAIT, ns)
+    assert second["status"]["phase"] == "Pending"
+    ready = condition(second, "Ready")
+    assert (ready["status"], ready["reason"]) == ("False", "QuotaExceeded")
+    assert "exceeds the project quota of 3Gi" in ready["message"]
+
+
+def test_growing_the_size_goes_through_resizing_and_shrinking_is_refused(dvp, ns, sim, record):
+    rec = record(R.VIRTUAL_DISK)
+    dvp.create(R.VIRTUAL_DISK, disk("grow", "1Gi"), ns)
+    dvp.wait_for(R.VIRTUAL_DISK, "grow", phase_is("Ready"), WAIT, ns)
+    dvp.patch(R.VIRTUAL_DISK, "grow", {"spec": {"persistentVolumeClaim": {"size": "5Gi"}}}, ns)
+    grown = dvp.wait_for(R.VIRTUAL_DISK, "grow", lambda o: o["status"].get("capacity") == "5Gi", WAIT, ns)
+    assert grown["status"]["phase"] == "Ready"
+    assert rec.until("grow", 5) == ["Pending", "Provisioning", "Ready", "Resizing", "Ready"]
+    assert condition(grown, "Resizing")["reason"] == "Resized"
+    with pytest.raises(Invalid, match="the disk size can only grow"):
+        dvp.patch(R.VIRTUAL_DISK, "grow", {"spec": {"persistentVolumeClaim": {"size": "2Gi"}}}, ns)
+
+
+def test_storage_class_change_migrates_the_disk(dvp, ns, sim):
+    dvp.create(R.VIRTUAL_DISK, disk("mover", "1Gi"), ns)
+    dvp.wait_for(R.VIRTUAL_DISK, "mover", phase_is("Ready"), WAIT, ns)
+    dvp.patch(R.VIRTUAL_DISK, "mover", {"spec": {"persistentVolumeClaim": {"storageClassName": "sim-other"}}}, ns)
+    moved = dvp.wait_for(R.VIRTUAL_DISK, "mover",
+                         lambda o: o["status"].get("storageClassName") == "sim-other" and
+                         o["status"]["phase"] == "Ready", WAIT, ns)
+    assert moved["status"]["capacity"] == "1Gi"
+
+
+@pytest.mark.parametrize(("kind", "name", "capacity"), [("ClusterVirtualImage", "ubuntu", "2Gi"),
+                                                         ("VirtualImage", "local", "2Gi")])
+def test_disk_from_an_image_takes_the_image_size(dvp, ns, sim, kind, name, capacity):
+    if kind == "VirtualImage":
+        from dvp_sim import seed
+
+        seed.image(dvp, ns, name)
+    dvp.create(R.VIRTUAL_DISK, disk("boot", None, source=(kind, name)), ns)
+    ready = dvp.wait_for(R.VIRTUAL_DISK, "boot", phase_is("Ready"), WAIT, ns)
+    assert ready["status"]["capacity"] == capacity
+    assert condition(ready, "DatasourceReady")["status"] == "True"
+
+
+def test_disk_restored_from_a_snapshot_gets_the_snapshot_size(dvp, ns, sim):
+    dvp.create(R.VIRTUAL_DISK, disk("origin", "4Gi"), ns)
+    dvp.wait_for(R.VIRTUAL_DISK, "origin", phase_is("Ready"), WAIT, ns)
+    dvp.create(R.VIRTUAL_DISK_SNAPSHOT, {"metadata": {"name": "snap"}, "spec": {"virtualDiskName": "origin"}}, ns)
+    snap = dvp.wait_for(R.VIRTUAL_DISK_SNAPSHOT, "snap", phase_is("Ready"), WAIT, ns)
+    assert (snap["status"]["size"], snap["status"]["volumeSnapshotName"]) == ("4Gi", "vs-snap")
+    dvp.create(R.VIRTUAL_DISK, disk("restored", None, source=("VirtualDiskSnapshot", "snap")), ns)
+    assert dvp.wait_for(R.VIRTUAL_DISK, "restored", phase_is("Ready"), WAIT, ns)["status"]["capacity"] == "4Gi"
+
+
+def test_missing_data_source_is_reported_and_recovers_when_it_appears(dvp, ns, sim):
+    dvp.create(R.VIRTUAL_DISK, disk("orphan", "1Gi", source=("VirtualImage", "later")), ns)
+
+    def reason(obj):
+        return obj is not None and (condition(obj, "Ready")["reason"] if obj.get("status", {}).get("conditions") else None)
+
+    first = dvp.wait_for(R.VIRTUAL_DISK, "orphan", lambda o: reason(o) == "DatasourceIsNotFound", WAIT, ns)
+    assert first["status"]["phase"] == "Pending"
+    from dvp_sim import seed
+
+    seed.image(dvp, ns, "later")
+    assert dvp.wait_for(R.VIRTUAL_DISK, "orphan", phase_is("Ready"), WAIT, ns)
+
+
+def test_missing_storage_class_is_reported(dvp, ns, sim):
+    dvp.create(R.VIRTUAL_DISK, disk("nosc", "1Gi", "does-not-exist"), ns)
+    obj = dvp.wait_for(R.VIRTUAL_DISK, "nosc", lambda o: o is not None and any(
+        c["reason"] == "StorageClassIsNotReady" for c in o.get("status", {}).get("conditions", [])), WAIT, ns)
+    assert obj["status"]["phase"] == "Pending"
+    assert condition(obj, "Ready")["message"] == 'StorageClass "does-not-exist" not found'
+    assert condition(obj, "StorageClassReady")["status"] == "False"

@@ -1,0 +1,128 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""VirtualMachine lifecycles and VirtualMachineOperations played by the simulator on the real DVP API."""
+
+from __future__ import annotations
+
+import ipaddress
+
+from dvp_common.dvp import resources as R
+
+from dvp_sim.builders import WAIT, cloud_init, condition, disk, phase_is, vm, vmop
+
+
+def test_vm_waits_for_its_disks_and_cloud_init_secret_then_runs(dvp, ns, sim, record):
+    rec = record(R.VIRTUAL_MACHINE)
+    dvp.create(R.VIRTUAL_MACHINE, vm("m1", ["m1-boot"], secret="cloud-init-m1"), ns)
+
+    def blocked_on(obj, ctype):
+        return obj is not None and any(c["type"] == ctype and c["status"] == "False"
+                                       for c in obj.get("status", {}).get("conditions", []))
+
+    pending = dvp.wait_for(R.VIRTUAL_MACHINE, "m1", lambda o: blocked_on(o, "BlockDevicesReady"), WAIT, ns)
+    assert pending["status"]["phase"] == "Pending"
+    assert condition(pending, "BlockDevicesReady")["message"] == "VirtualDisk m1-boot not found"
+    assert condition(pending, "ProvisioningReady")["message"] == 'Secret "cloud-init-m1" not found'
+    dvp.create(R.VIRTUAL_DISK, disk("m1-boot", "10Gi"), ns)
+    dvp.wait_for(R.VIRTUAL_DISK, "m1-boot", phase_is("Ready"), WAIT, ns)
+    still = dvp.wait_for(R.VIRTUAL_MACHINE, "m1", lambda o: condition(o, "BlockDevicesReady")["status"] == "True",
+                         WAIT, ns)
+    assert still["status"]["phase"] == "Pending"
+    dvp.create(R.SECRET, cloud_init("cloud-init-m1"), ns)
+    running = dvp.wait_for(R.VIRTUAL_MACHINE, "m1", phase_is("Running"), WAIT, ns)
+    assert rec.until("m1", 3) == ["Pending", "Starting", "Running"]
+    st = running["status"]
+    assert ipaddress.ip_address(st["ipAddress"]) in ipaddress.ip_network("10.66.0.0/24")
+    assert st["nodeName"] in ("dvp-node-1", "dvp-node-2", "dvp-node-3")
+    assert st["virtualMachineIPAddressName"] == "m1"
+    assert st["blockDeviceRefs"] == [{"kind": "VirtualDisk", "name": "m1-boot", "size": "10Gi", "attached": True,
+                                      "target": "sda", "hotplugged": False}]
+    vmip = dvp.get(R.VIRTUAL_MACHINE_IP_ADDRESS, "m1", ns)
+    assert (vmip["status"]["address"], vmip["metadata"]["ownerReferences"][0]["name"]) == (st["ipAddress"], "m1")
+    lease = dvp.get(R.VIRTUAL_MACHINE_IP_ADDRESS_LEASE, "ip-" + st["ipAddress"].replace(".", "-"))
+    assert lease["spec"]["virtualMachineIPAddressRef"] == {"namespace": ns, "name": "m1"}
+    disk_now = dvp.wait_for(R.VIRTUAL_DISK, "m1-boot", lambda o: o["status"].get("attachedToVirtualMachines"),
+                            WAIT, ns)
+    assert disk_now["status"]["attachedToVirtualMachines"] == [{"name": "m1", "mounted": True}]
+
+
+def test_two_vms_get_different_addresses(dvp, ns, sim):
+    for name in ("a", "b"):
+        dvp.create(R.VIRTUAL_DISK, disk(f"{name}-d", "1Gi"), ns)
+        dvp.create(R.VIRTUAL_MACHINE, vm(name, [f"{name}-d"]), ns)
+    ips = {dvp.wait_for(R.VIRTUAL_MACHINE, n, phase_is("Running"), WAIT, ns)["status"]["ipAddress"] for n in "ab"}
+    assert len(ips) == 2
+
+
+def test_static_address_is_used_when_the_vm_names_one(dvp, ns, sim):
+    dvp.create(R.VIRTUAL_MACHINE_IP_ADDRESS, {"metadata": {"name": "fixed"},
+                                              "spec": {"type": "Static", "staticIP": "10.66.0.250"}}, ns)
+    assert dvp.wait_for(R.VIRTUAL_MACHINE_IP_ADDRESS, "fixed", phase_is("Bound"), WAIT, ns)
+    dvp.create(R.VIRTUAL_DISK, disk("s-d", "1Gi"), ns)
+    body = vm("static", ["s-d"])
+    body["spec"]["virtualMachineIPAddressName"] = "fixed"
+    dvp.create(R.VIRTUAL_MACHINE, body, ns)
+    running = dvp.wait_for(R.VIRTUAL_MACHINE, "static", phase_is("Running"), WAIT, ns)
+    assert running["status"]["ipAddress"] == "10.66.0.250"
+    vmip = dvp.wait_for(R.VIRTUAL_MACHINE_IP_ADDRESS, "fixed", phase_is("Attached"), WAIT, ns)
+    assert vmip["status"]["virtualMachineName"] == "static"
+
+
+def test_missing_vm_class_keeps_the_vm_pending(dvp, ns, sim):
+    body = vm("classless", ["c-d"])
+    body["spec"]["virtualMachineClassName"] = "no-such-class"
+    dvp.create(R.VIRTUAL_DISK, disk("c-d", "1Gi"), ns)
+    dvp.create(R.VIRTUAL_MACHINE, body, ns)
+    obj = dvp.wait_for(R.VIRTUAL_MACHINE, "classless", lambda o: o is not None and any(
+        c["type"] == "VirtualMachineClassReady" for c in o.get("status", {}).get("conditions", [])), WAIT, ns)
+    assert obj["status"]["phase"] == "Pending"
+    assert condition(obj, "VirtualMachineClassReady")["message"] == 'VirtualMachineClass "no-such-class" not found'
+
+
+def running_vm(dvp, ns, name):
+    dvp.create(R.VIRTUAL_DISK, disk(f"{name}-boot", "1Gi"), ns)
+    dvp.create(R.VIRTUAL_MACHINE, vm(name, [f"{name}-boot"]), ns)
+    return dvp.wait_for(R.VIRTUAL_MACHINE, name, phase_is("Running"), WAIT, ns)
+
+
+def test_stop_and_start_operations(dvp, ns, sim, record):
+    rec = record(R.VIRTUAL_MACHINE)
+    running_vm(dvp, ns, "p")
+    dvp.create(R.VIRTUAL_MACHINE_OPERATION, vmop("stop-p", "p", "Stop"), ns)
+    stopped = dvp.wait_for(R.VIRTUAL_MACHINE, "p", phase_is("Stopped"), WAIT, ns)
+    assert "nodeName" not in stopped["status"]
+    assert [r["attached"] for r in stopped["status"]["blockDeviceRefs"]] == [False]
+    op = dvp.wait_for(R.VIRTUAL_MACHINE_OPERATION, "stop-p", phase_is("Completed"), WAIT, ns)
+    assert condition(op, "Completed")["status"] == "True"
+    dvp.create(R.VIRTUAL_MACHINE_OPERATION, vmop("start-p", "p", "Start"), ns)
+    dvp.wait_for(R.VIRTUAL_MACHINE, "p", phase_is("Running"), WAIT, ns)
+    assert dvp.wait_for(R.VIRTUAL_MACHINE_OPERATION, "start-p", phase_is("Completed"), WAIT, ns)
+    assert rec.until("p", 7) == ["Pending", "Starting", "Running", "Stopping", "Stopped", "Starting", "Running"]
+
+
+def test_restart_operation_goes_through_stopping_and_starting(dvp, ns, sim, record):
+    rec = record(R.VIRTUAL_MACHINE)
+    running_vm(dvp, ns, "r")
+    dvp.create(R.VIRTUAL_MACHINE_OPERATION, vmop("restart-r", "r", "Restart"), ns)
+    assert dvp.wait_for(R.VIRTUAL_MACHINE_OPERATION, "restart-r", phase_is("Completed"), WAIT, ns)
+    assert rec.until("r", 6) == ["Pending", "Starting", "Running", "Stopping", "Starting", "Running"]
+
+
+def test_operations_that_cannot_apply(dvp, ns, sim):
+    running_vm(dvp, ns, "q")
+    dvp.create(R.VIRTUAL_MACHINE_OPERATION, vmop("start-q", "q", "Start"), ns)
+    done = dvp.wait_for(R.VIRTUAL_MACHINE_OPERATION, "start-q", phase_is("Completed", "Failed"), WAIT, ns)
+    assert (done["status"]["phase"], condition(done, "Completed")["message"]) == (
+        "Completed", "the virtual machine is already Running")
+    dvp.create(R.VIRTUAL_MACHINE_OPERATION, vmop("stop-ghost", "ghost", "Stop"), ns)
+    failed = dvp.wait_for(R.VIRTUAL_MACHINE_OPERATION, "stop-ghost", phase_is("Completed", "Failed"), WAIT, ns)
+    assert (failed["status"]["phase"], condition(failed, "Completed")["reason"]) == ("Failed", "NotFound")
+
+
+def test_manual_run_policy_vm_stays_stopped_until_started(dvp, ns, sim):
+    dvp.create(R.VIRTUAL_DISK, disk("man-d", "1Gi"), ns)
+    dvp.create(R.VIRTUAL_MACHINE, vm("manual", ["man-d"], run_policy="Manual"), ns)
+    assert dvp.wait_for(R.VIRTUAL_MACHINE, "manual", phase_is("Stopped", "Running"), WAIT, ns)["status"]["phase"] \
+        == "Stopped"
+    dvp.create(R.VIRTUAL_MACHINE_OPERATION, vmop("go", "manual", "Start"), ns)
+    assert dvp.wait_for(R.VIRTUAL_MACHINE, "manual", phase_is("Running"), WAIT, ns)
