@@ -1,0 +1,96 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""The DVP side, as the controllers need it: VMs and our Services from caches, a few writes.
+
+Reads come from informers (VMs selected by our cluster UUID, Services by our cluster UUID and the ccm label), so
+a full resync costs no DVP request. A live read happens only to confirm that a VM is really gone before a Node
+is deleted, or to tell a foreign VM from a missing one. Every write is to an object that passes the ownership
+rule; VM label patches carry the VM's uid, so a same-named replacement is never touched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from dvp_common.dvp import DVPConnection, Services
+from dvp_common.dvp import labels as L
+from dvp_common.dvp.ownership import NotOurs
+from dvp_common.dvp.resources import VIRTUAL_MACHINE
+from dvp_common.kube import NotFound
+
+from dvp_ccm.domain.instances import considered, labels, name
+
+Obj = dict[str, Any]
+PROTECTED = frozenset({L.CLUSTER_UUID, L.COMPONENT, L.MANAGED_BY, L.HOSTNAME})
+
+
+class Store(Protocol):
+    def get(self, key: str) -> Obj | None: ...
+
+    def items(self) -> list[Obj]: ...
+
+
+class Cloud:
+    def __init__(self, conn: DVPConnection, vms: Store, services: Store | None = None) -> None:
+        self.conn, self.vms, self.services_store = conn, vms, services
+        self.services = Services(conn, L.CCM)
+
+    @property
+    def uuid(self) -> str:
+        return self.conn.cluster_uuid
+
+    def _key(self, vm_name: str) -> str:
+        return f"{self.conn.namespace}/{vm_name}"
+
+    # VMs -----------------------------------------------------------------------------------------------------
+    def vm(self, vm_name: str) -> Obj | None:
+        vm = self.vms.get(self._key(vm_name))
+        return vm if considered(vm, self.uuid) else None
+
+    def vm_by_hostname(self, hostname: str) -> list[Obj]:
+        return [vm for vm in self.vms.items() if labels(vm).get(L.HOSTNAME) == hostname and considered(vm, self.uuid)]
+
+    def vm_live(self, vm_name: str) -> tuple[Obj | None, bool]:
+        """(the VM if ours, whether a VM of that name exists at all): one GET, to confirm what the cache says."""
+        try:
+            vm = self.conn.client.get(VIRTUAL_MACHINE, vm_name, self.conn.namespace)
+        except NotFound:
+            return None, False
+        return (vm if considered(vm, self.uuid) else None), vm is not None
+
+    def vms_with_label(self, key: str) -> list[Obj]:
+        return [vm for vm in self.vms.items() if key in labels(vm)]
+
+    def set_vm_labels(self, vm: Obj, changes: dict[str, str | None]) -> Obj:
+        """Merge labels onto one of our VMs (None removes a key); ownership keys are never changed."""
+        if not considered(vm, self.uuid):
+            raise NotOurs("not a VM of this cluster", status=404, reason="NotOurs", kind="VirtualMachine",
+                          name=name(vm), namespace=self.conn.namespace)
+        if PROTECTED & changes.keys():
+            raise ValueError(f'VirtualMachine "{name(vm)}": labels {sorted(PROTECTED & changes.keys())} are not ours')
+        body = {"metadata": {"uid": vm["metadata"]["uid"], "labels": changes}}
+        return self.conn.client.patch(VIRTUAL_MACHINE, name(vm), body, self.conn.namespace)
+
+    # Services ------------------------------------------------------------------------------------------------
+    def service(self, svc_name: str) -> Obj | None:
+        """Our DVP Service from the cache (foreign ones never enter it)."""
+        if self.services_store is None:
+            return self.services.get_or_none(svc_name)
+        return self.services_store.get(self._key(svc_name))
+
+    def our_services(self) -> list[Obj]:
+        return list(self.services_store.items()) if self.services_store is not None else []
+
+    def ensure_service(self, svc_name: str, spec: Obj, annotations: dict[str, str]) -> Obj:
+        return self.services.ensure(svc_name, spec, annotations=annotations)
+
+    def delete_service(self, svc_name: str) -> bool:
+        return self.services.delete(svc_name)
+
+
+def vm_names(vms: list[Obj]) -> set[str]:
+    return {name(vm) for vm in vms}
+
+
+Prober = Callable[[str, int], bool]

@@ -1,0 +1,35 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""What every controller is given: the guest client, the DVP side, the caches, the event recorder, a clock."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from dvp_common.kube import KubeClient
+
+from dvp_ccm.cloud import Cloud, Prober, Store
+from dvp_ccm.domain.lifecycle import LifecycleConfig
+from dvp_ccm.events import EventRecorder
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+@dataclass
+class Context:
+    guest: KubeClient
+    cloud: Cloud
+    nodes: Store
+    events: EventRecorder
+    services: Store | None = None
+    slices: Store | None = None
+    lifecycle: LifecycleConfig = field(default_factory=LifecycleConfig)
+    default_region: str = ""
+    default_zone: str = ""
+    lb_annotation_prefixes: tuple[str, ...] = ()
+    prober: Prober | None = None
+    now: Callable[[], dt.datetime] = utcnow

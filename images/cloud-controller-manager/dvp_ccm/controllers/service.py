@@ -1,0 +1,146 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""service-lb-controller: a DVP Service per guest LoadBalancer Service, VMs labelled to back it, status copied.
+
+Order of an ensure: the cleanup finalizer on the guest Service, the DVP Service (only when the cached one
+differs), the selector label on the VMs of eligible nodes (and off the others), then status.loadBalancer once
+DVP reports an ingress. The DVP Service informer brings the ingress (no polling). Cleanup reverses it and
+removes the finalizer last, so a restart at any point resumes the same work. A DVP Service of that name that is
+not ours is never changed (issue 12).
+"""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import ThreadPoolExecutor
+
+from dvp_common.dvp import labels as L
+from dvp_common.dvp.ownership import NotOurs
+from dvp_common.kube import Conflict, NotFound
+from dvp_common.kube.resources import SERVICE
+
+from dvp_ccm.controllers.context import Context
+from dvp_ccm.domain import events as E
+from dvp_ccm.domain import instances as I
+from dvp_ccm.domain import loadbalancer as LB
+from dvp_ccm.runner import DONE, Result
+
+log = logging.getLogger("dvp_ccm.service")
+NOT_OURS_RECHECK = 300.0  # seconds: someone may remove the foreign Service; no hot loop meanwhile
+
+
+class ServiceController:
+    def __init__(self, ctx: Context) -> None:
+        assert ctx.services is not None
+        self.ctx = ctx
+
+    def reconcile(self, key: str) -> Result:
+        svc = self.ctx.services.get(key) if self.ctx.services is not None else None
+        try:
+            if svc is None:
+                return self._orphans(key)
+            if LB.needs_cleanup(svc):
+                return self._cleanup(svc)
+            if not LB.wants_lb(svc):
+                return DONE
+            return self._ensure(svc)
+        except Conflict:
+            return Result(retry=True)
+
+    # ensure ------------------------------------------------------------------------------------------------
+    def _ensure(self, svc: dict) -> Result:
+        try:
+            want = LB.desired(svc, self.ctx.lb_annotation_prefixes)
+        except LB.BadService as exc:
+            self.ctx.events.record(svc, "Warning", E.UNSUPPORTED_SERVICE, str(exc))
+            return DONE
+        md = svc["metadata"]
+        if not LB.has_finalizer(svc):
+            svc = self.ctx.guest.patch(SERVICE, md["name"], {"metadata": {
+                "resourceVersion": md["resourceVersion"], "finalizers": [*(md.get("finalizers") or []),
+                                                                          LB.FINALIZER]}}, md["namespace"])
+        current = self.ctx.cloud.service(want.name)
+        if not LB.spec_matches(current, want):
+            try:
+                current = self.ctx.cloud.ensure_service(want.name, want.spec, want.annotations)
+            except NotOurs:
+                self.ctx.events.record(svc, "Warning", E.LB_NOT_OURS,
+                                       f'Service "{LB.key(svc)}": DVP Service "{want.name}" exists and is not '
+                                       "managed by this cluster; left alone")
+                return Result(requeue_after=NOT_OURS_RECHECK)
+        self._label_vms(want.label_key, self._backends(svc))
+        return self._status(svc, LB.ingress(current))
+
+    def _backends(self, svc: dict) -> set[str]:
+        """Names of our VMs behind eligible nodes (filtered by kube-proxy's health check for ETP Local)."""
+        vms: dict[str, str] = {}
+        for node in self.ctx.nodes.items():
+            if not LB.node_eligible(node):
+                continue
+            try:
+                ref = I.vm_ref(node)
+            except I.BadProviderID:
+                continue
+            vm = self.ctx.cloud.vm(ref.name) if ref and ref.name else None
+            if vm is not None and I.vm_ip(vm):
+                vms[I.name(vm)] = I.vm_ip(vm)
+        port = LB.local_traffic(svc)
+        if port is None or self.ctx.prober is None:
+            return set(vms)
+        prober = self.ctx.prober
+        with ThreadPoolExecutor(max_workers=min(16, max(1, len(vms)))) as pool:
+            healthy = dict(zip(vms, pool.map(lambda ip: prober(ip, port), vms.values()), strict=True))
+        return {n for n, ok in healthy.items() if ok}
+
+    def _label_vms(self, label_key: str, wanted: set[str]) -> None:
+        for vm in self.ctx.cloud.vms_with_label(label_key):
+            if I.name(vm) not in wanted:
+                self.ctx.cloud.set_vm_labels(vm, {label_key: None})
+        for vm_name in sorted(wanted):
+            vm = self.ctx.cloud.vm(vm_name)
+            if vm is not None and I.labels(vm).get(label_key) != L.LB_LABEL_VALUE:
+                self.ctx.cloud.set_vm_labels(vm, {label_key: L.LB_LABEL_VALUE})
+
+    def _status(self, svc: dict, ingress: list[dict]) -> Result:
+        current = ((svc.get("status") or {}).get("loadBalancer") or {}).get("ingress") or []
+        if ingress and ingress != current:
+            md = svc["metadata"]
+            self.ctx.guest.patch(SERVICE, md["name"], {"status": {"loadBalancer": {"ingress": ingress}}},
+                                 md["namespace"], subresource="status")
+            ips = ", ".join(i.get("ip") or i.get("hostname") or "" for i in ingress)
+            self.ctx.events.record(svc, "Normal", E.ENSURED_LB, f'Service "{LB.key(svc)}": load balancer at {ips}')
+        return DONE
+
+    # cleanup -----------------------------------------------------------------------------------------------
+    def _release(self, lb_name: str, label_key: str) -> None:
+        try:
+            self.ctx.cloud.delete_service(lb_name)
+        except NotOurs:
+            log.warning('DVP Service "%s" is not ours: not deleted', lb_name)
+        for vm in self.ctx.cloud.vms_with_label(label_key):
+            self.ctx.cloud.set_vm_labels(vm, {label_key: None})
+
+    def _cleanup(self, svc: dict) -> Result:
+        name, label_key = LB.names(svc)
+        self._release(name, label_key)
+        md = svc["metadata"]
+        rest = [f for f in md.get("finalizers") or [] if f != LB.FINALIZER]
+        try:
+            self.ctx.guest.patch(SERVICE, md["name"], {"metadata": {"resourceVersion": md["resourceVersion"],
+                                                                    "finalizers": rest or None}}, md["namespace"])
+            if (svc.get("status") or {}).get("loadBalancer", {}).get("ingress") and LB.wants_lb(svc) is False \
+                    and not md.get("deletionTimestamp"):
+                self.ctx.guest.patch(SERVICE, md["name"], {"status": {"loadBalancer": {"ingress": None}}},
+                                     md["namespace"], subresource="status")
+        except NotFound:
+            return DONE
+        self.ctx.events.record(svc, "Normal", E.DELETED_LB, f'Service "{LB.key(svc)}": load balancer deleted')
+        return DONE
+
+    def _orphans(self, key: str) -> Result:
+        """The guest Service is gone (deleted while we were away, finalizer removed by hand): release its LB."""
+        for dvp_svc in self.ctx.cloud.our_services():
+            if (dvp_svc["metadata"].get("annotations") or {}).get(LB.GUEST_SERVICE) == key:
+                lb_name = dvp_svc["metadata"]["name"]
+                self._release(lb_name, L.lb_label_key(lb_name))
+        return DONE

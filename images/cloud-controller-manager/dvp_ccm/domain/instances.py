@@ -1,0 +1,141 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Which VM backs a Node, and what the Node should say about it (InstancesV2 semantics, as pure functions).
+
+- providerID `dvp://<vm name>`; a Node without one is matched by the VM label `dvp.deckhouse.io/hostname`.
+- Only VMs labelled with our cluster UUID are considered (issue 12); dhctl's master VMs carry no component label,
+  capdvp's carry `capdvp`, so either counts; any other component label does not.
+- Addresses: InternalIP and ExternalIP = `vm.status.ipAddress`, then Hostname; never an empty address.
+- Topology: `topology.kubernetes.io/{region,zone}` from the VM's `spec.nodeSelector` (where DVP places the VM;
+  the master layout sets it), else the VM's labels of the same keys, else the configured defaults (none: unset).
+- Instance type: `<virtualMachineClassName>.<cores>c.<memory>` (e.g. `generic.2c.4Gi`), cut to a label value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from dvp_common.dvp import labels as L
+
+Obj = dict[str, Any]
+REGION = "topology.kubernetes.io/region"
+ZONE = "topology.kubernetes.io/zone"
+INSTANCE_TYPE = "node.kubernetes.io/instance-type"
+VM_COMPONENTS = frozenset({L.CAPDVP})
+_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+
+
+class BadProviderID(ValueError):
+    """A Node's providerID starts with dvp:// but names no VM we can address."""
+
+
+@dataclass(frozen=True)
+class VMRef:
+    """How to find a Node's VM: by name (from the providerID) or by the hostname label."""
+
+    name: str | None = None
+    hostname: str | None = None
+
+
+def labels(obj: Obj | None) -> dict[str, str]:
+    return ((obj or {}).get("metadata") or {}).get("labels") or {}
+
+
+def name(obj: Obj) -> str:
+    return str((obj.get("metadata") or {}).get("name") or "")
+
+
+def provider_id(node: Obj) -> str:
+    return str((node.get("spec") or {}).get("providerID") or "")
+
+
+def is_foreign(node: Obj) -> bool:
+    """Another provider's Node: never touched."""
+    pid = provider_id(node)
+    return bool(pid) and not pid.startswith(L.PROVIDER_ID_PREFIX)
+
+
+def vm_ref(node: Obj) -> VMRef | None:
+    """None for a foreign Node; BadProviderID for a malformed `dvp://` one."""
+    pid = provider_id(node)
+    if not pid:
+        return VMRef(hostname=name(node))
+    try:
+        vm_name = L.parse_provider_id(pid)
+    except ValueError as exc:
+        raise BadProviderID(f'Node "{name(node)}": spec.providerID "{pid}" is malformed: expected dvp://<vm name>') \
+            from exc
+    if vm_name is None:
+        return None
+    if len(vm_name) > L.MAX_NAME or not re.fullmatch(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?", vm_name):
+        raise BadProviderID(f'Node "{name(node)}": spec.providerID "{pid}" names no valid VirtualMachine')
+    return VMRef(name=vm_name)
+
+
+def considered(vm: Obj | None, cluster_uuid: str) -> bool:
+    """Ours to read and label: our cluster UUID, and made by capdvp or by dhctl (no component label)."""
+    if not cluster_uuid:
+        raise ValueError("cluster UUID is empty: refusing to judge VMs")
+    found = labels(vm)
+    return found.get(L.CLUSTER_UUID) == cluster_uuid and found.get(L.COMPONENT, L.CAPDVP) in VM_COMPONENTS
+
+
+def vm_ip(vm: Obj) -> str:
+    return str((vm.get("status") or {}).get("ipAddress") or "").strip()
+
+
+def vm_phase(vm: Obj | None) -> str:
+    return str(((vm or {}).get("status") or {}).get("phase") or "")
+
+
+def addresses(vm: Obj, node_name: str) -> list[dict[str, str]]:
+    """The Node's addresses; [] when the VM reports no IP yet (callers keep what the Node has)."""
+    ip = vm_ip(vm)
+    if not ip:
+        return []
+    host = labels(vm).get(L.HOSTNAME) or node_name
+    return [{"type": "InternalIP", "address": ip}, {"type": "ExternalIP", "address": ip},
+            {"type": "Hostname", "address": host}]
+
+
+def _label_value(text: str) -> str:
+    text = re.sub(r"[^A-Za-z0-9_.-]", "-", text).strip("-_.")
+    if len(text) > 63:
+        text = text[:52].rstrip("-_.") + "-" + hashlib.sha256(text.encode()).hexdigest()[:10]
+    return text
+
+
+def instance_type(vm: Obj) -> str:
+    spec = vm.get("spec") or {}
+    cls = str(spec.get("virtualMachineClassName") or "")
+    cores = (spec.get("cpu") or {}).get("cores")
+    memory = (spec.get("memory") or {}).get("size")
+    if not cls or not cores or not memory:
+        return ""
+    return _label_value(f"{cls}.{cores}c.{memory}")
+
+
+def topology(vm: Obj, default_region: str = "", default_zone: str = "") -> dict[str, str]:
+    selector = (vm.get("spec") or {}).get("nodeSelector") or {}
+    out = {}
+    for key, default in ((REGION, default_region), (ZONE, default_zone)):
+        value = selector.get(key) or labels(vm).get(key) or default
+        if value and _LABEL_VALUE.match(value) and len(value) <= 63:
+            out[key] = value
+    return out
+
+
+def node_labels(vm: Obj, default_region: str = "", default_zone: str = "") -> dict[str, str]:
+    out = topology(vm, default_region, default_zone)
+    itype = instance_type(vm)
+    if itype:
+        out[INSTANCE_TYPE] = itype
+    return out
+
+
+def current_addresses(node: Obj) -> list[dict[str, str]]:
+    return [{"type": a.get("type"), "address": a.get("address")}
+            for a in (node.get("status") or {}).get("addresses") or []]

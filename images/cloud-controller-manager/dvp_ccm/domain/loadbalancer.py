@@ -1,0 +1,136 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""LoadBalancer rules: which guest Services we serve, the DVP Service that backs one, which nodes it selects.
+
+- Served: `type: LoadBalancer` without a `loadBalancerClass` (a class names another implementation).
+- The DVP Service: named `"a" + uid without dashes`, cut to 32 (upstream's name); `type: LoadBalancer`; one port
+  per guest port (name, protocol, port) targeting that port's NodePort; selector `{dvp.deckhouse.io/<name>:
+  loadbalancer}`, a label the CCM puts on the VMs of eligible nodes; `externalTrafficPolicy` and `loadBalancerIP`
+  copied. Not copied, on purpose (issue 12): `externalIPs` (a guest user could claim any address in DVP, as in
+  CVE-2020-8554) and annotations, except keys under configured prefixes.
+- Refused with an Event (nothing changed in DVP): protocols other than TCP/UDP, ports without a NodePort, no
+  ports, `externalIPs`, a `spec.selector`-less Service is fine (endpoints are the guest's business).
+- Eligible nodes: initialised DVP Nodes not labelled `node.kubernetes.io/exclude-from-external-load-balancers`
+  and not being removed by the cluster autoscaler; with `externalTrafficPolicy: Local` only those whose
+  kube-proxy answers 200 on `healthCheckNodePort` (they run a ready endpoint).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from dvp_common.dvp import labels as L
+
+from . import taints as T
+from .instances import is_foreign, labels, provider_id
+
+Obj = dict[str, Any]
+FINALIZER = "service.kubernetes.io/load-balancer-cleanup"
+EXCLUDE_LABEL = "node.kubernetes.io/exclude-from-external-load-balancers"
+PROTOCOLS = frozenset({"TCP", "UDP"})
+# On the DVP Service: which guest Service it serves (annotations: names may exceed label limits).
+GUEST_SERVICE = "dvp.deckhouse.io/guest-service"  # "<namespace>/<name>"
+GUEST_SERVICE_UID = "dvp.deckhouse.io/guest-service-uid"
+
+
+class BadService(ValueError):
+    """The guest Service asks for something we do not do; the message names the object and field."""
+
+
+@dataclass(frozen=True)
+class Desired:
+    name: str
+    label_key: str
+    spec: Obj
+    annotations: dict[str, str]
+
+
+def md(obj: Obj) -> Obj:
+    return obj.get("metadata") or {}
+
+
+def key(svc: Obj) -> str:
+    return f"{md(svc).get('namespace')}/{md(svc).get('name')}"
+
+
+def wants_lb(svc: Obj) -> bool:
+    spec = svc.get("spec") or {}
+    return spec.get("type") == "LoadBalancer" and not spec.get("loadBalancerClass") \
+        and not md(svc).get("deletionTimestamp")
+
+
+def has_finalizer(svc: Obj) -> bool:
+    return FINALIZER in (md(svc).get("finalizers") or [])
+
+
+def needs_cleanup(svc: Obj) -> bool:
+    """Ours once (finalizer) but no longer served: deleted, type changed, or class set."""
+    return has_finalizer(svc) and not wants_lb(svc)
+
+
+def names(svc: Obj) -> tuple[str, str]:
+    name = L.lb_name(str(md(svc).get("uid") or ""))
+    return name, L.lb_label_key(name)
+
+
+def desired(svc: Obj, annotation_prefixes: tuple[str, ...] = ()) -> Desired:
+    spec = svc.get("spec") or {}
+    where = f'Service "{key(svc)}"'
+    if spec.get("externalIPs"):
+        raise BadService(f"{where}: spec.externalIPs is not supported by the DVP load balancer")
+    ports = spec.get("ports") or []
+    if not ports:
+        raise BadService(f"{where}: spec.ports is empty")
+    out_ports = []
+    for i, port in enumerate(ports):
+        proto = port.get("protocol") or "TCP"
+        if proto not in PROTOCOLS:
+            raise BadService(f"{where}: spec.ports[{i}].protocol {proto} is not supported (TCP, UDP)")
+        if not port.get("nodePort"):
+            raise BadService(f"{where}: spec.ports[{i}].nodePort is not set (allocateLoadBalancerNodePorts: false "
+                             "is not supported)")
+        item = {"protocol": proto, "port": int(port["port"]), "targetPort": int(port["nodePort"])}
+        if port.get("name"):
+            item["name"] = port["name"]
+        out_ports.append(item)
+    name, label_key = names(svc)
+    out: Obj = {"type": "LoadBalancer", "ports": out_ports, "selector": {label_key: L.LB_LABEL_VALUE},
+                "externalTrafficPolicy": spec.get("externalTrafficPolicy") or "Cluster"}
+    if spec.get("loadBalancerIP"):
+        out["loadBalancerIP"] = spec["loadBalancerIP"]
+    annotations = {k: v for k, v in (md(svc).get("annotations") or {}).items()
+                   if any(k.startswith(p) for p in annotation_prefixes if p)}
+    annotations.update({GUEST_SERVICE: key(svc), GUEST_SERVICE_UID: str(md(svc).get("uid") or "")})
+    return Desired(name, label_key, out, annotations)
+
+
+def local_traffic(svc: Obj) -> int | None:
+    """The healthCheckNodePort when nodes must be filtered by local endpoints, else None."""
+    spec = svc.get("spec") or {}
+    if spec.get("externalTrafficPolicy") == "Local" and spec.get("healthCheckNodePort"):
+        return int(spec["healthCheckNodePort"])
+    return None
+
+
+def node_eligible(node: Obj) -> bool:
+    if is_foreign(node) or not provider_id(node) or EXCLUDE_LABEL in labels(node):
+        return False
+    return not T.has(node, T.UNINITIALIZED) and not T.has(node, T.TO_BE_DELETED)
+
+
+def spec_matches(current: Obj | None, want: Desired) -> bool:
+    """Whether our DVP Service already says what we want (then no write at all)."""
+    if current is None:
+        return False
+    spec = current.get("spec") or {}
+    ports = [{k: p.get(k) for k in ("name", "protocol", "port", "targetPort") if p.get(k) is not None}
+             for p in spec.get("ports") or []]
+    same_spec = (ports == want.spec["ports"] and (spec.get("selector") or {}) == want.spec["selector"]
+                 and spec.get("externalTrafficPolicy") == want.spec["externalTrafficPolicy"]
+                 and spec.get("loadBalancerIP") == want.spec.get("loadBalancerIP"))
+    return same_spec and (md(current).get("annotations") or {}) == want.annotations
+
+
+def ingress(obj: Obj | None) -> list[Obj]:
+    return list((((obj or {}).get("status") or {}).get("loadBalancer") or {}).get("ingress") or [])
