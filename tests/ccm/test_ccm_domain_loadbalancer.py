@@ -1,0 +1,84 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+from __future__ import annotations
+
+import pytest
+from ccm_builders import UNINIT, node, service
+from dvp_ccm.domain import loadbalancer as LB
+from dvp_ccm.domain import taints as T
+
+UID = "0c1f2e3d-4b5a-6978-8a9b-acbdcedf0011"
+
+
+def svc(**kw):
+    s = service("web", "shop", **kw)
+    s["metadata"]["uid"] = UID
+    return s
+
+
+def test_served_only_plain_load_balancers():
+    assert LB.wants_lb(svc())
+    assert not LB.wants_lb(svc(lb_class="example.com/other"))
+    assert not LB.wants_lb(svc(svc_type="NodePort"))
+    deleting = svc()
+    deleting["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    assert not LB.wants_lb(deleting)
+
+
+def test_needs_cleanup_only_with_our_finalizer():
+    s = svc(svc_type="ClusterIP")
+    assert not LB.needs_cleanup(s)
+    s["metadata"]["finalizers"] = [LB.FINALIZER]
+    assert LB.needs_cleanup(s)
+
+
+def test_desired_dvp_service():
+    s = svc(ports=[{"name": "http", "protocol": "TCP", "port": 80, "nodePort": 30080},
+                   {"protocol": "UDP", "port": 53, "nodePort": 30053}], etp="Local", hc_port=32000,
+            loadBalancerIP="192.0.2.7", annotations={"metallb.universe.tf/address-pool": "p", "other/x": "y"})
+    want = LB.desired(s, ("metallb.universe.tf/",))
+    assert want.name == "a0c1f2e3d4b5a69788a9bacbdcedf001"
+    assert want.label_key == "dvp.deckhouse.io/a0c1f2e3d4b5a69788a9bacbdcedf001"
+    assert want.spec == {"type": "LoadBalancer", "externalTrafficPolicy": "Local", "loadBalancerIP": "192.0.2.7",
+                         "selector": {want.label_key: "loadbalancer"},
+                         "ports": [{"name": "http", "protocol": "TCP", "port": 80, "targetPort": 30080},
+                                   {"protocol": "UDP", "port": 53, "targetPort": 30053}]}
+    assert want.annotations == {"metallb.universe.tf/address-pool": "p", LB.GUEST_SERVICE: "shop/web",
+                                LB.GUEST_SERVICE_UID: UID}
+    assert LB.desired(svc()).annotations == {LB.GUEST_SERVICE: "shop/web", LB.GUEST_SERVICE_UID: UID}
+
+
+@pytest.mark.parametrize(("kw", "message"), [
+    ({"ports": []}, 'Service "shop/web": spec.ports is empty'),
+    ({"ports": [{"protocol": "SCTP", "port": 1, "nodePort": 30001}]},
+     'Service "shop/web": spec.ports[0].protocol SCTP is not supported (TCP, UDP)'),
+    ({"ports": [{"protocol": "TCP", "port": 1}]}, 'Service "shop/web": spec.ports[0].nodePort is not set'),
+    ({"externalIPs": ["10.0.0.1"]}, 'Service "shop/web": spec.externalIPs is not supported'),
+])
+def test_bad_services_are_refused_naming_the_field(kw, message):
+    with pytest.raises(LB.BadService) as err:
+        LB.desired(svc(**kw))
+    assert str(err.value).startswith(message)
+
+
+def test_node_eligibility():
+    assert LB.node_eligible(node("a", provider_id="dvp://a"))
+    assert not LB.node_eligible(node("a"))  # not initialised yet
+    assert not LB.node_eligible(node("a", provider_id="gce://p/z/a"))
+    assert not LB.node_eligible(node("a", provider_id="dvp://a", labels={LB.EXCLUDE_LABEL: ""}))
+    assert not LB.node_eligible(node("a", provider_id="dvp://a", taints=[UNINIT]))
+    assert not LB.node_eligible(node("a", provider_id="dvp://a", taints=[{"key": T.TO_BE_DELETED,
+                                                                          "effect": "NoSchedule"}]))
+
+
+def test_local_traffic_and_spec_matches():
+    assert LB.local_traffic(svc(etp="Local", hc_port=32000)) == 32000
+    assert LB.local_traffic(svc(etp="Cluster", hc_port=32000)) is None
+    want = LB.desired(svc())
+    current = {"metadata": {"annotations": dict(want.annotations)},
+               "spec": {**want.spec, "clusterIP": "10.1.1.1",
+                        "ports": [{**p, "nodePort": 31111} for p in want.spec["ports"]]}}
+    assert LB.spec_matches(current, want)
+    current["spec"]["selector"] = {"x": "y"}
+    assert not LB.spec_matches(current, want)
+    assert not LB.spec_matches(None, want)
