@@ -27,11 +27,11 @@ def disk(name: str, size: str | None = "1Gi", storage_class: str | None = "sim-f
     return {"apiVersion": GV, "kind": "VirtualDisk", "metadata": md, "spec": spec}
 
 
-def vm(name: str, disks: list[str], secret: str | None = None, run_policy: str | None = None) -> dict:
+def vm(name: str, disks: list[str], user_data: str | None = None, run_policy: str | None = None) -> dict:
     spec: dict[str, Any] = {"virtualMachineClassName": "generic", "cpu": {"cores": 1}, "memory": {"size": "1Gi"},
                             "blockDeviceRefs": [{"kind": "VirtualDisk", "name": d} for d in disks]}
-    if secret:
-        spec["provisioning"] = {"type": "UserDataRef", "userDataRef": {"kind": "Secret", "name": secret}}
+    if user_data:  # the name of the cloud-init Secret
+        spec["provisioning"] = {"type": "UserDataRef", "userDataRef": {"kind": "Secret", "name": user_data}}
     if run_policy:
         spec["runPolicy"] = run_policy
     return {"apiVersion": GV, "kind": "VirtualMachine", "metadata": {"name": name}, "spec": spec}

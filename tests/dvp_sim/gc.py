@@ -56,6 +56,14 @@ def waiting_owners(world: World, obj: dict[str, Any]) -> list[Key]:
     return keys
 
 
+def owners_unseen(world: World, obj: dict[str, Any]) -> bool:
+    """Every owner we could know of is absent from the cache: worth a live check by collect()."""
+    refs = [r for r in meta(obj).get("ownerReferences") or [] if _watched(r)]
+    if not refs:
+        return False
+    return all(world.by_uid(str(r.get("uid"))) is None for r in refs)
+
+
 def orphan_candidates(world: World) -> list[Key]:
     seen = {meta(o).get("uid") for kind in KINDS for o in world.list(kind)}
     keys = []

@@ -121,7 +121,10 @@ class Simulator:
                     self.queue.add((peer, ns, meta(o)["name"]))
         if kind in RECONCILERS:
             self.queue.add((kind, ns, meta(obj)["name"]))
-        if meta(obj).get("deletionTimestamp") and gc.handles(obj):
+        if kind == "VirtualMachineIPAddress":  # its lease may have to go back to the pool
+            for lease in self.world.list("VirtualMachineIPAddressLease"):
+                self.queue.add(("VirtualMachineIPAddressLease", "", meta(lease)["name"]))
+        if (meta(obj).get("deletionTimestamp") and gc.handles(obj)) or gc.owners_unseen(self.world, obj):
             self.queue.add((f"gc:{kind}", ns, meta(obj)["name"]))
 
     def _deleted(self, kind: str, obj: dict[str, Any]) -> None:

@@ -108,7 +108,8 @@ def test_missing_data_source_is_reported_and_recovers_when_it_appears(dvp, ns, s
     dvp.create(R.VIRTUAL_DISK, disk("orphan", "1Gi", source=("VirtualImage", "later")), ns)
 
     def reason(obj):
-        return obj is not None and (condition(obj, "Ready")["reason"] if obj.get("status", {}).get("conditions") else None)
+        conds = (obj or {}).get("status", {}).get("conditions")
+        return condition(obj, "Ready")["reason"] if conds else None
 
     first = dvp.wait_for(R.VIRTUAL_DISK, "orphan", lambda o: reason(o) == "DatasourceIsNotFound", WAIT, ns)
     assert first["status"]["phase"] == "Pending"

@@ -13,7 +13,7 @@ from dvp_sim.builders import WAIT, cloud_init, condition, disk, phase_is, vm, vm
 
 def test_vm_waits_for_its_disks_and_cloud_init_secret_then_runs(dvp, ns, sim, record):
     rec = record(R.VIRTUAL_MACHINE)
-    dvp.create(R.VIRTUAL_MACHINE, vm("m1", ["m1-boot"], secret="cloud-init-m1"), ns)
+    dvp.create(R.VIRTUAL_MACHINE, vm("m1", ["m1-boot"], user_data="cloud-init-m1"), ns)
 
     def blocked_on(obj, ctype):
         return obj is not None and any(c["type"] == ctype and c["status"] == "False"

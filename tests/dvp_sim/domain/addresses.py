@@ -88,6 +88,8 @@ def reconcile_lease(lease: Obj, world, cfg) -> Plan:
     if deleting(lease):
         return plan
     ns, name = lease_ref(lease)
+    if cfg.namespace is not None and ns != cfg.namespace:
+        return plan  # a simulator scoped to one namespace leaves other namespaces' leases alone
     if world.get(KIND, ns, name) is None:
         plan.deletes.append((LEASE, "", meta(lease)["name"]))
         plan.verify_missing = (KIND, ns, name)  # the cache may lag behind a just-created address

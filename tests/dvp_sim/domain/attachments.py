@@ -62,8 +62,10 @@ def reconcile(att: Obj, world, cfg) -> Plan:
                                    "resourceVersion": meta(att).get("resourceVersion")}}
     st["virtualMachineName"] = spec(att).get("virtualMachineName", "")
     current = st.get("phase") or ""
-    if current in ("", "Pending"):
+    if current == "":
         st["phase"] = "Pending"
+        world.enter(att, "Pending")
+    elif current == "Pending":
         _pending(att, st, vm, world, cfg, plan)
     elif current == "InProgress":
         if vm is None:

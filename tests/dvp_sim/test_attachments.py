@@ -1,0 +1,74 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""VirtualMachineBlockDeviceAttachment: hot-plug, detach through the finalizer, the 16-device limit."""
+
+from __future__ import annotations
+
+from dvp_common.dvp import resources as R
+
+from dvp_sim.builders import WAIT, condition, disk, gone, phase_is, vm, vmbda
+from dvp_sim.conditions import VMBDA_FINALIZER
+
+
+def test_attach_then_detach(dvp, ns, sim, record):
+    rec = record(R.VMBDA)
+    dvp.create(R.VIRTUAL_DISK, disk("host-boot", "1Gi"), ns)
+    dvp.create(R.VIRTUAL_MACHINE, vm("host", ["host-boot"]), ns)
+    dvp.create(R.VIRTUAL_DISK, disk("pvc-1", "2Gi"), ns)
+    dvp.wait_for(R.VIRTUAL_MACHINE, "host", phase_is("Running"), WAIT, ns)
+    dvp.create(R.VMBDA, vmbda("vmbda-pvc-1-host", "host", "pvc-1"), ns)
+    att = dvp.wait_for(R.VMBDA, "vmbda-pvc-1-host", phase_is("Attached"), WAIT, ns)
+    assert rec.until("vmbda-pvc-1-host", 3) == ["Pending", "InProgress", "Attached"]
+    assert att["metadata"]["finalizers"] == [VMBDA_FINALIZER]
+    assert condition(att, "Attached")["status"] == "True"
+    host = dvp.get(R.VIRTUAL_MACHINE, "host", ns)
+    assert host["status"]["blockDeviceRefs"][1] == {
+        "kind": "VirtualDisk", "name": "pvc-1", "size": "2Gi", "attached": True, "target": "sdb",
+        "hotplugged": True, "virtualMachineBlockDeviceAttachmentName": "vmbda-pvc-1-host"}
+    assert dvp.get(R.VIRTUAL_DISK, "pvc-1", ns)["status"]["attachedToVirtualMachines"] == [
+        {"name": "host", "mounted": True}]
+
+    dvp.delete(R.VMBDA, "vmbda-pvc-1-host", ns)
+    assert dvp.wait_for(R.VMBDA, "vmbda-pvc-1-host", gone, WAIT, ns) is None
+    assert "Terminating" in rec.of("vmbda-pvc-1-host")
+    host = dvp.get(R.VIRTUAL_MACHINE, "host", ns)
+    assert [r["name"] for r in host["status"]["blockDeviceRefs"]] == ["host-boot"]
+    assert "attachedToVirtualMachines" not in dvp.get(R.VIRTUAL_DISK, "pvc-1", ns)["status"]
+
+
+def test_attachment_waits_for_a_running_vm(dvp, ns, start_sim):
+    start_sim(stuck={"VirtualMachine.Starting"})
+    dvp.create(R.VIRTUAL_DISK, disk("slow-boot", "1Gi"), ns)
+    dvp.create(R.VIRTUAL_MACHINE, vm("slow", ["slow-boot"]), ns)
+    dvp.create(R.VIRTUAL_DISK, disk("extra", "1Gi"), ns)
+    dvp.wait_for(R.VIRTUAL_MACHINE, "slow", phase_is("Starting"), WAIT, ns)
+    dvp.create(R.VMBDA, vmbda("a-extra", "slow", "extra"), ns)
+    pending = dvp.wait_for(R.VMBDA, "a-extra", lambda o: o is not None and any(
+        c["type"] == "VirtualMachineReady" for c in o.get("status", {}).get("conditions", [])), WAIT, ns)
+    assert pending["status"]["phase"] == "Pending"
+    assert condition(pending, "VirtualMachineReady")["message"] == "the virtual machine is Starting"
+
+
+def test_sixteen_devices_is_the_limit(dvp, ns, sim):
+    names = [f"s{i}" for i in range(15)]
+    for name in names + ["hot-1", "hot-2"]:
+        dvp.create(R.VIRTUAL_DISK, disk(name, "1Gi"), ns)
+    dvp.create(R.VIRTUAL_MACHINE, vm("full", names), ns)
+    dvp.wait_for(R.VIRTUAL_MACHINE, "full", phase_is("Running"), WAIT, ns)
+    dvp.create(R.VMBDA, vmbda("att-1", "full", "hot-1"), ns)
+    assert dvp.wait_for(R.VMBDA, "att-1", phase_is("Attached", "Failed"), WAIT, ns)["status"]["phase"] == "Attached"
+    dvp.create(R.VMBDA, vmbda("att-2", "full", "hot-2"), ns)
+    failed = dvp.wait_for(R.VMBDA, "att-2", phase_is("Attached", "Failed"), WAIT, ns)
+    assert failed["status"]["phase"] == "Failed"
+    cap = condition(failed, "DiskAttachmentCapacityAvailable")
+    assert (cap["status"], cap["reason"]) == ("False", "CapacityReached")
+    dvp.delete(R.VMBDA, "att-2", ns)  # a failed attachment leaves without a detach
+    assert dvp.wait_for(R.VMBDA, "att-2", gone, WAIT, ns) is None
+
+
+def test_vm_refuses_more_than_sixteen_static_devices(dvp, ns):
+    import pytest
+    from dvp_common.kube import Invalid
+
+    with pytest.raises(Invalid, match="16"):
+        dvp.create(R.VIRTUAL_MACHINE, vm("too-many", [f"d{i}" for i in range(17)]), ns)
