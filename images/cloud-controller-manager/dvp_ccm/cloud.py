@@ -77,10 +77,12 @@ class Cloud:
         """Our DVP Service from the cache (foreign ones never enter it)."""
         if self.services_store is None:
             return self.services.get_or_none(svc_name)
-        return self.services_store.get(self._key(svc_name))
+        found = self.services_store.get(self._key(svc_name))
+        return found if self.services.is_ours(found) else None
 
     def our_services(self) -> list[Obj]:
-        return list(self.services_store.items()) if self.services_store is not None else []
+        items = self.services_store.items() if self.services_store is not None else []
+        return [s for s in items if self.services.is_ours(s)]
 
     def ensure_service(self, svc_name: str, spec: Obj, annotations: dict[str, str]) -> Obj:
         return self.services.ensure(svc_name, spec, annotations=annotations)
