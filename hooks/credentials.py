@@ -3,9 +3,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """Credentials Secrets -> internal.credentialSecrets.
 
-The real source is d8-cloud-provider-dvp/d8-credentials. A cluster still configured by the legacy
-DVPClusterConfiguration has only provider.kubeconfigDataBase64 there; it stands in for d8-credentials until the
-Secret exists, so the components keep working during the migration."""
+The real source is d8-cloud-provider-dvp/d8-credentials. A cluster still configured the legacy way has only a
+provider.kubeconfigDataBase64: in the DVPClusterConfiguration or, without one, in a v1 ModuleConfig. It stands
+in for d8-credentials until the Secret exists, so the components keep working during the migration."""
 
 from lib import bindings, credentials, legacy
 from lib import values as v
@@ -14,6 +14,7 @@ from lib.snapshots import results
 
 SNAPSHOT_CREDENTIALS = "credentials"
 SNAPSHOT_LEGACY = "legacy_cluster_configuration"
+SNAPSHOT_MODULE_CONFIG = "module_config"
 VALUE = v.internal("credentialSecrets")
 
 config = bindings.render({
@@ -28,8 +29,22 @@ config = bindings.render({
                 {"field": "type", "operator": "Equals", "value": credentials.SECRET_TYPE}]},
         ),
         legacy.binding(SNAPSHOT_LEGACY),
+        bindings.kubernetes(SNAPSHOT_MODULE_CONFIG, "ModuleConfig",
+                            "{kubeconfig: (.spec.settings.provider.kubeconfigDataBase64 // null)}",
+                            api_version="deckhouse.io/v1alpha1", names=["cloud-provider-dvp"]),
     ],
 })
+
+
+def stand_in(ctx) -> tuple[str | None, str, str]:
+    """(kubeconfig, object, field) of the legacy source standing in for d8-credentials, first found wins."""
+    pcc = legacy.configuration(results(ctx, SNAPSHOT_LEGACY)) or {}
+    kubeconfig = (pcc.get("provider") or {}).get("kubeconfigDataBase64")
+    if kubeconfig:
+        return kubeconfig, legacy.OBJECT, legacy.FIELD + ".provider.kubeconfigDataBase64"
+    mc = (results(ctx, SNAPSHOT_MODULE_CONFIG) or [{}])[0]
+    return (mc.get("kubeconfig"), "ModuleConfig cloud-provider-dvp",
+            "spec.settings.provider.kubeconfigDataBase64")
 
 
 def main(ctx) -> None:
@@ -39,10 +54,9 @@ def main(ctx) -> None:
     secrets = sorted(results(ctx, SNAPSHOT_CREDENTIALS), key=lambda s: s.get("name", ""))
     found = {c.name: c.as_value() for c in (credentials.from_secret(s, v.NAMESPACE, known) for s in secrets)}
     if credentials.SECRET_NAME not in found:
-        kubeconfig = ((legacy.configuration(results(ctx, SNAPSHOT_LEGACY)) or {}).get("provider") or {}).get(
-            "kubeconfigDataBase64")
+        kubeconfig, obj, field = stand_in(ctx)
         if kubeconfig and kubeconfig not in known:
-            credentials.check_kubeconfig(kubeconfig, legacy.OBJECT, legacy.FIELD + ".provider.kubeconfigDataBase64")
+            credentials.check_kubeconfig(kubeconfig, obj, field)
         if kubeconfig:
             found[credentials.SECRET_NAME] = {"authScheme": credentials.AUTH_SCHEME, "secret": kubeconfig}
     v.set_(ctx.values, VALUE, found)

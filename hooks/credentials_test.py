@@ -153,3 +153,23 @@ def test_steady_state_does_not_parse_the_kubeconfig_again():
     bad = t.snapshots(hook, credentials=[creds(secret=kubeconfig_with({"exec": {"command": "x"}}))])
     with pytest.raises(InvalidInput):
         sdk.testrun(hook.main, binding_context=t.synchronization(hook, bad), config_values={}, initial_values=values)
+
+
+def module_config_v1(kubeconfig_b64):
+    return {"apiVersion": "deckhouse.io/v1alpha1", "kind": "ModuleConfig", "metadata": {"name": "cloud-provider-dvp"},
+            "spec": {"version": 1, "settings": {"provider": {"kubeconfigDataBase64": kubeconfig_b64,
+                                                             "namespace": "tenant"}}}}
+
+
+def test_v1_module_config_kubeconfig_stands_in_last():
+    out, bc, values = run(t.snapshots(hook, module_config=[module_config_v1(KUBECONFIG_B64)]))
+    assert out.values_patches.data == [
+        {"op": "add", "path": "/cloudProviderDvp/internal/credentialSecrets", "value": EXPECTED}]
+    t.assert_contract(hook, PATH, bc, values, {}, out)
+    other = t.b64(KUBECONFIG.replace("tok-en", "other"))
+    out, _, _ = run(t.snapshots(hook, module_config=[module_config_v1(other)], legacy_cluster_configuration=[pcc()]))
+    assert out.values["cloudProviderDvp"]["internal"]["credentialSecrets"] == EXPECTED
+    with pytest.raises(InvalidInput) as err:
+        run(t.snapshots(hook, module_config=[module_config_v1(kubeconfig_with({"exec": {"command": "x"}}))]))
+    assert str(err.value) == ("ModuleConfig cloud-provider-dvp: spec.settings.provider.kubeconfigDataBase64: "
+                              "user sa uses exec authentication, which is not supported")

@@ -25,7 +25,7 @@ def main(ctx) -> None:
         *(results(ctx, s) for s in (migration.SNAPSHOT_MODULE_CONFIG, migration.SNAPSHOT_CREDENTIALS,
                                      migration.SNAPSHOT_NODE_GROUPS, migration.SNAPSHOT_INSTANCE_CLASSES)))
     pending = migration.pending(pcc, cluster)
-    if pending:
+    if pending and pcc is not None:
         migration.project(ctx.values, pcc)
     v.set_(ctx.values, VALUE, {"pending": pending})
 

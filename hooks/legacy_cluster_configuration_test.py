@@ -120,3 +120,13 @@ def test_without_legacy_configuration_imports_nothing_heavy():
     snaps = t.snapshots(hook, module_config=[f.module_config()], credentials_secret=[f.credentials()])
     values = {"cloudProviderDvp": {"internal": {"migration": {"pending": False}}}}
     assert t.fresh_run(hook, t.synchronization(hook, snaps), values) == ([], [], [])
+
+
+def test_v1_module_config_kubeconfig_alone_is_a_pending_migration_without_projection():
+    mc = f.module_config(1, False)
+    mc["spec"]["settings"] = {"provider": {"kubeconfigDataBase64": f.KUBECONFIG_B64, "namespace": "tenant"}}
+    out, _ = run(t.snapshots(hook, module_config=[mc]))
+    assert out.values_patches.data == [
+        {"op": "add", "path": "/cloudProviderDvp/internal/migration", "value": {"pending": True}}]
+    out, _ = run(t.snapshots(hook, module_config=[mc], credentials_secret=[f.credentials()]))
+    assert out.values["cloudProviderDvp"]["internal"]["migration"] == {"pending": False}

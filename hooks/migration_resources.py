@@ -60,7 +60,7 @@ def main(ctx) -> None:
     stored = first(ctx, SNAPSHOT_BUNDLE)
     has_marker = bool(results(ctx, SNAPSHOT_MARKER))
     if pending:
-        data = base64.b64encode(migration.bundle_text(pcc).encode()).decode()
+        data = base64.b64encode(migration.bundle_text(pcc, cluster).encode()).decode()
         if (stored or {}).get("data") != data:
             ctx.kubernetes.create_or_update(bundle_secret(data))
         if not has_marker:

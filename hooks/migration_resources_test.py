@@ -241,3 +241,18 @@ def test_commander_managed_cluster_is_alerted_only_if_commander_supports_the_new
     assert out.metrics.data == metric(value)
     assert [op["object"]["kind"] for op in out.kube_operations.data] == ["Secret", "ConfigMap"]
     t.assert_contract(hook, PATH, bc, {}, {}, out)
+
+
+def test_v1_module_config_without_legacy_configuration_migrates_only_the_credentials():
+    mc = f.module_config(1, False)
+    mc["spec"]["settings"] = {"provider": {"kubeconfigDataBase64": f.KUBECONFIG_B64, "namespace": "tenant"}}
+    out, bc = run(t.snapshots(hook, module_config=[mc]))
+    assert [o["object"]["kind"] for o in out.kube_operations.data] == ["Secret", "ConfigMap"]
+    assert bundle_docs(out.kube_operations.data[0]) == [
+        {"apiVersion": "v1", "kind": "Secret", "type": "cloud-provider.deckhouse.io/credentials",
+         "metadata": {"name": "d8-credentials", "namespace": "d8-cloud-provider-dvp"},
+         "stringData": {"authScheme": "kubeconfig", "secret": f.KUBECONFIG_B64}}]
+    assert out.metrics.data == metric(1)
+    t.assert_contract(hook, PATH, bc, {}, {}, out)
+    done, _ = run(t.snapshots(hook, module_config=[mc], credentials_secret=[f.credentials()]))
+    assert done.kube_operations.data == [] and done.metrics.data == metric(0)

@@ -34,7 +34,8 @@ def state_bindings(**extra) -> list[dict]:
         legacy.binding(SNAPSHOT_LEGACY) | extra,
         bindings.kubernetes(
             SNAPSHOT_MODULE_CONFIG, "ModuleConfig",
-            "{version: .spec.version, enabled: .spec.enabled, hasProvider: (.spec.settings.provider != null)}",
+            "{version: .spec.version, enabled: .spec.enabled, hasProvider: (.spec.settings.provider != null),"
+            " kubeconfig: (.spec.settings.provider.kubeconfigDataBase64 // null)}",
             api_version="deckhouse.io/v1alpha1", names=[MODULE_CONFIG], **extra),
         bindings.kubernetes(SNAPSHOT_CREDENTIALS, "Secret", "{name: .metadata.name, type: .type}",
                             namespace=v.NAMESPACE, names=["d8-credentials"], **extra),
@@ -90,8 +91,16 @@ def complete(pcc: dict, cluster: Cluster) -> bool:
     return True
 
 
+def hybrid_kubeconfig(cluster: Cluster) -> str | None:
+    """The kubeconfig a v1 ModuleConfig still carries (clusters that never had a DVPClusterConfiguration)."""
+    return (cluster.module_config or {}).get("kubeconfig") or None
+
+
 def pending(pcc: dict | None, cluster: Cluster) -> bool:
-    return pcc is not None and not complete(pcc, cluster)
+    if pcc is None:
+        # Only the credentials move: done once d8-credentials exists.
+        return bool(hybrid_kubeconfig(cluster)) and not cluster.credentials
+    return not complete(pcc, cluster)
 
 
 def admin_can_apply(commander_managed: bool, commander_info_json: str | None) -> bool:
@@ -137,12 +146,20 @@ def project(values: dict, pcc: dict) -> None:
                 v.set_(values, v.module(f"{section}.parameters.{key}"), value)
 
 
-def bundle(pcc: dict) -> list[dict]:
-    """The objects that replace the legacy configuration, for the admin to apply."""
+def credentials_secret(kubeconfig_b64: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Secret", "type": CREDENTIALS_TYPE,
+            "metadata": {"name": "d8-credentials", "namespace": v.NAMESPACE},
+            "stringData": {"authScheme": "kubeconfig", "secret": kubeconfig_b64}}
+
+
+def bundle(pcc: dict | None, cluster: Cluster | None = None) -> list[dict]:
+    """The objects that replace the legacy configuration, for the admin to apply (without one, only the
+    credentials Secret replacing the v1 ModuleConfig's kubeconfig)."""
+    if pcc is None:
+        kubeconfig = hybrid_kubeconfig(cluster) if cluster else None
+        return [credentials_secret(kubeconfig)] if kubeconfig else []
     objs: list[dict] = [
-        {"apiVersion": "v1", "kind": "Secret", "type": CREDENTIALS_TYPE,
-         "metadata": {"name": "d8-credentials", "namespace": v.NAMESPACE},
-         "stringData": {"authScheme": "kubeconfig", "secret": pcc["provider"]["kubeconfigDataBase64"]}},
+        credentials_secret(pcc["provider"]["kubeconfigDataBase64"]),
         {"apiVersion": "deckhouse.io/v1alpha1", "kind": "ModuleConfig", "metadata": {"name": MODULE_CONFIG},
          "spec": {"enabled": True, "version": 2, "settings": settings(pcc)}},
     ]
@@ -170,7 +187,8 @@ def bundle(pcc: dict) -> list[dict]:
     return objs
 
 
-def bundle_text(pcc: dict) -> str:
+def bundle_text(pcc: dict | None, cluster: Cluster | None = None) -> str:
     import yaml
 
-    return "".join("---\n" + yaml.safe_dump(o, sort_keys=False, default_flow_style=False) for o in bundle(pcc))
+    return "".join("---\n" + yaml.safe_dump(o, sort_keys=False, default_flow_style=False)
+                   for o in bundle(pcc, cluster))
