@@ -47,14 +47,17 @@ def pcc(kubeconfig_b64=KUBECONFIG_B64):
 
 def run(snaps, values=None, ctx=t.synchronization):
     values = values if values is not None else {"cloudProviderDvp": {"internal": {}}}
-    bc = ctx(hook, snaps) if ctx is t.synchronization else ctx(hook, snaps, hook.SNAPSHOT_CREDENTIALS)
+    if ctx is t.group:
+        bc = t.group(snaps)
+    else:
+        bc = ctx(hook, snaps) if ctx is t.synchronization else ctx(hook, snaps, hook.SNAPSHOT_CREDENTIALS)
     return sdk.testrun(hook.main, binding_context=bc, config_values={}, initial_values=values), bc, values
 
 
 EXPECTED = {"d8-credentials": {"authScheme": "kubeconfig", "secret": KUBECONFIG_B64}}
 
 
-@pytest.mark.parametrize("ctx", [t.synchronization, t.event])
+@pytest.mark.parametrize("ctx", [t.synchronization, t.event, t.group])
 def test_secret_becomes_credential_secrets(ctx):
     out, bc, values = run(t.snapshots(hook, credentials=[creds()]), ctx=ctx)
     assert out.values_patches.data == [

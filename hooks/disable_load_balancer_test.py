@@ -17,10 +17,11 @@ def run(bc, vals=START):
     return sdk.testrun(hook.main, binding_context=bc, config_values={}, initial_values=vals)
 
 
-@pytest.mark.parametrize("kind", ["sync", "event"])
+@pytest.mark.parametrize("kind", ["sync", "event", "group"])
 def test_configmap_presence_disables_load_balancers(kind):
     snaps = t.snapshots(hook, disable_lb_configmap=[CM])
-    bc = t.synchronization(hook, snaps) if kind == "sync" else t.event(hook, snaps, hook.SNAPSHOT)
+    bc = {"sync": lambda: t.synchronization(hook, snaps), "event": lambda: t.event(hook, snaps, hook.SNAPSHOT),
+          "group": lambda: t.group(snaps)}[kind]()
     out = run(bc)
     assert out.values_patches.data == [
         {"op": "add", "path": "/cloudProviderDvp/internal/disableLoadBalancer", "value": True}

@@ -7,6 +7,7 @@ jqFilter (from the hook's config) is run by gojq, the jq shell-operator embeds, 
 and only {"filterResult": ...} is kept. So a test cannot feed a hook data its filter would not deliver."""
 
 import base64
+import functools
 import json
 import os
 import subprocess
@@ -43,13 +44,19 @@ def binding(module, name: str) -> dict:
 
 
 def jq(filter_text: str, obj: dict):
+    # Cached by content: tests build the same snapshots many times, and each gojq run is a process.
+    return json.loads(_jq(filter_text, json.dumps(obj, sort_keys=True)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _jq(filter_text: str, obj_json: str) -> str:
     if not os.access(GOJQ, os.X_OK):
         raise RuntimeError(f"{GOJQ} is missing: run 'tools/build gojq' (or 'make tools') before the hook tests")
-    out = subprocess.run([GOJQ, filter_text], input=json.dumps(obj), capture_output=True, text=True, check=False)
+    out = subprocess.run([GOJQ, filter_text], input=obj_json, capture_output=True, text=True, check=False)
     if out.returncode != 0:
         raise RuntimeError(f"jqFilter failed: {out.stderr.strip()}")
     lines = out.stdout.splitlines()
-    return json.loads(lines[0]) if lines else None
+    return lines[0] if lines else "null"
 
 
 def snapshot(module, name: str, *objects: dict) -> list:
@@ -77,6 +84,11 @@ def event(module, snaps: dict, name: str, watch_event: str = "Added") -> list:
     items = snaps[name]
     obj = items[-1] if items else {"filterResult": None}
     return [{"binding": name, "type": "Event", "watchEvent": watch_event, **obj, "snapshots": snaps}]
+
+
+def group(snaps: dict, name: str = "main") -> list:
+    """What shell-operator delivers for bindings of one group: the group name and every snapshot."""
+    return [{"binding": name, "type": "Group", "snapshots": snaps}]
 
 
 def before_helm(snaps: dict) -> list:
