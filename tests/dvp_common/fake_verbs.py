@@ -78,7 +78,8 @@ def dispatch(h: Any, method: str, coll: str, ns: str, name: str | None, sub: str
             if pmeta.get("resourceVersion") and pmeta["resourceVersion"] != cur["metadata"]["resourceVersion"]:
                 return h._status(409, "Conflict", "the object has been modified", key[2])
             if pmeta.get("uid") and pmeta["uid"] != cur["metadata"]["uid"]:
-                return h._status(409, "Conflict", "Precondition failed: UID in precondition", key[2])
+                return h._status(422, "Invalid", f'"{key[2]}" is invalid: metadata.uid: Invalid value: '
+                                 f'"{pmeta["uid"]}": field is immutable', key[2])  # as kube-apiserver answers
         else:
             return h._status(405, "MethodNotAllowed", method)
         if new.get("metadata", {}).get("deletionTimestamp") and not new["metadata"].get("finalizers"):

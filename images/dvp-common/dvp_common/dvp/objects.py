@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..kube.errors import NotFound
+from ..kube.errors import Conflict, Invalid, NotFound
 from ..kube.resources import Resource
 from . import labels as L
 from .connection import DVPConnection
@@ -110,7 +110,16 @@ class Objects:
         current = current if current is not None else self.get(name)
         self.require_ours(current)
         guarded = {**body, "metadata": {**(body.get("metadata") or {}), "uid": current["metadata"]["uid"]}}
-        return self.kube.patch(self.resource, name, guarded, self.ns)
+        try:
+            return self.kube.patch(self.resource, name, guarded, self.ns)
+        except Invalid as exc:
+            # kube-apiserver answers a uid mismatch in a patch with 422 "metadata.uid: field is immutable":
+            # for the caller it is a conflict (the object was replaced since it was read).
+            if "metadata.uid" not in exc.message:
+                raise
+            raise Conflict(f"replaced since it was read (uid {current['metadata']['uid']} is gone)", status=409,
+                           reason="Conflict", kind=self.resource.kind, name=name, namespace=self.ns or "",
+                           verb="patch") from None
 
     def delete(self, name: str) -> bool:
         """Delete one of our objects; False when it was already gone. A foreign object raises NotOurs."""

@@ -50,8 +50,9 @@ class ApiError(KubeError):
     def object_ref(self) -> str:
         if not self.kind:
             return ""
-        ref = f"{self.namespace}/{self.name}" if self.namespace and self.name else (self.name or self.namespace)
-        return f'{self.kind} "{ref}"' if ref else self.kind
+        if self.name:
+            return f'{self.kind} "{self.namespace}/{self.name}"' if self.namespace else f'{self.kind} "{self.name}"'
+        return f'{self.kind} in namespace "{self.namespace}"' if self.namespace else self.kind
 
     def _text(self) -> str:
         head = " ".join(p for p in (self.verb, self.object_ref) if p)
