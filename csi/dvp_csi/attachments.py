@@ -128,6 +128,8 @@ class Attachments:
         removed = []
         alive: dict[str, bool] = {}
         for att in self.api.list(Kind.VMBDA, ownership.owned_selector(self.s.cluster_uuid)):
+            if att["metadata"].get("deletionTimestamp"):
+                continue  # already being detached (DVP holds it until the VM lets go)
             vm = objects.spec_vm(att)
             if vm not in alive:
                 alive[vm] = self.lookup.vm_alive(vm)

@@ -1,83 +1,47 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The driver on a real kube-apiserver serving the DVP CRDs (tests/harness): objects pass the API's schema,
-waits are real watches, and a guest attacker's requests change nothing in DVP (issue 12).
-
-DVP's controllers are played by csi_dvp_play (interim, until tests/dvp_sim plays them).
-"""
+"""The driver on a real kube-apiserver serving the DVP CRDs (tests/harness) with the DVP simulator (tests/dvp_sim)
+playing DVP's controllers: objects pass the API's schema, waits are real watches, and a guest attacker's requests
+change nothing in DVP (issue 12)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import grpc
 import pytest
-from csi_dvp_play import DvpPlay
-from csi_env import CLUSTER, NODE, OTHER_CLUSTER, Running, make_settings, serve
+from csi_env import CLUSTER, OTHER_CLUSTER
 from csi_loopdev import LoopDevices, check_environment
 from csi_requests import GIB, MIB, cap, create, expect_code, publish, unpublish
 from csi_sanity import UNADVERTISED, run
+from csi_sim import STORAGE_CLASS, SimEnv, sim_env
 from dvp_common.dvp import resources as r
 from dvp_csi.domain import labels
-from dvp_csi.dvp.kube import KubeDvp
 from dvp_csi.generated import csi_pb2
+from dvp_sim.builders import disk as disk_body
+from dvp_sim.builders import phase_is
 
 C = grpc.StatusCode
 
 
-@dataclass
-class Real:
-    csi: Running
-    play: DvpPlay
-    dvp: object  # an admin KubeClient on the DVP API
-    ns: str
-    driver_client: object  # the driver's own KubeClient (its request metrics)
-
-    def names(self, res) -> list[str]:
-        return sorted(o["metadata"]["name"] for o in self.dvp.list(res, self.ns).items)
-
-    def state(self) -> dict:
-        """Every object of the namespace with its resourceVersion: equal states mean nothing was written."""
-        return {(res.kind, o["metadata"]["name"]): o["metadata"]["resourceVersion"]
-                for res in (r.VIRTUAL_DISK, r.VMBDA, r.VIRTUAL_DISK_SNAPSHOT, r.VIRTUAL_MACHINE)
-                for o in self.dvp.list(res, self.ns).items}
-
-
-def real_env(dvp_api, tmp_path, loops: LoopDevices | None = None, settings=None) -> Iterator[Real]:
-    ns = dvp_api.create_namespace("csi")
-    admin = dvp_api.client()
-    hooks = {}
-    if loops is not None:
-        hooks = {"on_attach": loops.attach, "on_detach": loops.detach, "on_resize": loops.resize}
-    driver_client = dvp_api.client()
-    with DvpPlay(dvp_api.client(), ns, **hooks) as play:
-        play.add_vm("vm-worker-0", NODE, CLUSTER, static_disks=2)
-        play.add_vm("vm-worker-1", "worker-1", CLUSTER)
-        s = settings or make_settings(tmp_path, namespace=ns)
-        try:
-            for running in serve(s, KubeDvp(driver_client, ns)):
-                yield Real(running, play, admin, ns, driver_client)
-        finally:
-            admin.close()
-            driver_client.close()
-    assert play.errors == []
-
-
 @pytest.fixture
-def real(dvp_api, tmp_path) -> Iterator[Real]:
-    yield from real_env(dvp_api, tmp_path)
+def real(dvp_api, tmp_path) -> Iterator[SimEnv]:
+    yield from sim_env(dvp_api, tmp_path)
+
+
+def make(name, **kw):
+    return create(name, sc=STORAGE_CLASS, **kw)
 
 
 def test_volume_life_on_the_real_api(real):
     c = real.csi.controller
-    vol = c.CreateVolume(create("pvc-real", required=2 * GIB)).volume
+    vol = c.CreateVolume(make("pvc-real", required=2 * GIB)).volume
     assert (vol.volume_id, vol.capacity_bytes) == ("pvc-real", 2 * GIB)
     disk = real.dvp.get(r.VIRTUAL_DISK, "pvc-real", real.ns)
     assert disk["metadata"]["labels"] == {labels.CLUSTER_UUID: CLUSTER, labels.COMPONENT: "csi",
                                           labels.MANAGED_BY: "deckhouse", "virtualDiskName": "pvc-real"}
-    assert disk["spec"]["persistentVolumeClaim"] == {"storageClassName": "fast", "size": "2Gi"}
-    assert c.CreateVolume(create("pvc-real", required=2 * GIB)).volume == vol
+    assert disk["spec"]["persistentVolumeClaim"] == {"storageClassName": STORAGE_CLASS, "size": "2Gi"}
+    assert c.CreateVolume(make("pvc-real", required=2 * GIB)).volume == vol
 
     ctx = c.ControllerPublishVolume(publish("pvc-real")).publish_context
     assert len(ctx["serial"]) == 32
@@ -86,7 +50,7 @@ def test_volume_life_on_the_real_api(real):
 
     snap = c.CreateSnapshot(csi_pb2.CreateSnapshotRequest(name="snap-real", source_volume_id="pvc-real")).snapshot
     assert snap.snapshot_id == "snap-real"
-    restored = c.CreateVolume(create("pvc-restored", snapshot="snap-real")).volume
+    restored = c.CreateVolume(make("pvc-restored", snapshot="snap-real")).volume
     assert restored.capacity_bytes == 2 * GIB
 
     req = csi_pb2.ControllerExpandVolumeRequest(volume_id="pvc-real", volume_capability=cap())
@@ -101,13 +65,14 @@ def test_volume_life_on_the_real_api(real):
     for volume_id in ("pvc-real", "pvc-restored"):
         c.DeleteVolume(csi_pb2.DeleteVolumeRequest(volume_id=volume_id))
     c.DeleteSnapshot(csi_pb2.DeleteSnapshotRequest(snapshot_id="snap-real"))
-    assert real.names(r.VIRTUAL_DISK) == [] and real.names(r.VIRTUAL_DISK_SNAPSHOT) == []
+    assert [n for n in real.names(r.VIRTUAL_DISK) if n.startswith("pvc-")] == []
+    assert real.names(r.VIRTUAL_DISK_SNAPSHOT) == []
 
 
 def test_dvp_requests_per_create_and_publish_on_the_real_api(real):
     m = real.driver_client.metrics
     m.reset()
-    real.csi.controller.CreateVolume(create("pvc-count"))
+    real.csi.controller.CreateVolume(make("pvc-count"))
     per_create = m.snapshot()
     m.reset()
     real.csi.controller.ControllerPublishVolume(publish("pvc-count"))
@@ -119,14 +84,12 @@ def test_dvp_requests_per_create_and_publish_on_the_real_api(real):
 
 # -- issue 12 on the real API: what a guest user who can create PVs would try ------------------------------------
 
-def seed_foreign(real: Real) -> None:
-    real.dvp.create(r.VIRTUAL_DISK, {"metadata": {"name": "vm-worker-0-boot", "labels": {
-        labels.CLUSTER_UUID: CLUSTER, labels.COMPONENT: "capdvp", labels.HOSTNAME: NODE}},
-        "spec": {"persistentVolumeClaim": {"size": "20Gi", "storageClassName": "fast"}}}, real.ns)
-    real.dvp.create(r.VIRTUAL_DISK, {"metadata": {"name": "pvc-of-another-cluster", "labels": {
-        labels.CLUSTER_UUID: OTHER_CLUSTER, labels.COMPONENT: "csi"}},
-        "spec": {"persistentVolumeClaim": {"size": "1Gi", "storageClassName": "fast"}}}, real.ns)
-    real.play.reconcile()
+def seed_foreign(real: SimEnv) -> None:
+    """vm-worker-0-boot is already there (capdvp made it); add a CSI volume of another cluster in the namespace."""
+    body = disk_body("pvc-of-another-cluster", "1Gi", STORAGE_CLASS)
+    body["metadata"]["labels"] = {labels.CLUSTER_UUID: OTHER_CLUSTER, labels.COMPONENT: "csi"}
+    real.dvp.create(r.VIRTUAL_DISK, body, real.ns)
+    real.dvp.wait_for(r.VIRTUAL_DISK, "pvc-of-another-cluster", phase_is("Ready"), 30, real.ns)
 
 
 @pytest.mark.parametrize("victim", ["vm-worker-0-boot", "pvc-of-another-cluster"])
@@ -141,9 +104,8 @@ def test_a_pv_naming_a_foreign_disk_is_refused_and_dvp_is_unchanged(real, victim
     req.capacity_range.required_bytes = 100 * GIB
     expect_code(C.NOT_FOUND, c.ControllerExpandVolume, req)
     expect_code(C.NOT_FOUND, c.CreateSnapshot, csi_pb2.CreateSnapshotRequest(name="s", source_volume_id=victim))
-    expect_code(C.NOT_FOUND, c.CreateVolume, create("pvc-clone-of-victim", volume=victim))
-    expect_code(C.ALREADY_EXISTS, c.CreateVolume, create(victim))
-    real.play.reconcile()
+    expect_code(C.NOT_FOUND, c.CreateVolume, make("pvc-clone-of-victim", volume=victim))
+    expect_code(C.ALREADY_EXISTS, c.CreateVolume, make(victim))
     assert real.state() == before
 
 
@@ -151,12 +113,14 @@ def test_a_dead_vm_releases_its_volumes(real):
     """VM deleted under an attached volume: the volume attaches on another node; the reaper drops stale VMBDAs."""
     c = real.csi.controller
     for name in ("pvc-moved", "pvc-reaped"):
-        c.CreateVolume(create(name))
+        c.CreateVolume(make(name))
         c.ControllerPublishVolume(publish(name, node="worker-1"))
     real.dvp.delete(r.VIRTUAL_MACHINE, "vm-worker-1", real.ns)
     c.ControllerPublishVolume(publish("pvc-moved"))  # the stale VMBDA of the dead VM is removed first
     assert real.names(r.VMBDA) == ["vmbda-pvc-moved-vm-worker-0", "vmbda-pvc-reaped-vm-worker-1"]
     assert real.csi.driver.attachments.reap_dead_vms() == ["vmbda-pvc-reaped-vm-worker-1"]
+    assert real.csi.driver.attachments.reap_dead_vms() == []  # being deleted: not deleted twice
+    real.dvp.wait_for(r.VMBDA, "vmbda-pvc-reaped-vm-worker-1", lambda a: a is None, 30, real.ns)
     assert real.names(r.VMBDA) == ["vmbda-pvc-moved-vm-worker-0"]
     c.ControllerUnpublishVolume(unpublish("pvc-reaped", node="worker-1"))  # the attacher's late detach: OK
 
@@ -166,12 +130,12 @@ def test_csi_sanity_on_the_real_api(dvp_api, tmp_path):
     check_environment()
     loops = LoopDevices(tmp_path / "by-id", tmp_path / "images")
     try:
-        for env in real_env(dvp_api, tmp_path, loops):
-            res = run(env.csi.endpoint, tmp_path / "sanity", {"dvpStorageClass": "fast"}, size=64 * MIB,
+        for env in sim_env(dvp_api, tmp_path, loops):
+            res = run(env.csi.endpoint, tmp_path / "sanity", {"dvpStorageClass": STORAGE_CLASS}, size=64 * MIB,
                       expand_size=128 * MIB)
     finally:
         loops.close()
     assert res.failed == [], res.output
     assert {n: m for n, m in res.skipped.items() if m not in UNADVERTISED} == {}
-    print(f"csi-sanity on the real API: {len(res.passed)} passed, {len(res.skipped)} skipped")
+    print(f"csi-sanity on the real API with the DVP simulator: {len(res.passed)} passed, {len(res.skipped)} skipped")
     assert len(res.passed) == 78
