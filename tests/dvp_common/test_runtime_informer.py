@@ -117,3 +117,29 @@ def test_closing_a_watch_from_another_thread_ends_its_iteration(setup, api):
     started = time.monotonic()
     assert list(watch) == []
     assert time.monotonic() - started < 5
+
+
+def test_a_failing_handler_does_not_stop_the_others(setup, api, caplog):
+    _, informer, seen = setup
+    informer._handlers.insert(0, (lambda o: 1 / 0, None, None))
+    api.put_object(COLL, cm("a"))
+    informer.step()
+    assert seen == [("add", "a")] and informer.handler_errors == 1
+    assert "ConfigMap handler failed for ns1/a" in caplog.text
+
+
+def test_run_backs_off_on_api_errors_until_the_resource_appears(api, fake_time):
+    client = KubeClient.from_url(api.url, token=TOKEN, retry=RetryPolicy(base=1, cap=8, jitter=False))
+    api.script("GET", "/configmaps", 404, {"reason": "NotFound", "message": "the server could not find it"}, times=3)
+    informer = Informer(client, CONFIG_MAP, NS, watch_timeout=1)
+    stop = threading.Event()
+    delays = []
+
+    def sleep(seconds):
+        delays.append(seconds)
+        if len(delays) == 3:
+            stop.set()
+
+    informer.run(stop, sleep=sleep)
+    assert delays == [1, 2, 4]
+    assert informer.last_error == 'list ConfigMap in namespace "ns1": 404 NotFound: the server could not find it'

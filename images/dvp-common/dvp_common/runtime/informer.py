@@ -9,16 +9,18 @@ stream ends or breaks and re-listing (with a diff against the cache, so handlers
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 from ..kube.client import KubeClient, Watch
-from ..kube.errors import Gone, Transient
+from ..kube.errors import Gone, KubeError, Transient
 from ..kube.resources import Resource
 from ..kube.types import BOOKMARK, DELETED, meta
 
+log = logging.getLogger(__name__)
 Obj = dict[str, Any]
 Handler = Callable[..., None]
 
@@ -45,6 +47,8 @@ class Informer:
         self._next_resync = 0.0
         self._failures = 0
         self.lists = 0  # how many LISTs were needed (tests and benchmarks read this)
+        self.handler_errors = 0
+        self.last_error = ""
         self._watch: Watch | None = None
 
     def add_handlers(self, on_add: Handler | None = None, on_update: Handler | None = None,
@@ -67,7 +71,11 @@ class Informer:
     def _emit(self, index: int, *args: Obj) -> None:
         for handlers in self._handlers:
             if handlers[index] is not None:
-                handlers[index](*args)
+                try:
+                    handlers[index](*args)
+                except Exception:  # a broken handler must not stop the cache for every other one
+                    self.handler_errors += 1
+                    log.exception("%s handler failed for %s", self.resource.kind, key_of(args[-1]))
 
     def _relist(self) -> None:
         page = self.client.list_all(self.resource, self.namespace, label_selector=self.label_selector,
@@ -153,6 +161,9 @@ class Informer:
                 self._failures = 0
             except Gone:
                 continue
-            except Transient:
+            except KubeError as exc:  # transient, or e.g. 403/404 until RBAC or the CRD appears: keep trying
+                self.last_error = str(exc)
+                if not isinstance(exc, Transient):
+                    log.warning("%s informer: %s", self.resource.kind, exc)
                 sleep(self.client.retry.delay(self._failures))
                 self._failures += 1
