@@ -59,6 +59,7 @@ def figures() -> list[dict]:
     finally:
         server.stop()
     import_ms = process_ms([sys.executable, "-c", "import dvp_common.kube"], runs=5)
+    requests_ms = process_ms([sys.executable, "-c", "import requests"], runs=5)
     return [
         figure(f"dvp_common: requests per watch-based wait ({CHANGES} changes over {CHANGES * SPACING_S:g} s)",
                max(n for n, _ in runs), "requests", "2 (one LIST + one WATCH), independent of the wait's length"),
@@ -67,4 +68,5 @@ def figures() -> list[dict]:
         figure("dvp_common: requests per wait under 20% injected 5xx and 50% watch drops (mean of 3)",
                round(statistics.mean(n for n, _ in noisy), 1), "requests", "a few, not one per change"),
         figure("dvp_common: `import dvp_common.kube` in a fresh interpreter (median of 5)", import_ms, "ms", None),
+        figure("dvp_common: `import requests` alone, for scale (median of 5)", requests_ms, "ms", None),
     ]
