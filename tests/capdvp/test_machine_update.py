@@ -145,3 +145,17 @@ def test_recreate_changes_are_reported_not_applied(world):
     assert (cond["status"], cond["reason"], cond["message"]) == (
         "False", "RecreateRequired", "bootloader, rootDiskSize cannot change in place; replace the machine")
     assert world.dm("w-1")["status"]["ready"] is True
+
+
+def test_a_condition_left_by_a_stale_read_is_settled(world):
+    """A pass working from a stale cache may write StartingAfterUpdate after the update finished; the next pass
+    (nothing to apply, nothing in flight) settles it."""
+    provisioned(world)
+    dm = world.dm("w-1")
+    dm["status"]["conditions"].append({"type": "InPlaceUpdate", "status": "False", "reason": "StartingAfterUpdate",
+                                       "message": "", "lastTransitionTime": "2026-12-02T11:00:00Z"})
+    world.guest.put(r.DECKHOUSE_MACHINE, dm, NS)
+    world.reconcile("w-1")
+    cond = world.condition("w-1", "InPlaceUpdate")
+    assert (cond["status"], cond["reason"]) == ("True", "UpdateApplied")
+    assert world.dvp.kinds("VirtualMachineOperation") == []

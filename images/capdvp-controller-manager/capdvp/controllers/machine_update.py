@@ -124,4 +124,9 @@ def reconcile_update(ctx: Context, dm: dict, spec: MachineSpec, vm: dict, contro
             draft.set(c.Condition(c.IN_PLACE_UPDATE, c.TRUE, c.UPDATE_APPLIED, "in-place update applied"))
             return None
         return Result(requeue_after=RECHECK)
+    # Nothing to do: the spec is applied. A condition left by an earlier pass (even one written from a stale
+    # cache after the update finished) is settled here.
+    if any(cond.get("type") == c.IN_PLACE_UPDATE and cond.get("reason") != c.UPDATE_APPLIED
+           for cond in (dm.get("status") or {}).get("conditions") or []):
+        draft.set(c.Condition(c.IN_PLACE_UPDATE, c.TRUE, c.UPDATE_APPLIED, "the spec is applied"))
     return None
