@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import threading
 
 import grpc
 import pytest
 from csi_env import CLUSTER, OTHER_CLUSTER, make_settings, serve
 from csi_requests import create, expect_code, publish, unpublish
+from dvp_csi import metrics
 from dvp_csi.domain import labels
 from dvp_csi.dvp.memory import MemoryDvp
 from dvp_csi.dvp.port import Kind
@@ -192,3 +194,23 @@ def test_admin_adoption_label_makes_an_existing_disk_usable(csi, dvp):
     expect_code(C.NOT_FOUND, csi.controller.ControllerPublishVolume, publish("legacy-other"))
     expect_code(C.NOT_FOUND, csi.controller.ControllerPublishVolume, publish("boot-adopt"))
     assert vmbdas(dvp) == []
+
+
+def test_the_reaper_thread_detaches_in_the_background_and_counts(tmp_path):
+    dvp = MemoryDvp()
+    dvp.add_vm("vm-a", "a", CLUSTER)
+    s = make_settings(tmp_path, dead_vm_reap_interval=0.05)
+    for r in serve(s, dvp):
+        r.controller.CreateVolume(create("pvc-bg"))
+        r.controller.ControllerPublishVolume(publish("pvc-bg", node="a"))
+        before = metrics.REGISTRY.get_sample_value("dvp_csi_dead_vm_detaches_total") or 0
+        stop = threading.Event()
+        thread = r.driver.start_reaper(stop)
+        try:
+            dvp.remove(Kind.VIRTUAL_MACHINE, "vm-a")
+            dvp.wait(Kind.VMBDA, "vmbda-pvc-bg-vm-a", lambda a: a is None, 5)
+        finally:
+            stop.set()
+            thread.join(5)
+        assert metrics.REGISTRY.get_sample_value("dvp_csi_dead_vm_detaches_total") == before + 1
+        assert not thread.is_alive()
