@@ -22,7 +22,8 @@ def test_label_keys_match_the_conventions():
         "dvp.deckhouse.io/component")
     assert (L.VIRTUAL_DISK_NAME, L.VIRTUAL_MACHINE_DISK_NAME, L.VIRTUAL_MACHINE_NAME) == (
         "virtualDiskName", "virtualMachineDiskName", "virtualMachineName")
-    assert {"csi", "capdvp", "ccm"} == L.COMPONENTS
+    assert {"csi", "capdvp", "ccm", "dhctl"} == L.COMPONENTS
+    assert {"capdvp", "dhctl"} == L.NODE_MAKERS
 
 
 def test_provider_id_round_trip():

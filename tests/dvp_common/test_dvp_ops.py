@@ -169,7 +169,11 @@ def put_vm(api, name, hostname, component=L.CAPDVP, uuid=UUID, phase="Running"):
 def test_vms_by_hostname_and_provider_id_only_ours(conn, api):
     vms = VirtualMachines(conn, L.CCM)
     put_vm(api, "worker-0", "worker-0")
+    put_vm(api, "master-0", "master-0", component=L.DHCTL)
     put_vm(api, "evil", "worker-1", uuid="other")
+    put_vm(api, "csi-made", "worker-2", component=L.CSI)  # only node makers' VMs count
+    assert vms.by_hostname("master-0")["metadata"]["name"] == "master-0"
+    assert vms.by_hostname("worker-2") is None
     assert vms.by_hostname("worker-0")["metadata"]["name"] == "worker-0"
     assert vms.by_hostname("worker-1") is None
     assert vms.by_provider_id("dvp://worker-0")["metadata"]["name"] == "worker-0"

@@ -13,7 +13,9 @@ MANAGED_BY_VALUE = "deckhouse"
 HOSTNAME = "dvp.deckhouse.io/hostname"
 COMPONENT = "dvp.deckhouse.io/component"
 CSI, CAPDVP, CCM = "csi", "capdvp", "ccm"
-COMPONENTS = frozenset({CSI, CAPDVP, CCM})
+DHCTL = "dhctl"  # objects of the OpenTofu layouts (candi/): the master VMs, their disks and addresses
+COMPONENTS = frozenset({CSI, CAPDVP, CCM, DHCTL})
+NODE_MAKERS = frozenset({CAPDVP, DHCTL})  # whoever made a node's VM: CSI and CCM work with both
 
 VIRTUAL_DISK_NAME = "virtualDiskName"
 VIRTUAL_MACHINE_DISK_NAME = "virtualMachineDiskName"

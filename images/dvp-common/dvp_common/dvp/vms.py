@@ -1,6 +1,7 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""VirtualMachines: made by capdvp, found by the hostname label, read and labelled by CSI and CCM."""
+"""VirtualMachines: made by capdvp (workers) or dhctl (masters), found by the hostname label, read and
+labelled by CSI and CCM."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ MAX_BLOCK_DEVICES = 16
 
 class VirtualMachines(Objects):
     resource = VIRTUAL_MACHINE
-    default_owners = frozenset({L.CAPDVP})
+    default_owners = L.NODE_MAKERS  # worker VMs come from capdvp, master VMs from the OpenTofu layouts
 
     def by_hostname(self, hostname: str) -> Obj | None:
         return self.find_one({L.HOSTNAME: hostname})
