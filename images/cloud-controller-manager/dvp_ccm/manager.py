@@ -90,7 +90,9 @@ class Manager:
         self.metrics_server = HealthServer(settings.metrics_bind, self.registry) if settings.metrics_bind else None
         identity = f"{socket.gethostname()}_{uuid.uuid4()}"
         self.elector = LeaderElector(guest, settings.leader_election_id, settings.leader_election_namespace,
-                                     identity, on_started=self._lead, on_stopped=self._lost) \
+                                     identity, lease_duration=settings.lease_duration,
+                                     renew_deadline=settings.renew_deadline, retry_period=settings.retry_period,
+                                     on_started=self._lead, on_stopped=self._lost) \
             if settings.leader_elect else None
         self._threads: list[threading.Thread] = []
         self.leading = threading.Event()

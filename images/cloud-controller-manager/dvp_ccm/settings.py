@@ -32,6 +32,9 @@ class Settings:
     leader_elect: bool = False
     leader_election_namespace: str = "d8-cloud-provider-dvp"
     leader_election_id: str = "cloud-controller-manager"
+    lease_duration: float = 15.0
+    renew_deadline: float = 10.0
+    retry_period: float = 2.0
     health_bind: str | None = "0.0.0.0:4211"  # probes (hostNetwork pod); /metrics is not served here
     metrics_bind: str | None = "127.0.0.1:4212"
     log_level: str = "Info"
@@ -81,6 +84,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--leader-elect", type=_bool, nargs="?", const=True, default=False)
     p.add_argument("--leader-election-namespace", default="d8-cloud-provider-dvp")
     p.add_argument("--leader-election-id", default="cloud-controller-manager")
+    p.add_argument("--leader-elect-lease-duration", type=_duration, default=15.0)
+    p.add_argument("--leader-elect-renew-deadline", type=_duration, default=10.0)
+    p.add_argument("--leader-elect-retry-period", type=_duration, default=2.0)
     p.add_argument("--health-probe-bind-address", default=":4211")
     p.add_argument("--metrics-bind-address", default="127.0.0.1:4212")
     p.add_argument("--log-level", default="Info")
@@ -115,6 +121,9 @@ def load(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
         raise ConfigInvalid(f"--log-level: {args.log_level!r} is not one of {', '.join(LOG_LEVELS)}")
     if args.workers < 1:
         raise ConfigInvalid(f"--workers: must be at least 1, got {args.workers}")
+    if not args.leader_elect_lease_duration > args.leader_elect_renew_deadline > args.leader_elect_retry_period:
+        raise ConfigInvalid("--leader-elect-lease-duration > --leader-elect-renew-deadline > "
+                            "--leader-elect-retry-period is required")
     try:
         dvp = DVPSettings.from_env(env)
     except ConfigError as exc:
@@ -122,6 +131,8 @@ def load(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
     return Settings(
         dvp=dvp, controllers=controllers, leader_elect=args.leader_elect,
         leader_election_namespace=args.leader_election_namespace, leader_election_id=args.leader_election_id,
+        lease_duration=args.leader_elect_lease_duration, renew_deadline=args.leader_elect_renew_deadline,
+        retry_period=args.leader_elect_retry_period,
         health_bind=_bind(args.health_probe_bind_address, "--health-probe-bind-address"),
         metrics_bind=_bind(args.metrics_bind_address, "--metrics-bind-address"),
         log_level=args.log_level, workers=args.workers, address_refresh=args.node_status_update_frequency,
