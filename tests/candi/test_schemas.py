@@ -58,17 +58,18 @@ def setpath(obj, path, value):
 
 DELETE = object()
 VM = ["masterNodeGroup", "instanceClass", "virtualMachine"]
+MVM = "masterNodeGroup.instanceClass.virtualMachine"
 
 INVALID = [
-    (VM + ["ipAddresses", 0], "10.66.10.256", "masterNodeGroup.instanceClass.virtualMachine.ipAddresses[0]: '10.66.10.256'"),
-    (VM + ["ipAddresses", 1], "10.66.10", "masterNodeGroup.instanceClass.virtualMachine.ipAddresses[1]: '10.66.10'"),
-    (VM + ["ipAddresses", 2], "010.1.1.1", "masterNodeGroup.instanceClass.virtualMachine.ipAddresses[2]: '010.1.1.1'"),
-    (VM + ["ipAddresses", 2], "auto", "masterNodeGroup.instanceClass.virtualMachine.ipAddresses[2]: 'auto'"),
-    (VM + ["cpu", "coreFraction"], "0%", "masterNodeGroup.instanceClass.virtualMachine.cpu.coreFraction: '0%'"),
-    (VM + ["cpu", "coreFraction"], "101%", "masterNodeGroup.instanceClass.virtualMachine.cpu.coreFraction: '101%'"),
-    (VM + ["cpu", "cores"], 0, "masterNodeGroup.instanceClass.virtualMachine.cpu.cores: 0 is less than the minimum of 1"),
-    (VM + ["memory", "size"], "8 GB", "masterNodeGroup.instanceClass.virtualMachine.memory.size: '8 GB'"),
-    (VM + ["bootloader"], "UEFI", "masterNodeGroup.instanceClass.virtualMachine.bootloader: 'UEFI' is not one of"),
+    (VM + ["ipAddresses", 0], "10.66.10.256", f"{MVM}.ipAddresses[0]: '10.66.10.256'"),
+    (VM + ["ipAddresses", 1], "10.66.10", f"{MVM}.ipAddresses[1]: '10.66.10'"),
+    (VM + ["ipAddresses", 2], "010.1.1.1", f"{MVM}.ipAddresses[2]: '010.1.1.1'"),
+    (VM + ["ipAddresses", 2], "auto", f"{MVM}.ipAddresses[2]: 'auto'"),
+    (VM + ["cpu", "coreFraction"], "0%", f"{MVM}.cpu.coreFraction: '0%'"),
+    (VM + ["cpu", "coreFraction"], "101%", f"{MVM}.cpu.coreFraction: '101%'"),
+    (VM + ["cpu", "cores"], 0, f"{MVM}.cpu.cores: 0 is less than the minimum of 1"),
+    (VM + ["memory", "size"], "8 GB", f"{MVM}.memory.size: '8 GB'"),
+    (VM + ["bootloader"], "UEFI", f"{MVM}.bootloader: 'UEFI' is not one of"),
     (VM + ["virtualMachineClassName"], DELETE,
      "masterNodeGroup.instanceClass.virtualMachine: 'virtualMachineClassName' is a required property"),
     (["masterNodeGroup", "instanceClass", "etcdDisk"], DELETE,
@@ -76,7 +77,8 @@ INVALID = [
     (["masterNodeGroup", "replicas"], 0, "masterNodeGroup.replicas: 0 is less than the minimum of 1"),
     (["provider", "namespace"], DELETE, "provider: 'namespace' is a required property"),
     (["provider", "namespace"], "Demo_NS", "provider.namespace: 'Demo_NS' does not match"),
-    (["provider", "kubeconfigDataBase64"], "not base64!", "provider.kubeconfigDataBase64: 'not base64!' does not match"),
+    (["provider", "kubeconfigDataBase64"], "not base64!",
+     "provider.kubeconfigDataBase64: 'not base64!' does not match"),
     (["provider", "networkPolicy"], "Open", "provider.networkPolicy: 'Open' is not one of"),
     (["provider", "ingressPorts"], [22, 70000], "provider.ingressPorts[1]: 70000 is greater than the maximum of 65535"),
     (["layout", ], "WithNAT", "layout: 'WithNAT' is not one of ['Standard']"),
@@ -101,7 +103,8 @@ def test_invalid_cluster_configuration_is_rejected_naming_the_field(path, value,
     assert errors[0].startswith(f"DVPClusterConfiguration {expected}"), errors[0]
 
 
-@pytest.mark.parametrize("ip", ["0.0.0.0", "255.255.255.255", "10.0.0.1", "192.168.100.254", "Auto"])
+@pytest.mark.parametrize("ip", ["0.0.0.0",  # noqa: S104 - an address value, not a bind
+                                "255.255.255.255", "10.0.0.1", "192.168.100.254", "Auto"])
 def test_valid_addresses_are_accepted(ip):
     obj = cluster_example()
     obj["masterNodeGroup"]["instanceClass"]["virtualMachine"]["ipAddresses"] = [ip]

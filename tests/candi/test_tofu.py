@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-
 pytestmark = pytest.mark.tools
 
 CANDI = Path(__file__).resolve().parents[2] / "candi"
@@ -110,5 +109,5 @@ def test_only_a_new_boot_disk_replaces_the_vm(tofu):
     # a new cloudConfig alone does not touch the Secret either
     assert "kubernetes_secret_v1.cloudinit" not in in_place, in_place
     replaced = runs["change_boot_disk"]
-    assert "kubernetes_manifest.vm will be replaced due to changes in replace_triggered_by" in replaced, replaced
-    assert "kubernetes_secret_v1.cloudinit will be replaced due to changes in replace_triggered_by" in replaced, replaced
+    for resource in ("kubernetes_manifest.vm", "kubernetes_secret_v1.cloudinit"):
+        assert f"{resource} will be replaced due to changes in replace_triggered_by" in replaced, replaced

@@ -35,7 +35,11 @@ resource "kubernetes_manifest" "address" {
       namespace = var.namespace
       labels    = var.labels
     }
-    spec = var.address == "Auto" ? { type = "Auto" } : { type = "Static", staticIP = var.address }
+    // An object, not a map: the provider cannot fit a map missing staticIP into the CRD's object type.
+    spec = { for k, v in {
+      type     = var.address == "Auto" ? "Auto" : "Static"
+      staticIP = var.address == "Auto" ? null : var.address
+    } : k => v if v != null }
   }
 
   // Attached once the VM uses it; an update of a running node must not wait for Bound again.
@@ -58,8 +62,4 @@ resource "kubernetes_manifest" "address" {
 
 output "name" {
   value = var.name
-}
-
-output "address" {
-  value = kubernetes_manifest.address.object.status.address
 }

@@ -44,15 +44,14 @@ resource "kubernetes_manifest" "disk" {
       namespace = var.namespace
       labels    = merge(var.labels, { virtualDiskName = var.name })
     }
-    spec = merge(
-      {
-        persistentVolumeClaim = merge(
-          { size = var.size },
-          var.storage_class == "" ? {} : { storageClassName = var.storage_class },
-        )
-      },
-      var.data_source == null ? {} : { dataSource = var.data_source },
-    )
+    // Optional fields are dropped by filtering objects (a conditional would make them maps).
+    spec = { for k, v in {
+      persistentVolumeClaim = { for k, v in {
+        size             = var.size
+        storageClassName = var.storage_class == "" ? null : var.storage_class
+      } : k => v if v != null }
+      dataSource = var.data_source
+    } : k => v if v != null }
   }
 
   // A disk on a WaitForFirstConsumer class stays there until its VM starts, so that phase counts as done.
@@ -73,7 +72,19 @@ output "name" {
   value = var.name
 }
 
+// kubernetes_manifest keeps no UID in its state; the disk is read back for it.
+data "kubernetes_resource" "disk" {
+  api_version = "virtualization.deckhouse.io/v1alpha2"
+  kind        = "VirtualDisk"
+  metadata {
+    name      = var.name
+    namespace = var.namespace
+  }
+
+  depends_on = [kubernetes_manifest.disk]
+}
+
 output "md5_id" {
   description = "DVP sets the disk serial to the MD5 of the VirtualDisk UID."
-  value       = md5(kubernetes_manifest.disk.object.metadata.uid)
+  value       = md5(data.kubernetes_resource.disk.object.metadata.uid)
 }

@@ -40,26 +40,32 @@ variable "labels" {
 }
 
 locals {
-  spec = merge(
-    {
-      virtualMachineClassName       = var.vm.virtual_machine_class
-      runPolicy                     = var.vm.run_policy
-      liveMigrationPolicy           = var.vm.live_migration_policy
-      osType                        = "Generic"
-      bootloader                    = var.vm.bootloader
-      enableParavirtualization      = true
-      terminationGracePeriodSeconds = 90
-      disruptions                   = { restartApprovalMode = "Automatic" }
-      cpu                           = { cores = var.vm.cores, coreFraction = var.vm.core_fraction }
-      memory                        = { size = var.vm.memory }
-      blockDeviceRefs               = [for d in concat([var.boot_disk_name], var.data_disk_names) : { kind = "VirtualDisk", name = d }]
-      provisioning                  = { type = "UserDataRef", userDataRef = { kind = "Secret", name = var.vm.cloudinit_secret_name } }
-      virtualMachineIPAddressName   = var.ip_address_name
-    },
-    length(var.vm.node_selector) == 0 ? {} : { nodeSelector = var.vm.node_selector },
-    length(var.vm.tolerations) == 0 ? {} : { tolerations = var.vm.tolerations },
-    var.vm.priority_class_name == "" ? {} : { priorityClassName = var.vm.priority_class_name },
-  )
+  // Optional fields are dropped by filtering an object (a conditional merge would turn it into a map).
+  spec = { for k, v in {
+    virtualMachineClassName       = var.vm.virtual_machine_class
+    runPolicy                     = var.vm.run_policy
+    liveMigrationPolicy           = var.vm.live_migration_policy
+    osType                        = "Generic"
+    bootloader                    = var.vm.bootloader
+    enableParavirtualization      = true
+    terminationGracePeriodSeconds = 90
+    disruptions                   = { restartApprovalMode = "Automatic" }
+    cpu                           = { cores = var.vm.cores, coreFraction = var.vm.core_fraction }
+    memory                        = { size = var.vm.memory }
+    blockDeviceRefs               = [for d in concat([var.boot_disk_name], var.data_disk_names) : { kind = "VirtualDisk", name = d }]
+    provisioning                  = { type = "UserDataRef", userDataRef = { kind = "Secret", name = var.vm.cloudinit_secret_name } }
+    virtualMachineIPAddressName   = var.ip_address_name
+    nodeSelector                  = length(var.vm.node_selector) == 0 ? null : var.vm.node_selector
+    tolerations                   = length(var.vm.tolerations) == 0 ? null : var.vm.tolerations
+    priorityClassName             = var.vm.priority_class_name == "" ? null : var.vm.priority_class_name
+  } : k => v if v != null }
+
+  metadata = { for k, v in {
+    name        = var.vm.name
+    namespace   = var.namespace
+    labels      = var.vm.labels
+    annotations = length(var.vm.annotations) == 0 ? null : var.vm.annotations
+  } : k => v if v != null }
 }
 
 // Replacing this replaces the Secret and the VM (lifecycle.replace_triggered_by below).
@@ -89,15 +95,8 @@ resource "kubernetes_manifest" "vm" {
   manifest = {
     apiVersion = "virtualization.deckhouse.io/v1alpha2"
     kind       = "VirtualMachine"
-    metadata = merge(
-      {
-        name      = var.vm.name
-        namespace = var.namespace
-        labels    = var.vm.labels
-      },
-      length(var.vm.annotations) == 0 ? {} : { annotations = var.vm.annotations },
-    )
-    spec = local.spec
+    metadata   = local.metadata
+    spec       = local.spec
   }
 
   wait {
@@ -119,10 +118,22 @@ resource "kubernetes_manifest" "vm" {
   depends_on = [kubernetes_secret_v1.cloudinit]
 }
 
+// kubernetes_manifest keeps no status in its state, so the address is read back once the VM is Running.
+data "kubernetes_resource" "vm" {
+  api_version = "virtualization.deckhouse.io/v1alpha2"
+  kind        = "VirtualMachine"
+  metadata {
+    name      = var.vm.name
+    namespace = var.namespace
+  }
+
+  depends_on = [kubernetes_manifest.vm]
+}
+
 output "name" {
   value = var.vm.name
 }
 
 output "ip_address" {
-  value = kubernetes_manifest.vm.object.status.ipAddress
+  value = data.kubernetes_resource.vm.object.status.ipAddress
 }

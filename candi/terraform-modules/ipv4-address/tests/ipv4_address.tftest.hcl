@@ -1,13 +1,7 @@
 // Copyright 2026 The cloud-provider-dvp Authors
 // SPDX-License-Identifier: Apache-2.0
 
-mock_provider "kubernetes" {
-  mock_resource "kubernetes_manifest" {
-    defaults = {
-      object = { status = { phase = "Bound", address = "10.0.0.11" } }
-    }
-  }
-}
+mock_provider "kubernetes" {}
 
 variables {
   namespace = "demo-ns"
@@ -27,8 +21,8 @@ run "static_address" {
     error_message = "manifest: ${jsonencode(kubernetes_manifest.address.manifest)}"
   }
   assert {
-    condition     = output.address == "10.0.0.11" && kubernetes_manifest.address.wait[0].fields == tomap({ "status.phase" = "^(Bound|Attached)$" })
-    error_message = "address ${output.address}"
+    condition     = output.name == "demo-master-0-10-0-0-11" && kubernetes_manifest.address.wait[0].fields == tomap({ "status.phase" = "^(Bound|Attached)$" })
+    error_message = "wait: ${jsonencode(kubernetes_manifest.address.wait)}"
   }
 }
 

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 mock_provider "kubernetes" {
-  mock_resource "kubernetes_manifest" {
+  mock_data "kubernetes_resource" {
     defaults = {
       object = { status = { phase = "Running", ipAddress = "10.0.0.5" } }
     }

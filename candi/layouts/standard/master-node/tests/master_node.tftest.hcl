@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 mock_provider "kubernetes" {
-  mock_resource "kubernetes_manifest" {
+  mock_data "kubernetes_resource" {
     defaults = {
       object = {
         metadata = { uid = "5a0e8d0c-1111-4222-8333-444455556666" }
