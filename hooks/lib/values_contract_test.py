@@ -54,3 +54,18 @@ def test_every_internal_value_matches_the_declared_schema():
     jsonschema.Draft4Validator(schema).validate(internal)
     # Every declared internal value has a hook writing it.
     assert sorted(schema["properties"]) == sorted(internal)
+
+
+def test_settings_projected_from_the_legacy_configuration_match_the_settings_schema():
+    values = {"cloudProviderDvp": {"internal": {}}}
+    module = legacy_cluster_configuration
+    snaps = t.snapshots(module, legacy_cluster_configuration=[f.pcc_secret()])
+    out = sdk.testrun(module.main, binding_context=t.synchronization(module, snaps), config_values={},
+                      initial_values=values)
+    settings = {k: x for k, x in out.values["cloudProviderDvp"].items() if k != "internal"}
+    assert sorted(settings) == ["nodes", "provider"]
+    jsonschema.Draft4Validator(yaml.safe_load(t.read("openapi/config-values.yaml"))).validate(settings)
+    # The bundle's ModuleConfig settings too (ipAddresses included).
+    from lib import migration
+    jsonschema.Draft4Validator(yaml.safe_load(t.read("openapi/config-values.yaml"))).validate(
+        migration.settings(f.PCC))
