@@ -8,33 +8,26 @@ import base64
 import hashlib
 import ipaddress
 import json
-import shutil
-from pathlib import Path
 
 import pytest
 import yaml
+from candi.layout_inputs import POOL, SSH_KEY, STATIC_IP, UUID, seed_parent, variables
+from candi.tofu_runner import write_vars
 from dvp_common.dvp import resources as R
 from dvp_common.kube.resources import SECRET, Resource
-from dvp_sim import SimConfig, Simulator, seed
+from dvp_sim import SimConfig, Simulator
 
 pytestmark = pytest.mark.tools
 
-UUID = "3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f"
-POOL = "10.77.0.0/24"  # not the simulator's default pool: leases are cluster-wide and other tests use that one
-STATIC_IP = "10.77.0.50"
 NETWORK_POLICY = Resource("networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy")
 OURS = [R.VIRTUAL_MACHINE, R.VIRTUAL_DISK, R.VIRTUAL_MACHINE_IP_ADDRESS, SECRET, NETWORK_POLICY]
-SSH_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFakeKeyForTestsOnly test@candi"
 
 
 @pytest.fixture
 def world(dvp_api):
     """A fresh project namespace with its own simulator, so a failed test leaves nothing for the next one."""
     client = dvp_api.client()
-    seed.storage_class(client, "candi-fast")
-    seed.vm_class(client, "generic")
-    seed.cluster_image(client, "candi-ubuntu")
-    seed.cluster_image(client, "candi-ubuntu-next", image="registry.example/ubuntu:26.04")
+    seed_parent(client)
     ns = dvp_api.create_namespace("candi")
     sim = Simulator(dvp_api.client(), SimConfig(namespace=ns, default_latency=0.05, ip_pool=POOL, watch_timeout=1))
     sim.start()
@@ -42,66 +35,6 @@ def world(dvp_api):
     sim.stop()
     sim.client.close()
     client.close()
-
-
-def instance_class(name, *, etcd=False, image="candi-ubuntu", cores=2):
-    spec = {
-        "virtualMachine": {"cpu": {"cores": cores}, "memory": {"size": "4Gi"}, "virtualMachineClassName": "generic"},
-        "rootDisk": {"size": "20Gi", "storageClass": "candi-fast",
-                     "image": {"kind": "ClusterVirtualImage", "name": image}},
-        "additionalDisks": [{"size": "5Gi", "storageClass": "candi-fast"}],
-    }
-    if etcd:
-        spec["etcdDisk"] = {"size": "10Gi", "storageClass": "candi-fast"}
-    return {"apiVersion": "deckhouse.io/v1alpha1", "kind": "DVPInstanceClass", "metadata": {"name": name},
-            "spec": spec}
-
-
-def node_group(name, cls):
-    return {"apiVersion": "deckhouse.io/v1", "kind": "NodeGroup", "metadata": {"name": name},
-            "spec": {"nodeType": "CloudPermanent",
-                     "cloudInstances": {"classReference": {"kind": "DVPInstanceClass", "name": cls}}}}
-
-
-def variables(dvp_api, ns, **overrides):
-    kubeconfig = base64.b64encode(dvp_api.kubeconfig(ns).encode()).decode()
-    out = {
-        "clusterConfiguration": {"cloud": {"prefix": "candi"}},
-        "clusterUUID": UUID,
-        "nodeIndex": 0,
-        "cloudConfig": "",
-        "nodeGroupName": "master",
-        "settings": {"apiVersion": "deckhouse.io/v1alpha1", "kind": "ModuleConfig",
-                     "metadata": {"name": "cloud-provider-dvp"},
-                     "spec": {"version": 2, "settings": {
-                         "provider": {"parameters": {"namespace": ns}},
-                         "nodes": {"parameters": {"layout": "Standard", "sshPublicKey": SSH_KEY,
-                                                  "ipAddresses": {"master": [STATIC_IP]}}}}}},
-        "nodeGroups": {"master": node_group("master", "master"), "worker": node_group("worker", "worker")},
-        "instanceClasses": {"master": instance_class("master", etcd=True), "worker": instance_class("worker")},
-        "secrets": {"d8-credentials": {"apiVersion": "v1", "kind": "Secret",
-                                       "metadata": {"name": "d8-credentials", "namespace": "d8-cloud-provider-dvp"},
-                                       "type": "cloud-provider.deckhouse.io/credentials",
-                                       "stringData": {"authScheme": "kubeconfig", "secret": kubeconfig}}},
-    }
-    out.update(overrides)
-    return out
-
-
-def step(tofu, tmp_path, name, vars_):
-    """A private copy of the layout step (its own state), initialised, with the variables written."""
-    top = Path(shutil.copytree(tofu.candi, tmp_path / "candi", symlinks=True, dirs_exist_ok=True))
-    cwd = top / "layouts" / "standard" / name
-    for leftover in (".terraform", ".terraform.lock.hcl"):
-        shutil.rmtree(cwd / leftover, ignore_errors=True) if leftover == ".terraform" else (cwd / leftover).unlink(
-            missing_ok=True)
-    tofu.init(cwd)
-    write_vars(cwd, vars_)
-    return cwd
-
-
-def write_vars(cwd, vars_):
-    (cwd / "terraform.tfvars.json").write_text(json.dumps(vars_))
 
 
 def apply(tofu, cwd):
@@ -145,7 +78,8 @@ MASTER_OBJECTS = [
 
 def test_master_node_apply_converge_and_destroy(tofu, dvp_api, world, tmp_path):
     client, ns = world
-    cwd = step(tofu, tmp_path, "master-node", variables(dvp_api, ns))
+    kc = dvp_api.kubeconfig(ns)
+    cwd = tofu.step(tmp_path, "master-node", variables(kc, ns))
 
     outputs = apply(tofu, cwd)
     vm = client.get(R.VIRTUAL_MACHINE, "candi-master-0", ns)
@@ -172,12 +106,12 @@ def test_master_node_apply_converge_and_destroy(tofu, dvp_api, world, tmp_path):
 
     # Converge with nothing changed: nothing to do; a fresh cloudConfig alone changes nothing either.
     assert planned_actions(tofu, cwd) == {}
-    changed = variables(dvp_api, ns, cloudConfig=base64.b64encode(b"#cloud-config\nruncmd: [[true]]\n").decode())
+    changed = variables(kc, ns, cloudConfig=base64.b64encode(b"#cloud-config\nruncmd: [[true]]\n").decode())
     write_vars(cwd, changed)
     assert planned_actions(tofu, cwd) == {}
 
     # More CPU and memory: the same VM object is updated in place.
-    bigger = variables(dvp_api, ns)
+    bigger = variables(kc, ns)
     bigger["instanceClasses"]["master"]["spec"]["virtualMachine"].update(cpu={"cores": 4}, memory={"size": "8Gi"})
     write_vars(cwd, bigger)
     assert planned_actions(tofu, cwd) == {VM: ["update"]}
@@ -187,7 +121,7 @@ def test_master_node_apply_converge_and_destroy(tofu, dvp_api, world, tmp_path):
     assert (after["spec"]["cpu"]["cores"], after["spec"]["memory"]["size"]) == (4, "8Gi")
 
     # A new image: a new root disk, and the VM (with its cloud-init Secret) is replaced.
-    new_image = variables(dvp_api, ns)
+    new_image = variables(kc, ns)
     new_image["instanceClasses"]["master"]["spec"]["virtualMachine"].update(cpu={"cores": 4}, memory={"size": "8Gi"})
     new_image["instanceClasses"]["master"]["spec"]["rootDisk"]["image"]["name"] = "candi-ubuntu-next"
     write_vars(cwd, new_image)
@@ -214,9 +148,10 @@ def test_master_node_apply_converge_and_destroy(tofu, dvp_api, world, tmp_path):
 
 def test_static_node_apply_and_destroy(tofu, dvp_api, world, tmp_path):
     client, ns = world
+    kc = dvp_api.kubeconfig(ns)
     cloud_config = base64.b64encode(b"#cloud-config\npackage_update: false\n").decode()
-    cwd = step(tofu, tmp_path, "static-node",
-               variables(dvp_api, ns, nodeGroupName="worker", nodeIndex=1, cloudConfig=cloud_config))
+    cwd = tofu.step(tmp_path, "static-node",
+               variables(kc, ns, nodeGroupName="worker", nodeIndex=1, cloudConfig=cloud_config))
 
     outputs = apply(tofu, cwd)
     vm = client.get(R.VIRTUAL_MACHINE, "candi-worker-1", ns)
@@ -237,7 +172,8 @@ def test_static_node_apply_and_destroy(tofu, dvp_api, world, tmp_path):
 
 def test_base_infrastructure_checks_the_parent_and_isolates_the_cluster(tofu, dvp_api, world, tmp_path):
     client, ns = world
-    cwd = step(tofu, tmp_path, "base-infrastructure", variables(dvp_api, ns))
+    kc = dvp_api.kubeconfig(ns)
+    cwd = tofu.step(tmp_path, "base-infrastructure", variables(kc, ns))
 
     outputs = apply(tofu, cwd)
     assert outputs == {"cloud_discovery_data": {"apiVersion": "deckhouse.io/v1", "kind": "DVPCloudDiscoveryData",
@@ -247,7 +183,7 @@ def test_base_infrastructure_checks_the_parent_and_isolates_the_cluster(tofu, dv
     assert policy["spec"]["ingress"][1]["ports"] == [{"protocol": "TCP", "port": 22}]
     destroy(tofu, cwd, client, ns)
 
-    missing = variables(dvp_api, ns)
+    missing = variables(kc, ns)
     missing["instanceClasses"]["worker"]["spec"]["rootDisk"]["image"]["name"] = "no-such-image"
     write_vars(cwd, missing)
     res = tofu.run(cwd, "plan", "-input=false", "-no-color")
