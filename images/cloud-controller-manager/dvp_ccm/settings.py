@@ -29,6 +29,7 @@ class ConfigInvalid(ValueError):
 class Settings:
     dvp: DVPSettings = field(repr=False)
     controllers: frozenset[str] = frozenset(CONTROLLERS)
+    kubeconfig: str = ""  # the guest API; empty: the in-cluster ServiceAccount
     leader_elect: bool = False
     leader_election_namespace: str = "d8-cloud-provider-dvp"
     leader_election_id: str = "cloud-controller-manager"
@@ -71,7 +72,7 @@ def _bind(value: str, flag: str) -> str | None:
     if value in ("", "0"):
         return None
     host, _, port = value.rpartition(":")
-    if not port.isdigit() or not 0 < int(port) < 65536:
+    if not port.isdigit() or not 0 <= int(port) < 65536:
         raise ConfigInvalid(f"{flag}: {value!r} is not [host]:port")
     return f"{host or '0.0.0.0'}:{port}"  # noqa: S104 - probes reach the pod on its (host network) address
 
@@ -81,6 +82,7 @@ def parser() -> argparse.ArgumentParser:
                                 exit_on_error=False)
     p.add_argument("--cloud-provider", default="dvp")
     p.add_argument("--controllers", default=",".join(CONTROLLERS))
+    p.add_argument("--kubeconfig", default="", help="guest kubeconfig file (default: in-cluster ServiceAccount)")
     p.add_argument("--leader-elect", type=_bool, nargs="?", const=True, default=False)
     p.add_argument("--leader-election-namespace", default="d8-cloud-provider-dvp")
     p.add_argument("--leader-election-id", default="cloud-controller-manager")
@@ -129,7 +131,7 @@ def load(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
     except ConfigError as exc:
         raise ConfigInvalid(str(exc)) from None
     return Settings(
-        dvp=dvp, controllers=controllers, leader_elect=args.leader_elect,
+        dvp=dvp, controllers=controllers, kubeconfig=args.kubeconfig, leader_elect=args.leader_elect,
         leader_election_namespace=args.leader_election_namespace, leader_election_id=args.leader_election_id,
         lease_duration=args.leader_elect_lease_duration, renew_deadline=args.leader_elect_renew_deadline,
         retry_period=args.leader_elect_retry_period,

@@ -1,0 +1,218 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""cloud-controller-manager: 500 Nodes and 100 LoadBalancer Services against real kube-apiservers (tests/harness).
+
+The DVP side holds 500 VMs of our cluster (status written directly: no simulator, so the figures are the CCM's
+own). `run()` measures, with the whole Manager (informers, queues, workers):
+
+* time from start to all 500 Nodes initialised (providerID, addresses, uninitialized taint removed);
+* DVP requests of a cold start (LIST + WATCH per cache) and of one full resync (every Node and Service
+  reconciled again from the caches): the goal is <= 5, i.e. lists and watches, never a GET per Node;
+* 100 LoadBalancer Services backed by 10 eligible Nodes (the other 490 are labelled
+  node.kubernetes.io/exclude-from-external-load-balancers): DVP requests per first ensure (Service GET+create,
+  one label patch per backing VM) and per steady-state ensure (expected 0);
+* idle RSS of `python -m dvp_ccm` (a separate process, all caches full, 500 Nodes and 100 Services).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+from bench.measure import figure
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+NODES = 500
+SERVICES = 100
+LB_NODES = 10
+TIMEOUT_S = 300.0
+UNINIT = {"key": "node.cloudprovider.kubernetes.io/uninitialized", "value": "true", "effect": "NoSchedule"}
+
+
+def _wait(check, what: str, timeout: float = TIMEOUT_S) -> float:
+    started = time.monotonic()
+    while not check():
+        if time.monotonic() - started > timeout:
+            raise RuntimeError(f"ccm bench: timed out after {timeout:g}s waiting for {what}")
+        time.sleep(0.5)  # polling lists 500 Nodes: keep it from loading the API server being measured
+    return time.monotonic() - started
+
+
+def _quiet(metrics, settle: float = 1.5, timeout: float = TIMEOUT_S) -> int:
+    """Wait until the client's request count stops moving for `settle` s; returns the count."""
+    last, since, started = metrics.total(), time.monotonic(), time.monotonic()
+    while time.monotonic() - since < settle:
+        time.sleep(0.1)
+        now = metrics.total()
+        if now != last:
+            last, since = now, time.monotonic()
+        if time.monotonic() - started > timeout:
+            raise RuntimeError("ccm bench: requests never settled")
+    return last
+
+
+def _seed(dvp, guest, ns: str, cluster_uuid: str, prefix: str) -> list[str]:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from dvp_common.dvp import labels as L
+    from dvp_common.dvp.resources import VIRTUAL_MACHINE
+    from dvp_common.kube.resources import NODE
+
+    from dvp_ccm.domain.loadbalancer import EXCLUDE_LABEL
+
+    names = [f"{prefix}-{i:03d}" for i in range(NODES)]
+
+    def one(i_name):
+        i, name = i_name
+        body = {"metadata": {"name": name, "labels": {L.CLUSTER_UUID: cluster_uuid, L.COMPONENT: L.CAPDVP,
+                                                        L.HOSTNAME: name, L.MANAGED_BY: L.MANAGED_BY_VALUE}},
+                "spec": {"virtualMachineClassName": "generic", "cpu": {"cores": 2}, "memory": {"size": "4Gi"},
+                         "blockDeviceRefs": [{"kind": "VirtualDisk", "name": f"{name}-boot"}]}}
+        vm = dvp.create(VIRTUAL_MACHINE, body, ns)
+        vm["status"] = {"phase": "Running", "ipAddress": f"10.{100 + i // 250}.{i % 250}.10"}
+        dvp.update_status(VIRTUAL_MACHINE, vm, ns)
+        labels = {} if i < LB_NODES else {EXCLUDE_LABEL: "true"}
+        guest.create(NODE, {"metadata": {"name": name, "labels": labels}, "spec": {"taints": [UNINIT]}})
+        guest.patch(NODE, name, {"status": {"conditions": [{
+            "type": "Ready", "status": "True", "reason": "KubeletReady", "lastHeartbeatTime": "2026-01-01T00:00:00Z",
+            "lastTransitionTime": "2026-01-01T00:00:00Z"}]}}, subresource="status")
+
+    with ThreadPoolExecutor(16) as pool:
+        list(pool.map(one, enumerate(names)))
+    return names
+
+
+def _rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
+def run() -> dict:
+    from dvp_common.dvp import DVPConnection
+    from dvp_common.kube.resources import NODE, SERVICE
+    from harness.apiserver import ControlPlane, dvp_crd_files, guest_crd_files
+    from prometheus_client import CollectorRegistry
+
+    from dvp_ccm import settings as S
+    from dvp_ccm.domain import taints as T
+    from dvp_ccm.domain.lifecycle import LifecycleConfig
+    from dvp_ccm.manager import Manager
+
+    out: dict = {"nodes": NODES, "services": SERVICES, "lb_nodes": LB_NODES}
+    with ControlPlane() as plane:
+        plane.start({"dvp": ("AlwaysAllow", dvp_crd_files()), "guest": ("AlwaysAllow", guest_crd_files())})
+        dvp_api, guest_api = plane.servers["dvp"], plane.servers["guest"]
+        dvp, guest = dvp_api.client(), guest_api.client()
+        ns, guest_ns, cluster_uuid = dvp_api.create_namespace("ccm"), guest_api.create_namespace("ccm"), str(
+            uuid.uuid4())
+        names = _seed(dvp, guest, ns, cluster_uuid, "bench")
+        conn = DVPConnection(dvp_api.client(), ns, cluster_uuid)
+        settings = S.Settings(dvp=None, health_bind=None, metrics_bind=None, workers=8,  # type: ignore[arg-type]
+                              controllers=frozenset({S.NODE, S.LIFECYCLE}), address_refresh=3600.0,
+                              lifecycle=LifecycleConfig(out_of_service=True))
+        manager = Manager(settings, guest_api.client(), conn, registry=CollectorRegistry(), prober=lambda i, p: True)
+        metrics = conn.client.metrics
+        started = time.monotonic()
+        manager.start()
+        try:
+            def all_initialised() -> bool:
+                items = guest.list(NODE, label_selector=None).items
+                mine = [n for n in items if n["metadata"]["name"].startswith("bench-")]
+                return len(mine) == NODES and not any(T.has(n, T.UNINITIALIZED) for n in mine)
+            _wait(all_initialised, "all Nodes initialised")
+            out["init_all_s"] = time.monotonic() - started
+            out["cold_start_dvp_requests"] = _quiet(metrics)
+            out["cold_start_detail"] = metrics.snapshot()
+            metrics.reset()
+            for inf in manager.informers:
+                inf.resync()  # what the periodic resync does: every Node reconciled again from the caches
+            out["resync_dvp_requests"] = _quiet(metrics)
+        finally:
+            manager.shutdown()
+
+        # LoadBalancer: a manager with the service controller, 100 Services over 10 eligible Nodes
+        lb_conn = DVPConnection(dvp_api.client(), ns, cluster_uuid)
+        lb_settings = dataclasses.replace(settings, controllers=frozenset({S.SERVICE}))
+        lb = Manager(lb_settings, guest_api.client(), lb_conn, registry=CollectorRegistry(), prober=lambda i, p: True)
+        lb.start()
+        try:
+            _wait(lb.leading.is_set, "LB manager started")
+            lb_metrics = lb_conn.client.metrics
+            base = _quiet(lb_metrics)
+            for i in range(SERVICES):
+                guest.create(SERVICE, {"metadata": {"name": f"svc-{i:03d}"}, "spec": {
+                    "type": "LoadBalancer", "selector": {"app": "x"}, "ports": [{"port": 80 + i % 3}]}}, guest_ns)
+
+            def all_ensured() -> bool:
+                svcs = guest.list(SERVICE, guest_ns).items
+                return len(svcs) == SERVICES and all(s["metadata"].get("finalizers") for s in svcs) and \
+                    len(lb.dvp_services.items()) == SERVICES
+            t = _wait(all_ensured, "100 Services ensured")
+            out["lb_ensure_all_s"] = t
+            first = _quiet(lb_metrics) - base
+            out["lb_first_ensure_dvp_requests"] = first / SERVICES
+            out["lb_first_detail"] = lb_metrics.snapshot()
+            lb_metrics.reset()
+            for svc in guest.list(SERVICE, guest_ns).items:
+                lb.controllers[S.SERVICE].enqueue(f"{guest_ns}/{svc['metadata']['name']}")
+            out["lb_steady_ensure_dvp_requests"] = _quiet(lb_metrics) / SERVICES
+        finally:
+            lb.shutdown()
+
+        # idle RSS of the real process, every controller on, caches full
+        with tempfile.TemporaryDirectory() as tmp:
+            kubeconfig = Path(tmp) / "guest.kubeconfig"
+            kubeconfig.write_text(guest_api.kubeconfig())
+            env = {**os.environ, "DVP_KUBERNETES_CONFIG_BASE64": dvp_api.kubeconfig(), "DVP_NAMESPACE": ns,
+                   "CLUSTER_UUID": cluster_uuid,
+                   "PYTHONPATH": os.pathsep.join(str(ROOT / p) for p in ("images/dvp-common",
+                                                                          "images/cloud-controller-manager"))}
+            proc = subprocess.Popen([sys.executable, "-m", "dvp_ccm", f"--kubeconfig={kubeconfig}",
+                                     "--health-probe-bind-address=127.0.0.1:0", "--metrics-bind-address=0",
+                                     "--log-level=Warn"], env=env, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.PIPE)
+            try:
+                time.sleep(15)  # caches listed, every Node and Service reconciled once, then idle
+                if proc.poll() is not None:
+                    raise RuntimeError(f"dvp_ccm exited: {proc.stderr.read().decode()[-500:]}")
+                out["idle_rss_mib"] = _rss_kib(proc.pid) / 1024
+            finally:
+                proc.terminate()
+                proc.wait(10)
+        for client in (dvp, guest):
+            client.close()
+        del names
+    return out
+
+
+def figures():
+    res = run()
+    yield figure(f"ccm: {res['nodes']} Nodes, time from start to all initialised", round(res["init_all_s"], 2), "s")
+    yield figure("ccm: DVP requests of a cold start (LIST+WATCH of VMs)", res["cold_start_dvp_requests"], "calls",
+                 "<= 5")
+    yield figure(f"ccm: DVP requests per full resync of {res['nodes']} Nodes", res["resync_dvp_requests"], "calls",
+                 "<= 5")
+    yield figure(f"ccm: {res['services']} LoadBalancer Services, time to all ensured", round(res["lb_ensure_all_s"], 2),
+                 "s")
+    yield figure(f"ccm: DVP requests per first ensure ({res['lb_nodes']} backing VMs)",
+                 round(res["lb_first_ensure_dvp_requests"], 2), "calls", f"= 2 + {res['lb_nodes']} VM label patches")
+    yield figure("ccm: DVP requests per steady-state ensure", round(res["lb_steady_ensure_dvp_requests"], 2), "calls",
+                 "0")
+    yield figure(f"ccm: idle RSS of python -m dvp_ccm ({res['nodes']} Nodes, {res['services']} Services)",
+                 round(res["idle_rss_mib"], 1), "MiB")
+
+
+if __name__ == "__main__":
+    import json
+
+    print(json.dumps(run(), indent=1, default=str))
