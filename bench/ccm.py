@@ -62,11 +62,10 @@ def _quiet(metrics, settle: float = 1.5, timeout: float = TIMEOUT_S) -> int:
 def _seed(dvp, guest, ns: str, cluster_uuid: str, prefix: str) -> list[str]:
     from concurrent.futures import ThreadPoolExecutor
 
+    from dvp_ccm.domain.loadbalancer import EXCLUDE_LABEL
     from dvp_common.dvp import labels as L
     from dvp_common.dvp.resources import VIRTUAL_MACHINE
     from dvp_common.kube.resources import NODE
-
-    from dvp_ccm.domain.loadbalancer import EXCLUDE_LABEL
 
     names = [f"{prefix}-{i:03d}" for i in range(NODES)]
 
@@ -98,15 +97,14 @@ def _rss_kib(pid: int) -> int:
 
 
 def run() -> dict:
-    from dvp_common.dvp import DVPConnection
-    from dvp_common.kube.resources import NODE, SERVICE
-    from harness.apiserver import ControlPlane, dvp_crd_files, guest_crd_files
-    from prometheus_client import CollectorRegistry
-
     from dvp_ccm import settings as S
     from dvp_ccm.domain import taints as T
     from dvp_ccm.domain.lifecycle import LifecycleConfig
     from dvp_ccm.manager import Manager
+    from dvp_common.dvp import DVPConnection
+    from dvp_common.kube.resources import NODE, SERVICE
+    from harness.apiserver import ControlPlane, dvp_crd_files, guest_crd_files
+    from prometheus_client import CollectorRegistry
 
     out: dict = {"nodes": NODES, "services": SERVICES, "lb_nodes": LB_NODES}
     with ControlPlane() as plane:
