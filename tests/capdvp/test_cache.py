@@ -45,3 +45,19 @@ def test_cluster_scoped_keys_and_writes_go_to_the_api():
     assert cached.get(r.VIRTUAL_MACHINE_CLASS, "generic") == vmc
     cached.create(r.VIRTUAL_DISK, {"metadata": {"name": "d"}}, "ns")
     assert api.calls["create"] == 1 and api.peek(r.VIRTUAL_DISK, "d", "ns") is not None
+
+
+def test_list_from_the_cache_only_under_the_informers_selector():
+    api = FakeApi()
+    ours = {"dvp.deckhouse.io/cluster-uuid": "u", "dvp.deckhouse.io/component": "capdvp"}
+    disks = [{"metadata": {"name": n, "namespace": "ns", "labels": {**ours, "dvp.deckhouse.io/hostname": h}}}
+             for n, h in (("a-boot", "a"), ("b-boot", "b"))]
+    informer = StubInformer({f"ns/{d['metadata']['name']}": d for d in disks})
+    informer.namespace, informer.label_selector, informer.resource_version = "ns", ours, "7"
+    informer.items = lambda: list(informer.objects.values())
+    cached = CachedApi(api, {r.VIRTUAL_DISK: informer})
+    got = cached.list(r.VIRTUAL_DISK, "ns", label_selector={**ours, "dvp.deckhouse.io/hostname": "a"})
+    assert [d["metadata"]["name"] for d in got.items] == ["a-boot"] and api.calls["list"] == 0
+    cached.list(r.VIRTUAL_DISK, "ns", label_selector={"dvp.deckhouse.io/hostname": "a"})  # wider than the cache
+    cached.list(r.VIRTUAL_DISK, "other", label_selector=ours)  # another namespace
+    assert api.calls["list"] == 2

@@ -30,6 +30,17 @@ class CachedApi:
         return self.client.get(res, name, namespace, subresource)
 
     def list(self, res: Resource, namespace: str | None = None, **kw: Any) -> ListResult:
+        """From the cache when the informer's selector is part of the one asked for (it then holds every match)."""
+        inf = self.informers.get(res)
+        wanted = kw.get("label_selector")
+        if (inf is not None and inf.synced.is_set() and isinstance(wanted, dict) and set(kw) == {"label_selector"}
+                and (inf.namespace is None or inf.namespace == namespace)):
+            have = inf.label_selector or {}
+            if isinstance(have, dict) and all(wanted.get(k) == v for k, v in have.items()):
+                items = [copy.deepcopy(o) for o in inf.items()
+                         if all((o["metadata"].get("labels") or {}).get(k) == v for k, v in wanted.items())]
+                self.hits += 1
+                return ListResult(items, inf.resource_version)
         return self.client.list(res, namespace, **kw)
 
     def create(self, res: Resource, body: dict, namespace: str | None = None, **kw: Any) -> dict:

@@ -54,6 +54,7 @@ class Manager:
         self.dvp_informers = {
             r.VIRTUAL_MACHINE: Informer(dvp.client, r.VIRTUAL_MACHINE, dvp_ns, label_selector=ours),
             r.VIRTUAL_DISK: Informer(dvp.client, r.VIRTUAL_DISK, dvp_ns, label_selector=ours),
+            r.SECRET: Informer(dvp.client, r.SECRET, dvp_ns, label_selector=ours),  # cloud-init Secrets
         }
         ctx = Context(CachedApi(guest, self.guest_informers), CachedApi(dvp.client, self.dvp_informers),
                       settings.reconcile)
