@@ -4,7 +4,7 @@
 
 A wait is one LIST (state + resourceVersion) and one WATCH, however long it lasts; the figure to watch is
 "requests per wait" staying constant while the wait's length grows. Until the real-API harness lands the
-server is the small fake API server of tests/dvp_common (HTTP on 127.0.0.1, real watches).
+server is the small fake API server of tests/dvp_common (dvpc_apiserver) (HTTP on 127.0.0.1, real watches).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "dvp_comm
 
 from dvp_common.kube import KubeClient, RandomFaults, RetryPolicy  # noqa: E402
 from dvp_common.kube.resources import CONFIG_MAP  # noqa: E402
-from fake_apiserver import FakeApiServer  # noqa: E402
+from dvpc_apiserver import FakeApiServer  # noqa: E402
 
 NS, COLL = "bench", "/v1/configmaps"
 CHANGES, SPACING_S = 20, 0.1  # each wait sees 20 status changes over 2 s before its condition holds

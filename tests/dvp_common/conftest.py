@@ -7,11 +7,10 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))  # fake_apiserver lives beside the tests
+sys.path.insert(0, str(Path(__file__).parent))  # dvpc_* helpers live beside the tests
 
-from fake_apiserver import FakeApiServer  # noqa: E402
-
-TOKEN = "t0ps3cret-token-value"  # noqa: S105 - a test credential; tests check it never leaks
+from dvpc_apiserver import FakeApiServer  # noqa: E402
+from dvpc_kit import TOKEN, FakeTime  # noqa: E402
 
 
 @pytest.fixture
@@ -21,38 +20,6 @@ def api():
     server.stop()
 
 
-class FakeTime:
-    """Clock and sleep for the client: sleeping only advances the clock."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-        self.sleeps: list[float] = []
-
-    def clock(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
-
-
 @pytest.fixture
 def fake_time():
     return FakeTime()
-
-
-class OnWatch:
-    """A transport hook that runs the next action each time the client opens a watch (so after a wait's
-    LIST): DVP-side changes then land while the wait is watching, however slow the machine is.
-    `faults` optionally answers those same watches with a Fault (e.g. a drop)."""
-
-    def __init__(self, *actions, faults=()):
-        self.actions = list(actions)
-        self.faults = list(faults)
-
-    def __call__(self, req):
-        if req.verb != "watch":
-            return None
-        if self.actions:
-            self.actions.pop(0)()
-        return self.faults.pop(0) if self.faults else None

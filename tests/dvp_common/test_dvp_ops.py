@@ -8,7 +8,6 @@ import base64
 
 import pytest
 import yaml
-from conftest import TOKEN, OnWatch
 from dvp_common.dvp import (
     AttachmentFailed,
     Attachments,
@@ -32,6 +31,7 @@ from dvp_common.dvp import (
 )
 from dvp_common.dvp import labels as L
 from dvp_common.kube import ConfigError, Conflict, RetryPolicy
+from dvpc_kit import TOKEN, OnWatch
 
 UUID = "5c3f0a52-1111-4222-8333-444455556666"
 NS = "proj"

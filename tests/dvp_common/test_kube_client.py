@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import pytest
-from conftest import TOKEN
 from dvp_common.kube import (
     NO_RETRY,
     AlreadyExists,
@@ -18,6 +17,7 @@ from dvp_common.kube import (
     Transient,
 )
 from dvp_common.kube.resources import CONFIG_MAP, NODE, SECRET
+from dvpc_kit import TOKEN
 
 NS = "ns1"
 

@@ -10,12 +10,12 @@ import ssl
 
 import pytest
 import yaml
-from certs import make_pki
-from conftest import TOKEN
 from dvp_common.kube import NO_RETRY, ConfigError, KubeClient, Transient
 from dvp_common.kube import config as cfg
 from dvp_common.kube.resources import CONFIG_MAP
-from fake_apiserver import FakeApiServer
+from dvpc_apiserver import FakeApiServer
+from dvpc_certs import make_pki
+from dvpc_kit import TOKEN
 
 
 def b64(data: bytes | str) -> str:

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import pytest
-from conftest import TOKEN
 from dvp_common.kube import (
     NO_RETRY,
     AlreadyExists,
@@ -22,6 +21,7 @@ from dvp_common.kube import (
     Unauthorized,
 )
 from dvp_common.kube.resources import SECRET
+from dvpc_kit import TOKEN
 
 CASES = [
     (400, "BadRequest", "bad body", BadRequest),

@@ -8,7 +8,6 @@ import threading
 import time
 
 import pytest
-from conftest import TOKEN, OnWatch
 from dvp_common.kube import (
     Fault,
     Gone,
@@ -20,6 +19,7 @@ from dvp_common.kube import (
     WaitTimeout,
 )
 from dvp_common.kube.resources import CONFIG_MAP
+from dvpc_kit import TOKEN, OnWatch
 
 NS = "ns1"
 COLL = "/v1/configmaps"

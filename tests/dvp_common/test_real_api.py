@@ -12,7 +12,6 @@ import threading
 import time
 
 import pytest
-from conftest import OnWatch
 from dvp_common.dvp import (
     Attachments,
     CloudInitSecrets,
@@ -42,6 +41,7 @@ from dvp_common.kube import (
 )
 from dvp_common.kube.resources import CONFIG_MAP, LEASE, SECRET, Resource
 from dvp_common.runtime import Informer, LeaderElector
+from dvpc_kit import OnWatch
 
 UUID = "7d9e4c1a-0000-4000-8000-00000000c0de"
 RESOURCE_QUOTA = Resource("", "v1", "resourcequotas", "ResourceQuota")

@@ -6,10 +6,10 @@ import threading
 import time
 
 import pytest
-from conftest import TOKEN
 from dvp_common.kube import Gone, KubeClient, RetryPolicy
 from dvp_common.kube.resources import CONFIG_MAP
 from dvp_common.runtime import Informer
+from dvpc_kit import TOKEN
 
 NS = "ns1"
 COLL = "/v1/configmaps"

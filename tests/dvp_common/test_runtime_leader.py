@@ -5,10 +5,10 @@ from __future__ import annotations
 import datetime
 
 import pytest
-from conftest import TOKEN, FakeTime
 from dvp_common.kube import NO_RETRY, KubeClient
 from dvp_common.kube.resources import LEASE
 from dvp_common.runtime import LeaderElector
+from dvpc_kit import TOKEN, FakeTime
 
 NS = "d8-cloud-provider-dvp"
 WALL = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)

@@ -11,9 +11,9 @@ import logging
 
 import pytest
 import requests
-from conftest import TOKEN
 from dvp_common.runtime import ConfigInvalid, HealthServer, load, parse_duration
 from dvp_common.runtime import logging as jlog
+from dvpc_kit import TOKEN
 from prometheus_client import CollectorRegistry, Counter
 
 

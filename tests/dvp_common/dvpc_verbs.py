@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The verbs of fake_apiserver: create, get, list, watch, put, patch, delete with resourceVersion semantics."""
+"""The verbs of dvpc_apiserver: create, get, list, watch, put, patch, delete with resourceVersion semantics."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import uuid
 from typing import Any
 
 import jsonpatch
-from fake_apiserver import _commit, field_match, label_match, merge_patch
+from dvpc_apiserver import _commit, field_match, label_match, merge_patch
 
 
 def dispatch(h: Any, method: str, coll: str, ns: str, name: str | None, sub: str | None, q: dict[str, str],

@@ -214,6 +214,6 @@ class _Handler(BaseHTTPRequestHandler):
         coll = f"{m['g'] or ''}/{m['v'] or m['cv']}/{m['plural']}"
         ns, name, sub = m["ns"] or "", m["name"], m["sub"]
         q = {k: v[0] for k, v in query.items()}
-        from fake_verbs import dispatch  # the verbs live beside, to keep both files small
+        from dvpc_verbs import dispatch  # the verbs live beside, to keep both files small
 
         dispatch(self, method, coll, ns, name, sub, q, body)
