@@ -137,6 +137,7 @@ def test_full_jitter_stays_under_the_ceiling():
         delays = [policy.delay(attempt) for _ in range(200)]
         assert all(0 <= d <= ceiling for d in delays) and max(delays) > ceiling / 2
     assert RetryPolicy(max_retry_after=30).delay(0, retry_after=120) == 30
+    assert RetryPolicy(base=0.01, cap=0.02, jitter=False).delay(5000) == 0.02  # a long failure streak
 
 
 def test_plain_create_is_not_retried(client, api, fake_time):

@@ -79,14 +79,16 @@ def test_run_keeps_up_until_stopped(setup, api):
     stop = threading.Event()
     thread = threading.Thread(target=informer.run, args=(stop,))
     thread.start()
-    assert informer.synced.wait(5)
-    api.put_object(COLL, cm("late"))
-    for _ in range(100):
-        if informer.get("ns1/late"):
-            break
-        stop.wait(0.05)
-    stop.set()
-    thread.join(5)
+    try:
+        assert informer.synced.wait(5)
+        api.put_object(COLL, cm("late"))
+        for _ in range(100):
+            if informer.get("ns1/late"):
+                break
+            stop.wait(0.05)
+    finally:
+        stop.set()
+        thread.join(5)
     assert not thread.is_alive() and ("add", "late") in seen
 
 
@@ -98,14 +100,16 @@ def test_stop_ends_a_quiet_watch_at_once(setup, api):
     stop = threading.Event()
     thread = threading.Thread(target=informer.run, args=(stop,))
     thread.start()
-    assert informer.synced.wait(5)
-    for _ in range(100):  # until the watch is open
-        if informer._watch is not None:
-            break
-        stop.wait(0.02)
-    started = time.monotonic()
-    stop.set()
-    thread.join(10)
+    try:
+        assert informer.synced.wait(5)
+        for _ in range(100):  # until the watch is open
+            if informer._watch is not None:
+                break
+            stop.wait(0.02)
+    finally:
+        started = time.monotonic()
+        stop.set()
+        thread.join(10)
     assert not thread.is_alive() and time.monotonic() - started < 5
 
 

@@ -22,7 +22,7 @@ class RetryPolicy:
         """Delay before retry number `attempt` (0-based: the wait after the first failure is attempt 0)."""
         if retry_after is not None and retry_after >= 0:
             return min(retry_after, self.max_retry_after)
-        ceiling = min(self.cap, self.base * (2**attempt))
+        ceiling = min(self.cap, self.base * 2.0 ** min(attempt, 60))  # long failure streaks must not overflow
         return self.rand.uniform(0, ceiling) if self.jitter else ceiling
 
 
