@@ -42,7 +42,7 @@ def test_node_initialisation_and_address_refresh(env):
     assert node["status"]["addresses"] == [{"type": "InternalIP", "address": ip},
                                            {"type": "ExternalIP", "address": ip}, {"type": "Hostname", "address": name}]
     assert node["metadata"]["labels"]["node.kubernetes.io/instance-type"] == "generic.1c.1Gi"
-    assert "Initialized" in events_for(env, name)
+    eventually(lambda: "Initialized" in events_for(env, name), what="Initialized event")
     # health endpoints of the running manager
     base = f"http://{m.health.address}"
     assert urllib.request.urlopen(base + "/healthz", timeout=5).status == 200  # noqa: S310 - http on loopback
@@ -86,8 +86,8 @@ def test_stopped_vm_shutdown_then_out_of_service_and_recovery(env):
     env.set_ready(name, True)
     eventually(lambda: not T.has(env.get_node(name), T.SHUTDOWN) and not T.has(env.get_node(name), T.OUT_OF_SERVICE),
                what="both taints removed")
-    assert {"TaintShutdown", "TaintOutOfService", "UntaintShutdown", "UntaintOutOfService"} <= \
-        set(events_for(env, name))
+    wanted = {"TaintShutdown", "TaintOutOfService", "UntaintShutdown", "UntaintOutOfService"}
+    eventually(lambda: wanted <= set(events_for(env, name)), what="the four events")  # recorded after each patch
 
 
 def test_deleted_vm_node_is_tainted_out_of_service_then_deleted(env):

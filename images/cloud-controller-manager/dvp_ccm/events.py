@@ -9,7 +9,7 @@ import hashlib
 import logging
 from typing import Any
 
-from dvp_common.kube import KubeClient, KubeError
+from dvp_common.kube import AlreadyExists, KubeClient, KubeError
 from dvp_common.kube.resources import EVENT
 
 log = logging.getLogger("dvp_ccm")
@@ -39,8 +39,10 @@ class EventRecorder:
                 "firstTimestamp": now, "lastTimestamp": now,
                 "source": {"component": COMPONENT, "host": self.host}, "reportingComponent": COMPONENT}
         try:
-            out = self.guest.create(EVENT, body, where, get_existing=True)
-            if out.get("lastTimestamp") != now or int(out.get("count") or 1) > 1:
-                self.guest.patch(EVENT, name, {"count": int(out.get("count") or 1) + 1, "lastTimestamp": now}, where)
+            try:
+                self.guest.create(EVENT, body, where)
+            except AlreadyExists:  # the same thing happened before: count it on that Event
+                seen = self.guest.get(EVENT, name, where)
+                self.guest.patch(EVENT, name, {"count": int(seen.get("count") or 1) + 1, "lastTimestamp": now}, where)
         except KubeError as exc:  # an Event is best effort: never fails the reconcile
             log.info("event %s on %s not recorded: %s", reason, md.get("name"), exc)
