@@ -1,0 +1,63 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""python -m cloud_data_discoverer: a round at start, then every --discovery-period, until SIGTERM."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import threading
+
+from dvp_common.dvp import DVPConnection
+from dvp_common.kube import ConfigError, KubeClient
+from dvp_common.runtime import logging as runtime_logging
+from dvp_common.runtime.health import HealthServer
+from dvp_common.runtime.settings import ConfigInvalid
+
+from .discoverer import Discoverer
+from .dvp import DVPReader
+from .guest import Guest
+from .metrics import Metrics
+from .settings import load_settings
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        settings, dvp_settings = load_settings(sys.argv[1:] if argv is None else argv, os.environ)
+    except ConfigInvalid as exc:
+        print(f"cloud_data_discoverer: {exc}", file=sys.stderr)
+        return 2
+    runtime_logging.setup(settings.log_level)
+    log = logging.getLogger("cloud_data_discoverer")
+    try:
+        if settings.kubeconfig:
+            with open(settings.kubeconfig, encoding="utf-8") as f:
+                guest_client = KubeClient.from_kubeconfig(f.read())
+        else:
+            guest_client = KubeClient.from_service_account()
+        conn = DVPConnection.from_settings(dvp_settings)
+    except (ConfigError, OSError) as exc:
+        log.error("cloud_data_discoverer: %s", exc)
+        return 2
+    metrics = Metrics()
+    guest = Guest(guest_client, settings.write_attempts, settings.write_backoff, settings.write_backoff_cap)
+    discoverer = Discoverer(DVPReader(conn), guest, metrics, conn.cluster_uuid, settings.quota_threshold,
+                            settings.orphan_min_age)
+    health = HealthServer(settings.listen_address, metrics.registry)
+    health.add_liveness("discovery-write", discoverer.liveness)
+    health.add_readiness("dvp-api", discoverer.readiness)
+    health.start()
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    log.info("cloud_data_discoverer started (period %.0fs, DVP namespace %s, serving %s)",
+             settings.discovery_period, conn.namespace, health.address)
+    discoverer.run(settings.discovery_period, stop)
+    health.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
