@@ -135,7 +135,7 @@ class ControlPlane:
         self.pki: pki.Pki | None = None
         self.token = secrets.token_urlsafe(32)
         self.timings: dict[str, float] = {}
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
 
     # lifecycle ------------------------------------------------------------------------------------------------
     def start(self, servers: dict[str, tuple[str, Iterable[Path]]]) -> ControlPlane:
