@@ -1,0 +1,61 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""python -m dvp_webhooks <validation|snapshot> [flags]: serve until SIGTERM."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import ssl
+import sys
+import threading
+
+from dvp_common.kube import ConfigError, KubeClient, RetryPolicy
+from dvp_common.kube import config as kube_config
+from dvp_common.kube.transport import Transport
+from dvp_common.runtime import logging as runtime_logging
+from dvp_common.runtime.settings import ConfigInvalid
+
+from .handlers import ROUTES
+from .lookups import Lookups
+from .server import WebhookServer
+from .settings import load_settings
+
+# Lookups must finish well inside the shortest webhook timeout (10 s): short timeouts, one quick retry.
+LOOKUP_TIMEOUT = (2.0, 4.0)
+LOOKUP_RETRY = RetryPolicy(attempts=2, base=0.2, cap=0.5)
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        mode, settings = load_settings(sys.argv[1:] if argv is None else argv, os.environ)
+    except ConfigInvalid as exc:
+        print(f"dvp_webhooks: {exc}", file=sys.stderr)
+        return 2
+    runtime_logging.setup(settings.log_level)
+    log = logging.getLogger("dvp_webhooks")
+    try:
+        if settings.kubeconfig:
+            with open(settings.kubeconfig, encoding="utf-8") as f:
+                creds = kube_config.from_kubeconfig(f.read())
+        else:
+            creds = kube_config.from_service_account()
+        client = KubeClient(Transport(creds, timeout=LOOKUP_TIMEOUT), retry=LOOKUP_RETRY)
+        server = WebhookServer(settings.listen_address, ROUTES[mode], Lookups(client, settings.module_namespace),
+                               settings.tls_cert_file, settings.tls_key_file)
+    except (ConfigError, OSError, ssl.SSLError) as exc:
+        log.error("dvp_webhooks: %s", exc)
+        return 2
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    server.start()
+    log.info("dvp_webhooks %s serving %s on :%d", mode, ", ".join(sorted(ROUTES[mode])), server.port)
+    stop.wait()
+    server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

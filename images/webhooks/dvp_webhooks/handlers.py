@@ -1,0 +1,90 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Routes: path -> the kind it serves and a handler(Request, Lookups) -> Verdict. Handlers only gather what a
+rule needs and call it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .domain import class_selection, credentials, nodes, snapshots
+from .domain.review import Request
+from .domain.verdict import Verdict
+from .lookups import Lookups
+
+Handler = Callable[[Request, Lookups], Verdict]
+
+
+@dataclass(frozen=True)
+class Route:
+    kind: str
+    group: str
+    handler: Handler
+
+
+def _paused(lookups: Lookups) -> Verdict | None:
+    """Validation pauses while the legacy configuration migrates (anchor-module §1.14)."""
+    if lookups.migrating():
+        return Verdict.allow("cloud-provider-dvp: validation is paused while the module configuration migrates")
+    return None
+
+
+def secret(req: Request, lookups: Lookups) -> Verdict:
+    return _paused(lookups) or credentials.validate(req)
+
+
+def node_group(req: Request, lookups: Lookups) -> Verdict:
+    paused = _paused(lookups)
+    if paused:
+        return paused
+    new_ref = nodes.class_reference(req.obj or {})
+    old_ref = nodes.class_reference(req.old or {})
+    ic = lookups.instance_class(new_ref.get("name") or "") if new_ref.get("kind") == nodes.CLASS_KIND else None
+    old_ic = ic if old_ref == new_ref else (
+        lookups.instance_class(old_ref.get("name") or "") if old_ref.get("kind") == nodes.CLASS_KIND else None)
+    return nodes.validate_node_group(req, ic, old_ic)
+
+
+def instance_class(req: Request, lookups: Lookups) -> Verdict:
+    return _paused(lookups) or nodes.validate_instance_class(req, lookups.node_groups())
+
+
+def volume_snapshot(req: Request, lookups: Lookups) -> Verdict:
+    return snapshots.validate_snapshot(req)
+
+
+def volume_snapshot_content(req: Request, lookups: Lookups) -> Verdict:
+    return snapshots.validate_content(req)
+
+
+def volume_snapshot_class(req: Request, lookups: Lookups) -> Verdict:
+    if req.operation not in ("CREATE", "UPDATE") or not snapshots.is_default(req.obj):
+        return Verdict.allow()  # no need to list classes
+    return snapshots.validate_class(req, lookups.snapshot_classes())
+
+
+def select_snapshot_class(req: Request, lookups: Lookups) -> Verdict:
+    pvc_name = class_selection.pvc_name(req)
+    if pvc_name is None:
+        return Verdict.allow()
+    pvc = lookups.pvc(req.namespace, pvc_name)
+    sc_name = ((pvc or {}).get("spec") or {}).get("storageClassName") or ""
+    return class_selection.select(req, pvc, lookups.storage_class(sc_name))
+
+
+SNAPSHOT_GROUP = "snapshot.storage.k8s.io"
+ROUTES: dict[str, dict[str, Route]] = {
+    "validation": {
+        "/validate--v1-secret": Route("Secret", "", secret),
+        "/validate-deckhouse-io-v1-nodegroup": Route("NodeGroup", "deckhouse.io", node_group),
+        "/validate-deckhouse-io-v1alpha1-dvpinstanceclass": Route("DVPInstanceClass", "deckhouse.io",
+                                                                  instance_class),
+    },
+    "snapshot": {
+        "/validate-volumesnapshot": Route("VolumeSnapshot", SNAPSHOT_GROUP, volume_snapshot),
+        "/validate-volumesnapshotcontent": Route("VolumeSnapshotContent", SNAPSHOT_GROUP, volume_snapshot_content),
+        "/validate-volumesnapshotclass": Route("VolumeSnapshotClass", SNAPSHOT_GROUP, volume_snapshot_class),
+        "/volume-snapshot-mutate": Route("VolumeSnapshot", SNAPSHOT_GROUP, select_snapshot_class),
+    },
+}

@@ -1,0 +1,47 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""What the rules need to know from the guest cluster, read at admission time (a handful of objects; no cache
+to go stale). Absent objects are None; any other API failure raises and the request is denied."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dvp_common.kube import KubeClient, NotFound, Resource
+from dvp_common.kube.resources import CONFIG_MAP, PERSISTENT_VOLUME_CLAIM, STORAGE_CLASS
+
+NODE_GROUP = Resource("deckhouse.io", "v1", "nodegroups", "NodeGroup", namespaced=False)
+DVP_INSTANCE_CLASS = Resource("deckhouse.io", "v1alpha1", "dvpinstanceclasses", "DVPInstanceClass", namespaced=False)
+VOLUME_SNAPSHOT_CLASS = Resource("snapshot.storage.k8s.io", "v1", "volumesnapshotclasses", "VolumeSnapshotClass",
+                                 namespaced=False)
+MODULE_NAMESPACE = "d8-cloud-provider-dvp"
+MIGRATION_MARKER = "d8-module-is-migrating"
+
+
+class Lookups:
+    def __init__(self, client: KubeClient, module_namespace: str = MODULE_NAMESPACE) -> None:
+        self.client, self.module_namespace = client, module_namespace
+
+    def _get(self, res: Resource, name: str, namespace: str | None = None) -> dict[str, Any] | None:
+        try:
+            return self.client.get(res, name, namespace)
+        except NotFound:
+            return None
+
+    def migrating(self) -> bool:
+        return self._get(CONFIG_MAP, MIGRATION_MARKER, self.module_namespace) is not None
+
+    def instance_class(self, name: str) -> dict[str, Any] | None:
+        return self._get(DVP_INSTANCE_CLASS, name) if name else None
+
+    def node_groups(self) -> list[dict[str, Any]]:
+        return self.client.list_all(NODE_GROUP).items
+
+    def pvc(self, namespace: str, name: str) -> dict[str, Any] | None:
+        return self._get(PERSISTENT_VOLUME_CLAIM, name, namespace)
+
+    def storage_class(self, name: str) -> dict[str, Any] | None:
+        return self._get(STORAGE_CLASS, name) if name else None
+
+    def snapshot_classes(self) -> list[dict[str, Any]]:
+        return self.client.list_all(VOLUME_SNAPSHOT_CLASS).items
