@@ -128,8 +128,8 @@ class Env:
         return dataclasses.replace(base, **fields)
 
     def manager(self, *, dvp_faults=None, guest_faults=None, prober=None, start: bool = True,
-                **fields: Any) -> Manager:
-        guest = self.guest_api.client(faults=guest_faults)
+                guest_token: str | None = None, **fields: Any) -> Manager:
+        guest = self.guest_api.client(token=guest_token, faults=guest_faults)
         conn = DVPConnection(self.dvp_api.client(faults=dvp_faults), self.ns, self.uuid)
         m = Manager(self.settings(**fields), guest, conn, registry=CollectorRegistry(), prober=prober,
                     exit_on_lost_lease=lambda: self.exits.append("lost"), watch_timeout=1)
