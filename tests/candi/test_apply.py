@@ -97,6 +97,7 @@ def test_master_node_apply_converge_and_destroy(tofu, dvp_api, world, tmp_path):
         "deckhouse.io/managed-by": "deckhouse",
         "dvp.deckhouse.io/cluster-uuid": UUID,
         "dvp.deckhouse.io/hostname": "candi-master-0",
+        "dvp.deckhouse.io/component": "dhctl",
     }
     assert [d["name"] for d in vm["spec"]["blockDeviceRefs"]] == [
         MASTER_OBJECTS[3].split("/")[1], "candi-master-0-kubernetes-data", "candi-master-0-additional-disk-0"]

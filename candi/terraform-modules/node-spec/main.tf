@@ -28,6 +28,8 @@ locals {
     "deckhouse.io/managed-by"       = "deckhouse"
     "dvp.deckhouse.io/cluster-uuid" = var.cluster_uuid
     "dvp.deckhouse.io/hostname"     = module.naming.hostname
+    // The ownership rule of dvp_common: nodes made by dhctl are ours as capdvp's machines are.
+    "dvp.deckhouse.io/component" = "dhctl"
   }
   // Reserved keys come last, so user labels never take over the identity labels.
   vm_labels = merge(try(local.vm.additionalLabels, {}), try(local.params.additionalVMLabels, {}), local.identity_labels)

@@ -59,6 +59,7 @@ run "first_node_of_a_group" {
         "deckhouse.io/managed-by"       = "deckhouse"
         "dvp.deckhouse.io/cluster-uuid" = "0b6f8a9e-0000-4000-8000-000000000001"
         "dvp.deckhouse.io/hostname"     = "demo-worker-0"
+        "dvp.deckhouse.io/component"    = "dhctl"
       }
       annotations           = {}
       cores                 = 2
