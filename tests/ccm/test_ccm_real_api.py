@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import time
 import urllib.request
 
 import pytest
@@ -278,3 +279,20 @@ def test_lost_leader_lease_stops_the_leader_and_the_standby_takes_over(env):
     env.node("le0", provider_id="dvp://le0", taints=[])
     key = L.lb_label_key(L.lb_name(svc["metadata"]["uid"]))
     eventually(lambda: key in env.vm_labels("le0"), what="b serves")
+
+
+def test_guest_initiated_shutdown_race_is_caught_by_the_recheck(env):
+    """harvester#9939: the kubelet stops first (Node NotReady) while DVP still reports the VM Running; a single
+    look would find nothing to do and never come back. The Node is re-examined until the VM is Stopped."""
+    env.vm("gs")
+    name = env.node("gs", provider_id="dvp://gs", taints=[])
+    m = env.manager(controllers=frozenset({"cloud-node-lifecycle"}), metrics_bind="127.0.0.1:0")
+    env.set_ready(name, False, since=now_text(-600))
+    eventually(lambda: m.leading.is_set(), what="controllers started")
+    time.sleep(1.5)  # NotReady for 10 min and three rechecks, the VM still Running: nothing may happen
+    assert not T.has(env.get_node(name), T.OUT_OF_SERVICE) and not T.has(env.get_node(name), T.SHUTDOWN)
+    env.vm_op("gs", "Stop")  # DVP notices the guest is down
+    eventually(lambda: T.has(env.get_node(name), T.OUT_OF_SERVICE) and T.has(env.get_node(name), T.SHUTDOWN),
+               what="both taints once the VM is Stopped")
+    metrics = urllib.request.urlopen(f"http://{m.metrics_server.address}/metrics", timeout=5).read().decode()  # noqa: S310
+    assert 'dvp_ccm_reconcile_total{controller="cloud-node-lifecycle",outcome="ok"}' in metrics
