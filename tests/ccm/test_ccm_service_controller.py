@@ -151,3 +151,20 @@ def test_orphaned_dvp_service_is_released_when_the_guest_service_is_gone():
     del w.guest.objects[("services", "shop", "web")]
     assert c.reconcile("shop/web") == DONE
     assert w.dvp.obj(SERVICE, LBN, NS) is None and labelled(w) == set()
+
+
+def test_a_recreated_service_releases_the_load_balancer_of_its_predecessor():
+    w = world()
+    setup(w)
+    c = ServiceController(w.ctx)
+    c.reconcile("shop/web")
+    del w.guest.objects[("services", "shop", "web")]  # gone while the CCM was away (finalizer removed by hand)
+    again = service("web", "shop")
+    again["metadata"]["uid"] = "99999999-0000-0000-0000-000000000000"
+    w.guest.put(SERVICE, again)
+    c.reconcile("shop/web")
+    assert w.dvp.obj(SERVICE, LBN, NS) is None
+    new_key = L.lb_label_key(L.lb_name(again["metadata"]["uid"]))
+    assert labelled(w) == set()
+    assert {n for n in ("w-0", "w-1") if new_key in w.dvp.obj(VIRTUAL_MACHINE, n, NS)["metadata"]["labels"]} == \
+        {"w-0", "w-1"}

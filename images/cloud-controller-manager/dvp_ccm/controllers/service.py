@@ -68,6 +68,10 @@ class ServiceController:
                                        f'Service "{LB.key(svc)}": DVP Service "{want.name}" exists and is not '
                                        "managed by this cluster; left alone")
                 return Result(requeue_after=NOT_OURS_RECHECK)
+        for stale in self.ctx.cloud.our_services():  # a same-named Service recreated without our cleanup
+            annotations = stale["metadata"].get("annotations") or {}
+            if annotations.get(LB.GUEST_SERVICE) == LB.key(svc) and stale["metadata"]["name"] != want.name:
+                self._release(stale["metadata"]["name"], L.lb_label_key(stale["metadata"]["name"]))
         self._label_vms(want.label_key, self._backends(svc))
         return self._status(svc, LB.ingress(current))
 
@@ -126,12 +130,12 @@ class ServiceController:
         md = svc["metadata"]
         rest = [f for f in md.get("finalizers") or [] if f != LB.FINALIZER]
         try:
-            self.ctx.guest.patch(SERVICE, md["name"], {"metadata": {"resourceVersion": md["resourceVersion"],
-                                                                    "finalizers": rest or None}}, md["namespace"])
-            if (svc.get("status") or {}).get("loadBalancer", {}).get("ingress") and LB.wants_lb(svc) is False \
-                    and not md.get("deletionTimestamp"):
-                self.ctx.guest.patch(SERVICE, md["name"], {"status": {"loadBalancer": {"ingress": None}}},
-                                     md["namespace"], subresource="status")
+            if LB.ingress(svc) and not md.get("deletionTimestamp"):  # no longer a load balancer: no address
+                svc = self.ctx.guest.patch(SERVICE, md["name"], {"status": {"loadBalancer": {"ingress": None}}},
+                                           md["namespace"], subresource="status")
+            # the finalizer goes last: until then a restart repeats the cleanup
+            self.ctx.guest.patch(SERVICE, md["name"], {"metadata": {
+                "resourceVersion": svc["metadata"]["resourceVersion"], "finalizers": rest or None}}, md["namespace"])
         except NotFound:
             return DONE
         self.ctx.events.record(svc, "Normal", E.DELETED_LB, f'Service "{LB.key(svc)}": load balancer deleted')
