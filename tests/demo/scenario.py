@@ -1,12 +1,221 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The scenario walk (API servers, simulator, hooks, components); being built, see issue 11."""
+"""The scenario: API servers, simulator, hooks, chart, components; then nodes, volumes, a LoadBalancer, teardown.
+
+`Demo` holds the environment; `run_scenario` walks it with progress lines and returns a `Result` the e2e tests
+assert on. Nothing here sends traffic to VM addresses: the simulator's pools are loopback (127.66/127.77).
+"""
 
 from __future__ import annotations
 
-from demo.progress import Progress
+import base64
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dvp_common.kube import KubeClient
+from dvp_common.kube.resources import SECRET
+from dvp_sim import seed
+from harness.apiserver import ApiServer, ControlPlane, dvp_crd_files, guest_crd_files
+from harness.render import example_values, render_values
+
+from demo import seed_objects as so
+from demo.components import Components
+from demo.hook_runner import HookRunner
+from demo.kube import Kinds, apply, ensure_namespace
+from demo.ledger import Ledger, dvp_requests
+from demo.progress import Progress, table
+
+ROOT = Path(__file__).resolve().parents[2]
+WORK = ROOT / ".tmp" / "demo"
+MODULE_NS = "d8-cloud-provider-dvp"
+CAPI_NS = "d8-cloud-instance-manager"
+IP_POOL, LB_POOL = "127.66.0.0/24", "127.77.0.0/24"  # loopback: nothing ever reaches a real network
+# Rendered kinds the components need in the guest API; Deployments are started as processes instead, and no
+# webhook configuration is applied (the API would call webhooks at in-cluster Service addresses).
+APPLY_KINDS = ("Namespace", "Secret", "ConfigMap", "StorageClass", "CSIDriver", "VolumeSnapshotClass")
+WAIT = 60.0
 
 
-def run_scenario(progress: Progress) -> int:
-    progress.line("scenario: not available yet (the chart summary above is what the module deploys)")
-    return 0
+class StepFailed(RuntimeError):
+    pass
+
+
+@dataclass
+class Settings:
+    workers: int = 2
+    sim_latency: float = 0.05
+    sim_args: tuple[str, ...] = ()  # extra dvp_sim flags (faults)
+    component_env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Result:
+    created: dict[str, int]
+    deleted: dict[str, int]
+    leftovers: dict[str, list[str]]
+    step_times: dict[str, float]
+    dvp_requests: int
+    hook_runs: int
+    nodes_initialized: int
+    lb_address: str
+    unavailable: dict[str, str]
+    wall: float
+
+
+def wait_until(what: str, fn, timeout: float = WAIT, interval: float = 0.2):
+    """Poll fn until truthy; bounded, so a stuck step fails with what it waited for."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = fn()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise StepFailed(f"timed out after {timeout:.0f}s waiting for {what}")
+        time.sleep(interval)
+
+
+class Demo:
+    def __init__(self, progress: Progress, settings: Settings | None = None) -> None:
+        self.p = progress
+        self.s = settings or Settings()
+        WORK.mkdir(parents=True, exist_ok=True)
+        self.plane = ControlPlane()
+        self.components = Components(WORK)
+        self.dvp_api: ApiServer | None = None
+        self.guest_api: ApiServer | None = None
+
+    # environment ------------------------------------------------------------------------------------------------
+    def start_apis(self) -> None:
+        self.plane.start({"dvp": ("AlwaysAllow", dvp_crd_files()), "guest": ("AlwaysAllow", guest_crd_files())})
+        self.dvp_api, self.guest_api = self.plane.servers["dvp"], self.plane.servers["guest"]
+        self.dvp, self.guest = self.dvp_api.client(), self.guest_api.client()
+        self.guest_kinds = Kinds(self.guest)
+        self.project = self.dvp_api.create_namespace("project")
+        (WORK / "guest.kubeconfig").write_text(self.guest_api.kubeconfig())
+        (WORK / "dvp.kubeconfig").write_text(self.dvp_api.kubeconfig())
+        self.p.line(f"   DVP API {self.dvp_api.url} (project namespace {self.project}); guest API {self.guest_api.url}")
+
+    def seed_dvp(self) -> None:
+        seed.storage_class(self.dvp, "replicated-fast", default=True)
+        seed.storage_class(self.dvp, "local-thin", binding_mode="WaitForFirstConsumer")
+        seed.vm_class(self.dvp, "generic")
+        seed.cluster_image(self.dvp, "ubuntu-24-04")
+        self.p.line("   DVP: StorageClasses replicated-fast, local-thin; VirtualMachineClass generic; "
+                    "ClusterVirtualImage ubuntu-24-04")
+
+    def start_simulator(self) -> None:
+        sim = self.components.add("dvp-sim", [
+            "-m", "dvp_sim", "--kubeconfig", str(WORK / "dvp.kubeconfig"), "--namespace", self.project,
+            "--ip-pool", IP_POOL, "--lb-pool", LB_POOL, "--default-latency", str(self.s.sim_latency),
+            *self.s.sim_args], {})
+        if not sim.start():
+            raise StepFailed(f"dvp_sim did not start: {sim.unavailable}")
+
+    def seed_guest(self) -> None:
+        for ns in (MODULE_NS, CAPI_NS, "kube-system"):
+            ensure_namespace(self.guest, ns)
+        kubeconfig = self.dvp_api.kubeconfig(self.project)
+        apply(self.guest, self.guest_kinds, so.credentials_secret(MODULE_NS, kubeconfig))
+        self.p.line(f"   guest: Secret {MODULE_NS}/d8-credentials (type cloud-provider.deckhouse.io/credentials)")
+
+    def values(self) -> dict[str, Any]:
+        v = example_values()
+        mod = v["cloudProviderDvp"]
+        mod["provider"] = {"parameters": {"namespace": self.project}}
+        mod.update({"nodes": {"disabled": False}, "ccm": {"disabled": False},
+                    "storage": {"disabled": False, "snapshots": {"disabled": False}}})
+        mod["internal"] = {}
+        return v
+
+    def run_hooks(self, runner: HookRunner) -> None:
+        for report in runner.run_stage("beforeHelm"):
+            extra = f" (not served here, empty snapshot: {', '.join(report.unserved)})" if report.unserved else ""
+            self.p.line(f"   hook {report.hook}: {report.values_patches} values patch(es), "
+                        f"{report.kube_operations} Kubernetes operation(s){extra}")
+
+    def render_and_apply(self, values: dict[str, Any]) -> dict[str, int]:
+        applied: dict[str, int] = {}
+        for obj in render_values(values):
+            if obj["kind"] not in APPLY_KINDS:
+                continue
+            apply(self.guest, self.guest_kinds, obj)
+            applied[obj["kind"]] = applied.get(obj["kind"], 0) + 1
+        return applied
+
+    def credentials_env(self, secret_name: str) -> dict[str, str]:
+        """What the Deployments' secretKeyRefs give the containers (templates/_helpers.tpl credentials_envs)."""
+        data = self.guest.get(SECRET, secret_name, MODULE_NS)["data"]
+        text = {k: base64.b64decode(v).decode() for k, v in data.items()}
+        return {"DVP_KUBERNETES_CONFIG_BASE64": text["kubernetesConfigBase64"], "DVP_NAMESPACE": text["namespace"],
+                "CLUSTER_UUID": text["clusterUUID"], **self.s.component_env}
+
+    def start_components(self) -> None:
+        guest_kc = str(WORK / "guest.kubeconfig")
+        env, capdvp_env = self.credentials_env("dvp-credentials"), self.credentials_env("dvp-credentials-capdvp")
+        self.csi_socket = WORK / "csi.sock"
+        self.csi_socket.unlink(missing_ok=True)
+        specs = [
+            ("cloud-data-discoverer", ["-m", "cloud_data_discoverer", "--discovery-period=2s",
+                                       "--listen-address=127.0.0.1:0", f"--kubeconfig={guest_kc}"], env),
+            ("cloud-controller-manager", ["-m", "dvp_ccm", f"--kubeconfig={guest_kc}",
+                                          "--health-probe-bind-address=0", "--metrics-bind-address=0",
+                                          "--node-monitor-period=1s", "--node-status-update-frequency=30s",
+                                          f"--workers={self.s.workers}"], env),
+            ("capdvp-controller-manager", ["-m", "demo.capdvp_launcher", "--namespace", CAPI_NS,
+                                           "--health-probe-bind-address=0", "--webhook-bind-address=0",
+                                           "--control-plane-endpoint=127.0.0.1:6443", "--resync-seconds=30",
+                                           f"--workers={self.s.workers}"],
+             {**capdvp_env, "DEMO_GUEST_KUBECONFIG": guest_kc}),
+            ("csi-controller", ["-m", "dvp_csi", "--mode=controller", f"--endpoint=unix://{self.csi_socket}"], env),
+            ("validation-webhook", ["-m", "dvp_webhooks", "validation", f"--kubeconfig={guest_kc}",
+                                    "--listen-address=127.0.0.1:0"], env),
+        ]
+        for name, argv, cenv in specs:
+            comp = self.components.add(name, argv, cenv)
+            if comp.start():
+                self.p.line(f"   {name}: running (pid {comp.proc.pid}, log .tmp/demo/{name}.log)")
+            else:
+                self.p.line(f"   {name}: NOT AVAILABLE ({comp.unavailable})")
+
+    def stop(self) -> None:
+        self.components.stop_all()
+        for c in ("dvp", "guest"):
+            client = getattr(self, c, None)
+            if isinstance(client, KubeClient):
+                client.close()
+        self.plane.stop()
+
+
+def run_scenario(progress: Progress, settings: Settings | None = None) -> int:
+    from demo.walk import walk
+
+    demo = Demo(progress, settings)
+    try:
+        result = walk(demo)
+    except StepFailed as exc:
+        progress.line(f"FAILED: {exc} (component logs in .tmp/demo/)")
+        return 1
+    finally:
+        demo.stop()
+    print_result(result)
+    return 0 if not result.leftovers else 1
+
+
+def print_result(r: Result) -> None:
+    kinds = sorted(set(r.created) | set(r.deleted))
+    print()
+    print(table(("DVP kind", "created", "deleted", "left"),
+                [(k, r.created.get(k, 0), r.deleted.get(k, 0), len(r.leftovers.get(k, []))) for k in kinds]))
+    print()
+    print(table(("step", "seconds"), [(k, f"{v:.1f}") for k, v in r.step_times.items()]))
+    print()
+    print(table(("figure", "value"), [
+        ("DVP API requests (virtualization group, Services, Secrets; all clients)", r.dvp_requests),
+        ("hook runs", r.hook_runs), ("nodes initialised by the CCM", r.nodes_initialized),
+        ("LoadBalancer address", r.lb_address), ("wall time, s", f"{r.wall:.1f}"),
+        ("components not available", ", ".join(f"{k} ({v})" for k, v in r.unavailable.items()) or "none")]))
+    print(json.dumps({"demo": "summary", "created": r.created, "deleted": r.deleted,
+                      "leftovers": r.leftovers, "dvp_requests": r.dvp_requests}, sort_keys=True))
