@@ -89,3 +89,15 @@ def test_quantities_format(size, text):
 def test_bad_quantities_are_refused(bad):
     with pytest.raises(ValueError, match="not a byte quantity"):
         quantity.parse(bad)
+
+
+def test_an_unscoped_simulator_serves_every_namespace(dvp_api, dvp):
+    from dvp_sim import Simulator
+
+    namespaces = [dvp_api.create_namespace("all") for _ in range(2)]
+    with Simulator(dvp_api.client(), SimConfig(default_latency=0.02, watch_timeout=1)) as sim:
+        for ns in namespaces:
+            dvp.create(R.VIRTUAL_DISK, disk("everywhere", "1Gi", "sim-fast"), ns)
+        for ns in namespaces:
+            assert dvp.wait_for(R.VIRTUAL_DISK, "everywhere", phase_is("Ready"), WAIT, ns)
+    sim.client.close()
