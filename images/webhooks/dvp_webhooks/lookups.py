@@ -35,7 +35,10 @@ class Lookups:
         return self._get(DVP_INSTANCE_CLASS, name) if name else None
 
     def node_groups(self) -> list[dict[str, Any]]:
-        return self.client.list_all(NODE_GROUP).items
+        try:
+            return self.client.list_all(NODE_GROUP).items
+        except NotFound:  # the NodeGroup API is not served (node-manager absent): nothing can use a class
+            return []
 
     def pvc(self, namespace: str, name: str) -> dict[str, Any] | None:
         return self._get(PERSISTENT_VOLUME_CLAIM, name, namespace)
