@@ -10,6 +10,7 @@ Kubernetes operations to the API. A kind the API does not serve gives an empty s
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
 import os
@@ -153,10 +154,8 @@ class HookRunner:
             res = self.kinds.resource(op["apiVersion"], op["kind"])
             ns, name = op.get("namespace") or None, op["name"]
             if operation.startswith("Delete"):
-                try:
+                with contextlib.suppress(NotFound):
                     self.client.delete(res, name, ns)
-                except NotFound:
-                    pass
             elif operation in ("MergePatch", "JSONPatch"):
                 body = op.get("mergePatch") if operation == "MergePatch" else op.get("jsonPatch")
                 ptype = "merge" if operation == "MergePatch" else "json"

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from typing import Any
 
@@ -70,7 +71,5 @@ def apply(client: KubeClient, kinds: Kinds, obj: dict[str, Any]) -> str:
 def ensure_namespace(client: KubeClient, name: str) -> None:
     from dvp_common.kube.resources import NAMESPACE
 
-    try:
+    with contextlib.suppress(AlreadyExists):
         client.create(NAMESPACE, {"metadata": {"name": name}})
-    except AlreadyExists:
-        pass

@@ -25,7 +25,6 @@ from demo import seed_objects as so
 from demo.components import Components
 from demo.hook_runner import HookRunner
 from demo.kube import Kinds, apply, ensure_namespace
-from demo.ledger import Ledger, dvp_requests
 from demo.progress import Progress, table
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,6 +48,9 @@ class Settings:
     sim_latency: float = 0.05
     sim_args: tuple[str, ...] = ()  # extra dvp_sim flags (faults)
     component_env: dict[str, str] = field(default_factory=dict)
+    faults: dict[str, Any] | None = None  # demo.faulty spec for the components' DVP clients (host filled in)
+    kills: int = 0  # SIGKILL this many times a random controller during the walk (restarted each time)
+    seed: int = 1
 
 
 @dataclass
@@ -63,6 +65,7 @@ class Result:
     lb_address: str
     unavailable: dict[str, str]
     wall: float
+    kills: list[str] = field(default_factory=list)
 
 
 def wait_until(what: str, fn, timeout: float = WAIT, interval: float = 0.2):
@@ -174,6 +177,9 @@ class Demo:
                                     "--listen-address=127.0.0.1:0"], env),
         ]
         for name, argv, cenv in specs:
+            if self.s.faults is not None and name != "validation-webhook":
+                argv = ["-m", "demo.faulty", argv[1], *argv[2:]]
+                cenv = {**cenv, "DEMO_FAULTS": json.dumps({**self.s.faults, "host": self.dvp_api.url})}
             comp = self.components.add(name, argv, cenv)
             if comp.start():
                 self.p.line(f"   {name}: running (pid {comp.proc.pid}, log .tmp/demo/{name}.log)")

@@ -4,19 +4,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import time
 
 from capdvp import resources as r
 from dvp_common.kube import NotFound
 from dvp_common.kube.resources import NODE, SECRET, SERVICE
+from dvp_sim.world import KINDS
 
 from demo import seed_objects as so
+from demo.chaos import Chaos
 from demo.csi_client import CsiClient
 from demo.hook_runner import HookRunner
 from demo.ledger import Ledger, dvp_requests
 from demo.scenario import CAPI_NS, Demo, Result, StepFailed, wait_until
-from dvp_sim.world import KINDS
 
 NODE_GROUP, REPLICAS = "worker", 2
 GIB = 1 << 30
@@ -41,6 +43,7 @@ def walk(d: Demo) -> Result:
     with p.step("start the components as processes"):
         d.start_components()
     unavailable = {n: c.unavailable for n, c in d.components.items.items() if c.unavailable}
+    chaos = Chaos(d.components, d.s.kills, d.s.seed).start()
 
     with p.step("discovery -> StorageClasses"):
         if not d.components.available("cloud-data-discoverer"):
@@ -81,6 +84,11 @@ def walk(d: Demo) -> Result:
         else:
             lb_address = _load_balancer(d)
 
+    chaos.stop()
+    if chaos.kills:
+        p.line(f"   SIGKILLed {len(chaos.kills)} time(s): {', '.join(chaos.kills)}")
+    if chaos.failed_restarts:
+        raise StepFailed(f"restart after SIGKILL failed: {chaos.failed_restarts}")
     with p.step("scale down and teardown -> zero DVP objects left"):
         _teardown(d, names, lb_address)
         leftovers = wait_until("zero DVP objects in the project", lambda: _empty_or_none(ledger), timeout=90)
@@ -91,7 +99,7 @@ def walk(d: Demo) -> Result:
     return Result(created=dict(ledger.created), deleted=dict(ledger.deleted), leftovers=leftovers,
                   step_times=dict(p.step_times), dvp_requests=requests_total, hook_runs=runner.runs,
                   nodes_initialized=initialized, lb_address=lb_address, unavailable=unavailable,
-                  wall=time.monotonic() - began)
+                  wall=time.monotonic() - began, kills=list(chaos.kills))
 
 
 def _get(d: Demo, res, name: str, ns: str | None = None):
@@ -192,8 +200,6 @@ def _teardown(d: Demo, names: list[str], lb_address: str) -> None:
         wait_until(f"DeckhouseMachine {name} gone", lambda n=name: _get(d, r.DECKHOUSE_MACHINE, n, CAPI_NS) is None,
                    timeout=90)
         for res in (r.MACHINE, NODE):
-            try:
+            with contextlib.suppress(NotFound):
                 d.guest.delete(res, name, CAPI_NS if res is r.MACHINE else None)
-            except NotFound:
-                pass
         d.p.line(f"   {name}: DeckhouseMachine gone (VM deleted by capdvp), Machine and Node removed")

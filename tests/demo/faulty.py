@@ -1,0 +1,57 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""python -m demo.faulty <module> [args]: run a component's entry point with faults on its DVP requests.
+
+$DEMO_FAULTS is JSON {"host": DVP URL, "error_rate": f, "conflict_rate": f, "watch_drop_rate": f, "seed": n}.
+Every KubeClient the component builds for that host gets dvp_common's transport fault hook (SimFaults): 5xx on
+any verb, 409 on writes, broken watches. Clients of the guest API are left alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import runpy
+import sys
+
+from dvp_common.kube import client as kube_client
+from dvp_common.kube.faults import Fault, RequestInfo
+from dvp_sim.faults import SimFaults
+
+WRITES = ("create", "update", "patch", "delete")
+VERBS = ("get", "list", *WRITES)
+
+
+def fault_hook(spec: dict) -> SimFaults | None:
+    seed = spec.get("seed")
+    errors = SimFaults(error_rate=dict.fromkeys(VERBS, spec.get("error_rate", 0.0)),
+                       watch_drop_rate=spec.get("watch_drop_rate", 0.0), seed=seed)
+    conflicts = SimFaults(error_rate=dict.fromkeys(WRITES, spec.get("conflict_rate", 0.0)), statuses=(409,),
+                          seed=None if seed is None else seed + 1)
+
+    def hook(req: RequestInfo) -> Fault | None:
+        return errors(req) or conflicts(req)
+
+    return hook
+
+
+def install(spec: dict) -> None:
+    original = kube_client.KubeClient.from_credentials.__func__
+    hook = fault_hook(spec)
+
+    def from_credentials(cls, creds, **kwargs):
+        if creds.host.rstrip("/") == spec["host"].rstrip("/"):
+            kwargs["faults"] = hook
+        return original(cls, creds, **kwargs)
+
+    kube_client.KubeClient.from_credentials = classmethod(from_credentials)
+
+
+def main() -> None:
+    install(json.loads(os.environ["DEMO_FAULTS"]))
+    module, sys.argv = sys.argv[1], [sys.argv[1], *sys.argv[2:]]
+    runpy.run_module(module, run_name="__main__", alter_sys=True)
+
+
+if __name__ == "__main__":
+    main()

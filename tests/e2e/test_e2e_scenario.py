@@ -1,0 +1,67 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""The demo's scenario as tests: the clean walk, the walk under DVP faults, and under SIGKILLs of controllers.
+
+Each test starts its own API servers, simulator and component processes (tests/demo); the numbers asserted are
+the ones `make demo` prints. Exactly these DVP objects are created, every one is deleted, nothing is left.
+"""
+
+from __future__ import annotations
+
+import io
+import ipaddress
+
+from demo.progress import Progress
+from demo.scenario import Demo, Settings, StepFailed
+from demo.walk import walk
+
+# 2 VMs with a root disk, a cloud-init Secret and an address each; 2 CSI volumes (one restored from the
+# snapshot), 1 attachment, 1 snapshot; 1 LoadBalancer Service.
+EXPECTED = {"VirtualMachine": 2, "VirtualDisk": 4, "VirtualMachineBlockDeviceAttachment": 1,
+            "VirtualDiskSnapshot": 1, "VirtualMachineIPAddress": 2, "Secret": 2, "Service": 1}
+LB_POOL = ipaddress.ip_network("127.77.0.0/24")
+
+
+def run(settings: Settings):
+    out = io.StringIO()
+    demo = Demo(Progress(out=out), settings)
+    try:
+        result = walk(demo)
+    except StepFailed as exc:
+        raise AssertionError(f"{exc}\n{out.getvalue()}") from None
+    finally:
+        demo.stop()
+    return result, out.getvalue()
+
+
+def assert_converged(result, log: str) -> None:
+    assert result.unavailable == {}, log
+    assert result.created == EXPECTED, log
+    assert result.deleted == EXPECTED, log
+    assert result.leftovers == {}, log
+    assert result.nodes_initialized == 2, log
+    assert ipaddress.ip_address(result.lb_address) in LB_POOL, log
+    assert result.dvp_requests > 0
+
+
+def test_scenario_creates_exactly_what_it_needs_and_leaves_nothing():
+    result, log = run(Settings())
+    assert_converged(result, log)
+    assert result.kills == []
+    for line in ("StorageClasses: local-thin (DVP local-thin, WaitForFirstConsumer), replicated-fast "
+                 "(DVP replicated-fast, WaitForFirstConsumer)", "ControllerExpandVolume -> 2Gi", "(ready True)"):
+        assert line in log, log
+
+
+def test_scenario_converges_under_dvp_faults():
+    faults = {"error_rate": 0.2, "conflict_rate": 0.1, "watch_drop_rate": 0.3, "seed": 7}
+    sim = ("--error-rate", "patch=0.2", "--error-rate", "create=0.2", "--error-rate", "update=0.1",
+           "--watch-drop-rate", "0.2")
+    result, log = run(Settings(faults=faults, sim_args=sim))
+    assert_converged(result, log)
+
+
+def test_scenario_converges_when_controllers_are_sigkilled():
+    result, log = run(Settings(kills=10, seed=3))
+    assert_converged(result, log)
+    assert len(result.kills) == 10, log
