@@ -234,6 +234,7 @@ class ControlPlane:
             "--service-cluster-ip-range=10.96.0.0/16", "--endpoint-reconciler-type=none",
             # No controller-manager mints default ServiceAccounts, so their admission would refuse every Pod.
             "--disable-admission-plugins=ServiceAccount", "--profiling=false", "--v=1",
+            "--allow-privileged=true",  # as a real cluster: the CSI node plugin's DaemonSet must be accepted
             "--enable-priority-and-fairness=false",  # fewer objects and goroutines at start; tests need no APF
         ], self.workdir / f"kube-apiserver-{name}.log")
         server = ApiServer(name=name, url=f"https://127.0.0.1:{port}", token=self.token, ca_path=self.pki.ca_cert,

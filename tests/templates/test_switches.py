@@ -49,6 +49,7 @@ def test_nodes_off_removes_ccm_capdvp_their_secret_and_node_webhooks(rendered):
     assert "dvp-credentials" in secrets
     assert "dvp-credentials-capdvp" not in secrets
     assert "capdvp-webhook-tls" not in secrets
+    assert "d8-cloud-provider-dvp-capdvp" not in names(objects, "ValidatingWebhookConfiguration")
     vwc = find(objects, "ValidatingWebhookConfiguration", "d8-cloud-provider-dvp-validation")
     assert [w["name"] for w in vwc["webhooks"]] == ["credentials.cloud-provider-dvp.deckhouse.io"]
     assert "d8:cloud-provider-dvp:cloud-controller-manager" not in names(objects, "ClusterRole")
@@ -226,6 +227,7 @@ def test_webhook_configurations_trust_the_ca_from_values(rendered):
     objects = rendered("defaults")
     for kind, name, cert in (
         ("ValidatingWebhookConfiguration", "d8-cloud-provider-dvp-validation", "validationWebhookCert"),
+        ("ValidatingWebhookConfiguration", "d8-cloud-provider-dvp-capdvp", "capdvpControllerManagerWebhookCert"),
         ("ValidatingWebhookConfiguration", "d8-cloud-provider-dvp-snapshot-validation", "snapshotWebhookCert"),
         ("MutatingWebhookConfiguration", "d8-cloud-provider-dvp-volume-snapshot-mutation", "snapshotWebhookCert"),
     ):
@@ -308,3 +310,35 @@ def test_missing_image_digest_fails_naming_the_image():
     del values["global"]["modulesImages"]["digests"]["cloudProviderDvp"]["csiDriver"]
     with pytest.raises(RenderError, match="Image cloudProviderDvp.csiDriver has no digest"):
         render_values(values)
+
+
+def test_capdvp_webhook_validates_machines_and_templates_through_its_service(rendered):
+    config = find(rendered("defaults"), "ValidatingWebhookConfiguration", "d8-cloud-provider-dvp-capdvp")
+    prefix = "/validate-infrastructure-cluster-x-k8s-io-v1alpha1-"
+    assert [(w["name"], w["rules"], w["clientConfig"]["service"]) for w in config["webhooks"]] == [
+        ("deckhousemachines.infrastructure.cluster.x-k8s.io",
+         [{"apiGroups": ["infrastructure.cluster.x-k8s.io"], "apiVersions": ["v1alpha1"],
+           "operations": ["CREATE", "UPDATE"], "resources": ["deckhousemachines"], "scope": "Namespaced"}],
+         {"name": "capdvp-webhook", "namespace": NS, "path": prefix + "deckhousemachine", "port": 9443}),
+        ("deckhousemachinetemplates.infrastructure.cluster.x-k8s.io",
+         [{"apiGroups": ["infrastructure.cluster.x-k8s.io"], "apiVersions": ["v1alpha1"],
+           "operations": ["CREATE", "UPDATE"], "resources": ["deckhousemachinetemplates"], "scope": "Namespaced"}],
+         {"name": "capdvp-webhook", "namespace": NS, "path": prefix + "deckhousemachinetemplate", "port": 9443}),
+    ]
+    service = find(rendered("defaults"), "Service", "capdvp-webhook", NS)
+    assert service["spec"]["ports"][0]["port"] == 9443
+
+
+def _capdvp_env(objects):
+    c = container(find(objects, "Deployment", "capdvp-controller-manager"), "capdvp-controller-manager")
+    return {e["name"]: e.get("value") for e in c["env"]}
+
+
+def test_capdvp_gets_additional_vm_labels_as_json():
+    values = matrix.build({"nodes": {"parameters": {"additionalVMLabels": {"team": "a", "cost-center": "42"}}}})
+    env = _capdvp_env(render_values(values))
+    assert env["ADDITIONAL_VM_LABELS"] == '{"cost-center":"42","team":"a"}'
+
+
+def test_capdvp_additional_vm_labels_default_to_an_empty_object(rendered):
+    assert _capdvp_env(rendered("defaults"))["ADDITIONAL_VM_LABELS"] == "{}"
