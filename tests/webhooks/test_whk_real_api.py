@@ -238,3 +238,69 @@ def test_entry_point_serves_reviews(guest_api, tmp_path):
     assert proc.returncode == 0, err
     assert guest_api.token not in out + err
     assert '"msg": "CREATE VolumeSnapshot.snapshot.storage.k8s.io \\"n/s\\": denied' in err
+
+
+# A stand-in for node-manager's NodeGroup API (this test's own minimal schema; the guest API does not serve it).
+# It stays registered for the rest of the session (no template renders a NodeGroup, so nothing else notices).
+NODE_GROUP_CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "nodegroups.deckhouse.io"},
+    "spec": {"group": "deckhouse.io", "scope": "Cluster",
+             "names": {"plural": "nodegroups", "singular": "nodegroup", "kind": "NodeGroup",
+                       "listKind": "NodeGroupList"},
+             "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+                 "type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]},
+}
+
+
+def test_node_groups_and_instance_classes_through_the_api_server(env):
+    import time
+
+    from dvp_common.kube.resources import CRD
+    from dvp_webhooks.lookups import NODE_GROUP
+
+    c = env.client
+    c.create(CRD, NODE_GROUP_CRD, get_existing=True)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            c.list(NODE_GROUP)
+            break
+        except KubeError:
+            assert time.monotonic() < deadline, "NodeGroup CRD never served"
+            time.sleep(0.2)
+    labels = {"whk-test": env.tag}
+    validating = {"metadata": {"name": f"{env.tag}-nodes"}, "webhooks": [
+        env.hook("ng", "validation", "/validate-deckhouse-io-v1-nodegroup", "deckhouse.io", "v1", "nodegroups",
+                 "Cluster", ["CREATE", "UPDATE"], False),
+        env.hook("ic", "validation", "/validate-deckhouse-io-v1alpha1-dvpinstanceclass", "deckhouse.io",
+                 "v1alpha1", "dvpinstanceclasses", "Cluster", ["CREATE", "UPDATE", "DELETE"], False)]}
+    c.create(VALIDATING_WEBHOOK_CONFIGURATION, validating)
+    env.configs.append((VALIDATING_WEBHOOK_CONFIGURATION, validating["metadata"]["name"]))
+    spec = {"virtualMachine": {"cpu": {"cores": 1}, "memory": {"size": "1Gi"}, "virtualMachineClassName": "generic"},
+            "rootDisk": {"size": "10Gi", "image": {"kind": "ClusterVirtualImage", "name": "ubuntu"}}}
+    etcd, plain = f"{env.tag}-etcd", f"{env.tag}-plain"
+    c.create(DVP_INSTANCE_CLASS, {"metadata": {"name": etcd, "labels": labels}, "spec": {
+        **spec, "etcdDisk": {"size": "10Gi", "storageClass": "fast"}}})
+    c.create(DVP_INSTANCE_CLASS, {"metadata": {"name": plain, "labels": labels}, "spec": spec})
+    ng_name = f"{env.tag}-workers"
+    env.cluster_objects += [(NODE_GROUP, ng_name), (DVP_INSTANCE_CLASS, etcd), (DVP_INSTANCE_CLASS, plain)]
+
+    def group(ic_name: str) -> dict:
+        return {"apiVersion": "deckhouse.io/v1", "kind": "NodeGroup", "metadata": {"name": ng_name, "labels": labels},
+                "spec": {"nodeType": "CloudEphemeral",
+                         "cloudInstances": {"classReference": {"kind": "DVPInstanceClass", "name": ic_name}}}}
+
+    exc = eventually_denied(lambda: c.create(NODE_GROUP, group(etcd)))
+    assert "only \"master\" may have an etcd disk (etcd_disk_forbidden_for_non_master)" in str(exc)
+    c.create(NODE_GROUP, group(plain))
+    # the class is now used: adding an etcd disk to it, or deleting it, is refused; the real NodeGroup list is read
+    ic = c.get(DVP_INSTANCE_CLASS, plain)
+    ic["spec"]["etcdDisk"] = {"size": "10Gi", "storageClass": "fast"}
+    with pytest.raises(Forbidden, match=f"is used by NodeGroup {ng_name}"):
+        c.replace(DVP_INSTANCE_CLASS, ic)
+    with pytest.raises(Forbidden, match=f"used by NodeGroup {ng_name}; move those groups to another class first"):
+        c.delete(DVP_INSTANCE_CLASS, plain)
+    c.delete(NODE_GROUP, ng_name)
+    c.delete(DVP_INSTANCE_CLASS, plain)
+    c.delete(DVP_INSTANCE_CLASS, etcd)
