@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import socket
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,6 +67,13 @@ class Result:
     unavailable: dict[str, str]
     wall: float
     kills: list[str] = field(default_factory=list)
+    admission: dict[str, bool] = field(default_factory=dict)  # "good"/"bad" credentials Secret -> allowed
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def wait_until(what: str, fn, timeout: float = WAIT, interval: float = 0.2):
@@ -88,6 +96,7 @@ class Demo:
         self.plane = ControlPlane()
         self.components = Components(WORK)
         self.dvp_api: ApiServer | None = None
+        self.webhook_ports: dict[str, int] = {}
         self.guest_api: ApiServer | None = None
 
     # environment ------------------------------------------------------------------------------------------------
@@ -173,18 +182,36 @@ class Demo:
                                            f"--workers={self.s.workers}"],
              {**capdvp_env, "DEMO_GUEST_KUBECONFIG": guest_kc}),
             ("csi-controller", ["-m", "dvp_csi", "--mode=controller", f"--endpoint=unix://{self.csi_socket}"], env),
-            ("validation-webhook", ["-m", "dvp_webhooks", "validation", f"--kubeconfig={guest_kc}",
-                                    "--listen-address=127.0.0.1:0"], env),
         ]
+        for name, mode in (("validation-webhook", "validation"), ("snapshot-webhooks", "snapshot")):
+            tls = self.tls_files(f"{name}-tls")
+            port = free_port()
+            self.webhook_ports[name] = port
+            specs.append((name, ["-m", "dvp_webhooks", mode, f"--kubeconfig={guest_kc}",
+                                 f"--listen-address=127.0.0.1:{port}", f"--tls-cert-file={tls / 'tls.crt'}",
+                                 f"--tls-key-file={tls / 'tls.key'}"], env))
         for name, argv, cenv in specs:
-            if self.s.faults is not None and name != "validation-webhook":
+            if self.s.faults is not None and "webhook" not in name:
                 argv = ["-m", "demo.faulty", argv[1], *argv[2:]]
                 cenv = {**cenv, "DEMO_FAULTS": json.dumps({**self.s.faults, "host": self.dvp_api.url})}
-            comp = self.components.add(name, argv, cenv)
-            if comp.start():
+            self.components.add(name, argv, cenv)
+        for name, up in self.components.start_together([name for name, _, _ in specs]).items():
+            comp = self.components.items[name]
+            if up:
                 self.p.line(f"   {name}: running (pid {comp.proc.pid}, log .tmp/demo/{name}.log)")
             else:
                 self.p.line(f"   {name}: NOT AVAILABLE ({comp.unavailable})")
+
+    def tls_files(self, secret_name: str) -> Path:
+        """The webhook certificate the hook issued, from the applied Secret, as the pod's volume would hold it."""
+        data = self.guest.get(SECRET, secret_name, MODULE_NS)["data"]
+        out = WORK / secret_name
+        out.mkdir(exist_ok=True)
+        for key in ("tls.crt", "tls.key", "ca.crt"):
+            path = out / key
+            path.write_bytes(base64.b64decode(data[key]))
+            path.chmod(0o600)
+        return out
 
     def stop(self) -> None:
         self.components.stop_all()

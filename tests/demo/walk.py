@@ -14,11 +14,12 @@ from dvp_common.kube.resources import NODE, SECRET, SERVICE
 from dvp_sim.world import KINDS
 
 from demo import seed_objects as so
+from demo.admission import review
 from demo.chaos import Chaos
 from demo.csi_client import CsiClient
 from demo.hook_runner import HookRunner
 from demo.ledger import Ledger, dvp_requests
-from demo.scenario import CAPI_NS, Demo, Result, StepFailed, wait_until
+from demo.scenario import CAPI_NS, MODULE_NS, WORK, Demo, Result, StepFailed, wait_until
 
 NODE_GROUP, REPLICAS = "worker", 2
 GIB = 1 << 30
@@ -45,6 +46,13 @@ def walk(d: Demo) -> Result:
     unavailable = {n: c.unavailable for n, c in d.components.items.items() if c.unavailable}
     chaos = Chaos(d.components, d.s.kills, d.s.seed).start()
 
+    admission: dict[str, bool] = {}
+    with p.step("admission: the credentials Secret through the validation webhook"):
+        if not d.components.available("validation-webhook"):
+            p.line("   not available: the validation webhook did not start")
+        else:
+            admission = _admission(d)
+
     with p.step("discovery -> StorageClasses"):
         if not d.components.available("cloud-data-discoverer"):
             p.line("   not available: cloud-data-discoverer did not start")
@@ -59,7 +67,7 @@ def walk(d: Demo) -> Result:
             p.line(f"   default: {runner.values['cloudProviderDvp']['internal'].get('defaultStorageClass')}")
 
     names: list[str] = []
-    with p.step(f"NodeGroup {NODE_GROUP}: {REPLICAS} DeckhouseMachines -> VMs Running -> Nodes initialised"):
+    with p.step(f"NodeGroup {NODE_GROUP}: {REPLICAS} Machines -> DeckhouseMachines -> VMs Running"):
         if not d.components.available("capdvp-controller-manager"):
             p.line("   not available: capdvp did not start")
         else:
@@ -99,7 +107,30 @@ def walk(d: Demo) -> Result:
     return Result(created=dict(ledger.created), deleted=dict(ledger.deleted), leftovers=leftovers,
                   step_times=dict(p.step_times), dvp_requests=requests_total, hook_runs=runner.runs,
                   nodes_initialized=initialized, lb_address=lb_address, unavailable=unavailable,
-                  wall=time.monotonic() - began, kills=list(chaos.kills))
+                  wall=time.monotonic() - began, kills=list(chaos.kills),
+                  admission=admission)
+
+
+def _admission(d: Demo) -> dict[str, bool]:
+    port, ca = d.webhook_ports["validation-webhook"], str(WORK / "validation-webhook-tls" / "ca.crt")
+    good = so.credentials_secret(MODULE_NS, d.dvp_api.kubeconfig(d.project))
+    bad = so.credentials_secret(MODULE_NS, d.dvp_api.kubeconfig(d.project))
+    bad["data"]["authScheme"] = so.b64("password")
+    out = {}
+    for what, obj in (("good", good), ("bad", bad)):
+        answer = wait_until("the validation webhook answering", lambda o=obj: _try_review(port, ca, o), timeout=15)
+        out[what] = bool(answer["allowed"])
+        reason = (answer.get("status") or {}).get("message", "")
+        d.p.line(f"   Secret d8-credentials ({'authScheme kubeconfig' if what == 'good' else 'authScheme password'}):"
+                 f" {'allowed' if answer['allowed'] else 'denied: ' + reason}")
+    return out
+
+
+def _try_review(port: int, ca: str, obj: dict):
+    try:
+        return review(port, ca, "/validate--v1-secret", obj)
+    except OSError:
+        return None
 
 
 def _get(d: Demo, res, name: str, ns: str | None = None):

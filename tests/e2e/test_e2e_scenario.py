@@ -42,6 +42,7 @@ def assert_converged(result, log: str) -> None:
     assert result.nodes_initialized == 2, log
     assert ipaddress.ip_address(result.lb_address) in LB_POOL, log
     assert result.dvp_requests > 0
+    assert result.admission == {"good": True, "bad": False}, log
 
 
 def test_scenario_creates_exactly_what_it_needs_and_leaves_nothing():
