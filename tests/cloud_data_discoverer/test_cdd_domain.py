@@ -65,6 +65,17 @@ def test_skipped_class_is_disabled_and_never_default():
     assert "isDefault" not in discovery.storage_class_entry(sc("n", default="yes"))
 
 
+def test_base_takes_installer_fields_and_every_known_class():
+    installer = {"layout": "Standard", "zones": ["new"], "storageClasses": [{"name": "i", "isEnabled": True},
+                                                                           {"name": "both", "reclaimPolicy": "x"}]}
+    written = {"layout": "Old", "zones": ["old"], "storageClasses": [{"name": "w"}, {"name": "both"}]}
+    assert discovery.base(installer, written) == {"layout": "Standard", "zones": ["new"], "storageClasses": [
+        {"name": "i", "isEnabled": True}, {"name": "both"}, {"name": "w"}]}
+    assert discovery.base({}, written) == written
+    assert discovery.base(installer, {}) == installer
+    assert discovery.base({}, {}) == {}
+
+
 @pytest.mark.parametrize("text,expected", [(None, {}), ("", {}), ("  ", {}), ('{"zones":["a"]}', {"zones": ["a"]})])
 def test_parse_accepts(text, expected):
     assert discovery.parse(text) == expected

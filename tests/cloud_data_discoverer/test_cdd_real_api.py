@@ -144,6 +144,30 @@ def test_first_run_change_and_vanished_class(env):
     assert env.mine() == [entry(fast, isEnabled=True), entry(hidden), {"name": legacy, "isEnabled": True},
                           entry(slow, isEnabled=True)]
 
+    # the installer's data changes (converge): its fields follow, the classes seen so far stay
+    installer["zones"] = ["zone-a", "zone-b"]
+    env.guest.patch(SECRET, "d8-provider-cluster-configuration", {"data": {
+        "cloud-provider-discovery-data.json": base64.b64encode(json.dumps(installer).encode()).decode()}}, env.gns)
+    assert env.disc.run_once().discovery_written
+    assert env.data()["zones"] == ["zone-a", "zone-b"]
+    assert [e["name"] for e in env.mine()] == [fast, hidden, legacy, slow]
+
+
+def test_periodic_rounds_until_stopped(env):
+    import threading
+
+    env.sc("loop")
+    stop = threading.Event()
+    thread = threading.Thread(target=env.disc.run, args=(0.05, stop), daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while env.disc.rounds < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    stop.set()
+    thread.join(10)
+    assert not thread.is_alive() and env.disc.rounds >= 3
+    assert env.mine()[0]["name"] == f"{env.p}-loop"
+
 
 def test_dvp_unreachable_keeps_secret_and_reports(env):
     env.sc("one", **{DEFAULT: "true"})

@@ -109,8 +109,8 @@ class Discoverer:
             return
         self.metrics.request_error.labels(m.DISCOVERY_DATA).set(0)
         try:
-            # Vanished classes are kept from what we last wrote, else from the installer's data.
-            previous = discovery.parse(self.guest.current_discovery() or self.guest.starting_data())
+            previous = discovery.base(discovery.parse(self.guest.starting_data()),
+                                      discovery.parse(self.guest.current_discovery()))
             text = discovery.render(discovery.merge(previous, classes))
             result.discovery_written = self.guest.write_discovery(text)
         except (KubeError, WriteGaveUp, discovery.InvalidDiscoveryData) as exc:

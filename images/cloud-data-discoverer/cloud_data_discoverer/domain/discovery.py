@@ -65,6 +65,18 @@ def parse(text: str | None) -> dict[str, Any]:
     return data
 
 
+def base(installer: dict[str, Any], last_written: dict[str, Any]) -> dict[str, Any]:
+    """The starting point of a round: the installer's data (its layout and zones may change on converge), with
+    the classes we wrote last laid over its own, so a class that vanished after installation is kept too."""
+    data = dict(installer or last_written)
+    classes = {c["name"]: c for c in installer.get("storageClasses") or [] if isinstance(c, dict) and c.get("name")}
+    classes.update({c["name"]: c for c in last_written.get("storageClasses") or []
+                    if isinstance(c, dict) and c.get("name")})
+    if classes:
+        data["storageClasses"] = list(classes.values())
+    return data
+
+
 def merge(previous: dict[str, Any], dvp_classes: list[dict[str, Any]]) -> dict[str, Any]:
     data = dict(previous)
     data["apiVersion"] = data.get("apiVersion") or API_VERSION
