@@ -9,7 +9,9 @@ assert on. Nothing here sends traffic to VM addresses: the simulator's pools are
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
+import os
 import socket
 import time
 from dataclasses import dataclass, field
@@ -29,7 +31,7 @@ from demo.kube import Kinds, apply, ensure_namespace
 from demo.progress import Progress, table
 
 ROOT = Path(__file__).resolve().parents[2]
-WORK = ROOT / ".tmp" / "demo"
+DEMO_DIR = ROOT / ".tmp" / "demo"  # one run-<time>-<pid>/ per run (runs may overlap); latest -> the newest
 MODULE_NS = "d8-cloud-provider-dvp"
 CAPI_NS = "d8-cloud-instance-manager"
 IP_POOL, LB_POOL = "127.66.0.0/24", "127.77.0.0/24"  # loopback: nothing ever reaches a real network
@@ -70,6 +72,16 @@ class Result:
     admission: dict[str, bool] = field(default_factory=dict)  # "good"/"bad" credentials Secret -> allowed
 
 
+def new_run_dir() -> Path:
+    run = DEMO_DIR / f"run-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+    run.mkdir(parents=True, exist_ok=True)
+    latest = DEMO_DIR / "latest"
+    with contextlib.suppress(OSError):
+        latest.unlink(missing_ok=True)
+        latest.symlink_to(run.name)
+    return run
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -89,12 +101,13 @@ def wait_until(what: str, fn, timeout: float = WAIT, interval: float = 0.2):
 
 
 class Demo:
-    def __init__(self, progress: Progress, settings: Settings | None = None) -> None:
+    def __init__(self, progress: Progress, settings: Settings | None = None, work: Path | None = None) -> None:
         self.p = progress
         self.s = settings or Settings()
-        WORK.mkdir(parents=True, exist_ok=True)
+        self.work = work or new_run_dir()
+        self.work.mkdir(parents=True, exist_ok=True)
         self.plane = ControlPlane()
-        self.components = Components(WORK)
+        self.components = Components(self.work)
         self.dvp_api: ApiServer | None = None
         self.webhook_ports: dict[str, int] = {}
         self.guest_api: ApiServer | None = None
@@ -106,8 +119,8 @@ class Demo:
         self.dvp, self.guest = self.dvp_api.client(), self.guest_api.client()
         self.guest_kinds = Kinds(self.guest)
         self.project = self.dvp_api.create_namespace("project")
-        (WORK / "guest.kubeconfig").write_text(self.guest_api.kubeconfig())
-        (WORK / "dvp.kubeconfig").write_text(self.dvp_api.kubeconfig())
+        (self.work / "guest.kubeconfig").write_text(self.guest_api.kubeconfig())
+        (self.work / "dvp.kubeconfig").write_text(self.dvp_api.kubeconfig())
         self.p.line(f"   DVP API {self.dvp_api.url} (project namespace {self.project}); guest API {self.guest_api.url}")
 
     def seed_dvp(self) -> None:
@@ -120,7 +133,7 @@ class Demo:
 
     def start_simulator(self) -> None:
         sim = self.components.add("dvp-sim", [
-            "-m", "dvp_sim", "--kubeconfig", str(WORK / "dvp.kubeconfig"), "--namespace", self.project,
+            "-m", "dvp_sim", "--kubeconfig", str(self.work / "dvp.kubeconfig"), "--namespace", self.project,
             "--ip-pool", IP_POOL, "--lb-pool", LB_POOL, "--default-latency", str(self.s.sim_latency),
             *self.s.sim_args], {})
         if not sim.start():
@@ -165,9 +178,9 @@ class Demo:
                 "CLUSTER_UUID": text["clusterUUID"], **self.s.component_env}
 
     def start_components(self) -> None:
-        guest_kc = str(WORK / "guest.kubeconfig")
+        guest_kc = str(self.work / "guest.kubeconfig")
         env, capdvp_env = self.credentials_env("dvp-credentials"), self.credentials_env("dvp-credentials-capdvp")
-        self.csi_socket = WORK / "csi.sock"
+        self.csi_socket = self.work / "csi.sock"
         self.csi_socket.unlink(missing_ok=True)
         specs = [
             ("cloud-data-discoverer", ["-m", "cloud_data_discoverer", "--discovery-period=2s",
@@ -198,14 +211,14 @@ class Demo:
         for name, up in self.components.start_together([name for name, _, _ in specs]).items():
             comp = self.components.items[name]
             if up:
-                self.p.line(f"   {name}: running (pid {comp.proc.pid}, log .tmp/demo/{name}.log)")
+                self.p.line(f"   {name}: running (pid {comp.proc.pid}, log {self.work / name}.log)")
             else:
                 self.p.line(f"   {name}: NOT AVAILABLE ({comp.unavailable})")
 
     def tls_files(self, secret_name: str) -> Path:
         """The webhook certificate the hook issued, from the applied Secret, as the pod's volume would hold it."""
         data = self.guest.get(SECRET, secret_name, MODULE_NS)["data"]
-        out = WORK / secret_name
+        out = self.work / secret_name
         out.mkdir(exist_ok=True)
         for key in ("tls.crt", "tls.key", "ca.crt"):
             path = out / key
@@ -229,7 +242,7 @@ def run_scenario(progress: Progress, settings: Settings | None = None) -> int:
     try:
         result = walk(demo)
     except StepFailed as exc:
-        progress.line(f"FAILED: {exc} (component logs in .tmp/demo/)")
+        progress.line(f"FAILED: {exc} (component logs in .tmp/demo/latest/)")
         return 1
     finally:
         demo.stop()

@@ -19,7 +19,7 @@ from demo.chaos import Chaos
 from demo.csi_client import CsiClient
 from demo.hook_runner import HookRunner
 from demo.ledger import Ledger, dvp_requests
-from demo.scenario import CAPI_NS, MODULE_NS, WORK, Demo, Result, StepFailed, wait_until
+from demo.scenario import CAPI_NS, MODULE_NS, Demo, Result, StepFailed, wait_until
 
 NODE_GROUP, REPLICAS = "worker", 2
 GIB = 1 << 30
@@ -112,7 +112,7 @@ def walk(d: Demo) -> Result:
 
 
 def _admission(d: Demo) -> dict[str, bool]:
-    port, ca = d.webhook_ports["validation-webhook"], str(WORK / "validation-webhook-tls" / "ca.crt")
+    port, ca = d.webhook_ports["validation-webhook"], str(d.work / "validation-webhook-tls" / "ca.crt")
     good = so.credentials_secret(MODULE_NS, d.dvp_api.kubeconfig(d.project))
     bad = so.credentials_secret(MODULE_NS, d.dvp_api.kubeconfig(d.project))
     bad["data"]["authScheme"] = so.b64("password")

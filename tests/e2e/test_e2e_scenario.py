@@ -22,9 +22,9 @@ EXPECTED = {"VirtualMachine": 2, "VirtualDisk": 4, "VirtualMachineBlockDeviceAtt
 LB_POOL = ipaddress.ip_network("127.77.0.0/24")
 
 
-def run(settings: Settings):
+def run(settings: Settings, work):
     out = io.StringIO()
-    demo = Demo(Progress(out=out), settings)
+    demo = Demo(Progress(out=out), settings, work)
     try:
         result = walk(demo)
     except StepFailed as exc:
@@ -45,8 +45,8 @@ def assert_converged(result, log: str) -> None:
     assert result.admission == {"good": True, "bad": False}, log
 
 
-def test_scenario_creates_exactly_what_it_needs_and_leaves_nothing():
-    result, log = run(Settings())
+def test_scenario_creates_exactly_what_it_needs_and_leaves_nothing(tmp_path):
+    result, log = run(Settings(), tmp_path)
     assert_converged(result, log)
     assert result.kills == []
     for line in ("StorageClasses: local-thin (DVP local-thin, WaitForFirstConsumer), replicated-fast "
@@ -54,15 +54,15 @@ def test_scenario_creates_exactly_what_it_needs_and_leaves_nothing():
         assert line in log, log
 
 
-def test_scenario_converges_under_dvp_faults():
+def test_scenario_converges_under_dvp_faults(tmp_path):
     faults = {"error_rate": 0.2, "conflict_rate": 0.1, "watch_drop_rate": 0.3, "seed": 7}
     sim = ("--error-rate", "patch=0.2", "--error-rate", "create=0.2", "--error-rate", "update=0.1",
            "--watch-drop-rate", "0.2")
-    result, log = run(Settings(faults=faults, sim_args=sim))
+    result, log = run(Settings(faults=faults, sim_args=sim), tmp_path)
     assert_converged(result, log)
 
 
-def test_scenario_converges_when_controllers_are_sigkilled():
-    result, log = run(Settings(kills=10, seed=3))
+def test_scenario_converges_when_controllers_are_sigkilled(tmp_path):
+    result, log = run(Settings(kills=10, seed=3), tmp_path)
     assert_converged(result, log)
     assert len(result.kills) == 10, log
