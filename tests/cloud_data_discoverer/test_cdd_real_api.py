@@ -121,7 +121,8 @@ def test_first_run_change_and_vanished_class(env):
     dvp_names = {o["metadata"]["name"] for o in env.dvp.list_all(STORAGE_CLASS).items}
     assert names == sorted(names) and dvp_names <= set(names)
     assert env.secret()["metadata"]["labels"] == {"heritage": "deckhouse", "module": "cloud-provider-dvp"}
-    assert env.conditions() == [{"name": "DVPAPIReachable", "ok": True, "message": "the DVP API answers"}]
+    assert env.conditions() == [{"name": "DVPAPIReachable", "ok": True, "message": "the DVP API answers"},
+                                {"name": "DiscoveryDataValid", "ok": True, "message": "the installer's data parses"}]
     assert env.disc.liveness() is None and env.disc.readiness() is None
     assert env.sample("cloud_data_discovery_cloud_request_error", {"type": "discovery_data"}) == 0
     assert env.sample("cloud_data_discovery_last_success_timestamp_seconds") > 0
@@ -151,6 +152,23 @@ def test_first_run_change_and_vanished_class(env):
     assert env.disc.run_once().discovery_written
     assert env.data()["zones"] == ["zone-a", "zone-b"]
     assert [e["name"] for e in env.mine()] == [fast, hidden, legacy, slow]
+
+
+def test_invalid_installer_data_keeps_last_good_secret(env):
+    env.sc("x")
+    env.disc.run_once()
+    before = env.secret()
+    env.guest.create(SECRET, {"metadata": {"name": "d8-provider-cluster-configuration"}, "data": {
+        "cloud-provider-discovery-data.json": base64.b64encode(b"{not json").decode()}}, env.gns)
+    result = env.disc.run_once()
+    assert not result.discovery_written and result.write_error is None
+    assert env.secret()["metadata"]["resourceVersion"] == before["metadata"]["resourceVersion"]
+    assert env.conditions()[1] == {
+        "name": "DiscoveryDataValid", "ok": False,
+        "message": f'Secret "{env.gns}/d8-provider-cluster-configuration": discovery data is not JSON: '
+                   "Expecting property name enclosed in double quotes"}
+    assert env.sample("cloud_data_discovery_cloud_request_error", {"type": "discovery_data"}) == 1
+    assert env.disc.liveness() is None  # a restart would not fix the installer's data
 
 
 def test_periodic_rounds_until_stopped(env):

@@ -22,7 +22,7 @@ from . import metrics as m
 from .domain import conditions as cond
 from .domain import discovery, instance_types, orphans
 from .dvp import DVPReader
-from .guest import Guest, WriteGaveUp
+from .guest import CLUSTER_CONFIGURATION, Guest, WriteGaveUp
 
 log = logging.getLogger("cloud_data_discoverer")
 
@@ -109,11 +109,24 @@ class Discoverer:
             return
         self.metrics.request_error.labels(m.DISCOVERY_DATA).set(0)
         try:
-            previous = discovery.base(discovery.parse(self.guest.starting_data()),
-                                      discovery.parse(self.guest.current_discovery()))
-            text = discovery.render(discovery.merge(previous, classes))
+            installer = self.guest.starting_data()
+            try:
+                starting = discovery.parse(installer)
+            except discovery.InvalidDiscoveryData as exc:
+                # Not ours to fix and no reason to restart: say so, keep the last good Secret.
+                message = f"Secret \"{self.guest.namespace}/{CLUSTER_CONFIGURATION}\": {exc}"
+                result.conditions.append(cond.Condition(cond.DISCOVERY_DATA_VALID, False, message))
+                self.metrics.request_error.labels(m.DISCOVERY_DATA).set(1)
+                log.error("discovery data: %s", message)
+                return
+            result.conditions.append(cond.Condition(cond.DISCOVERY_DATA_VALID, True, "the installer's data parses"))
+            try:
+                last = discovery.parse(self.guest.current_discovery())
+            except discovery.InvalidDiscoveryData:
+                last = {}  # ours and broken (edited by hand?): rebuilt from the installer's data and DVP
+            text = discovery.render(discovery.merge(discovery.base(starting, last), classes))
             result.discovery_written = self.guest.write_discovery(text)
-        except (KubeError, WriteGaveUp, discovery.InvalidDiscoveryData) as exc:
+        except (KubeError, WriteGaveUp) as exc:
             result.write_error = str(exc)
             log.error("discovery data: %s", exc)
             return

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 DVP_API_REACHABLE = "DVPAPIReachable"
+DISCOVERY_DATA_VALID = "DiscoveryDataValid"  # the installer's cloud-provider-discovery-data.json parses
 QUOTA_PREFIX = "DVPQuota"  # + the quota's resource, e.g. DVPQuota:requests.storage
 
 
