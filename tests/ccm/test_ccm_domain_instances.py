@@ -27,7 +27,8 @@ def test_malformed_provider_id_names_node_and_field(pid):
 
 def test_considered_needs_our_uuid_and_capdvp_or_no_component():
     assert I.considered(vm("a", U), U)
-    assert I.considered(vm("a", U, component=None), U)  # dhctl's master VMs
+    assert I.considered(vm("a", U, component=L.DHCTL), U)  # dhctl's master VMs
+    assert not I.considered(vm("a", U, component=None), U)  # no maker: not ours
     assert not I.considered(vm("a", "other"), U)
     assert not I.considered(vm("a", "", component=L.CAPDVP), U)
     assert not I.considered(vm("a", U, component=L.CSI), U)

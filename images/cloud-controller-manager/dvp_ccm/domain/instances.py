@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from dvp_common.dvp import labels as L
+from dvp_common.dvp.ownership import is_ours
 
 Obj = dict[str, Any]
 REGION = "topology.kubernetes.io/region"
 ZONE = "topology.kubernetes.io/zone"
 INSTANCE_TYPE = "node.kubernetes.io/instance-type"
-VM_COMPONENTS = frozenset({L.CAPDVP})
 _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 
 
@@ -76,11 +76,8 @@ def vm_ref(node: Obj) -> VMRef | None:
 
 
 def considered(vm: Obj | None, cluster_uuid: str) -> bool:
-    """Ours to read and label: our cluster UUID, and made by capdvp or by dhctl (no component label)."""
-    if not cluster_uuid:
-        raise ValueError("cluster UUID is empty: refusing to judge VMs")
-    found = labels(vm)
-    return found.get(L.CLUSTER_UUID) == cluster_uuid and found.get(L.COMPONENT, L.CAPDVP) in VM_COMPONENTS
+    """Ours to read and label: the shared ownership rule, for VMs made by capdvp or by dhctl's layouts."""
+    return is_ours(vm, cluster_uuid, L.NODE_MAKERS)
 
 
 def vm_ip(vm: Obj) -> str:
