@@ -128,3 +128,53 @@ def test_update_classification(patch, kind, changes):
 def test_new_disk_indexes():
     plan = _plan(additionalDisks=[{"size": "10Gi", "storageClass": "slow"}, {"size": "1Gi"}, {"size": "2Gi"}])
     assert plan.new_disks == (1, 2)
+
+
+PLACEMENT = {
+    "additionalLabels": {"team": "a", "dvp.deckhouse.io/cluster-uuid": "forged"},
+    "additionalAnnotations": {"note": "x"},
+    "nodeSelector": {"zone": "a"},
+    "priorityClassName": "high",
+    "tolerations": [{"key": "k", "operator": "Equal", "value": "v", "effect": "NoExecute", "tolerationSeconds": 30},
+                    {"operator": "Exists"}],
+}
+
+
+def test_placement_reaches_the_virtual_machine():
+    from capdvp.domain import manifests, ownership
+
+    spec = parse_spec({**MACHINE_SPEC, **PLACEMENT})
+    vm = manifests.virtual_machine("w-1", spec, "uuid-1", False, {"team": "module", "env": "prod"})
+    # Class labels win over module-wide ones, ownership labels over both: a class cannot forge ownership.
+    assert vm["metadata"]["labels"] == {"env": "prod", "team": "a", **ownership.machine_labels("uuid-1", "w-1")}
+    assert vm["metadata"]["annotations"] == {"note": "x"}
+    assert vm["spec"]["nodeSelector"] == {"zone": "a"}
+    assert vm["spec"]["priorityClassName"] == "high"
+    assert vm["spec"]["tolerations"] == [
+        {"key": "k", "operator": "Equal", "value": "v", "effect": "NoExecute", "tolerationSeconds": 30},
+        {"operator": "Exists"}]
+
+
+def test_no_placement_adds_nothing():
+    from capdvp.domain import manifests
+
+    vm = manifests.virtual_machine("w-1", parse_spec(MACHINE_SPEC), "uuid-1", False)
+    assert "annotations" not in vm["metadata"]
+    assert not {"nodeSelector", "tolerations", "priorityClassName"} & set(vm["spec"])
+
+
+@pytest.mark.parametrize(("patch", "message"), [
+    ({"nodeSelector": ["zone"]}, "spec.nodeSelector: must be a map of strings"),
+    ({"additionalLabels": {"n": 1}}, "spec.additionalLabels.n: must be a string, got int"),
+    ({"tolerations": {"key": "k"}}, "spec.tolerations: must be a list"),
+    ({"tolerations": [{"operator": "In"}]}, "spec.tolerations[0].operator: 'In' is not one of Exists, Equal"),
+    ({"tolerations": [{"effect": "Evict"}]},
+     "spec.tolerations[0].effect: 'Evict' is not one of NoSchedule, PreferNoSchedule, NoExecute"),
+    ({"tolerations": [{"tolerationSeconds": "30"}]}, "spec.tolerations[0].tolerationSeconds: must be an integer, "
+                                                     "got '30'"),
+    ({"priorityClassName": 5}, "spec.priorityClassName: must be a string, got int"),
+])
+def test_placement_errors_name_the_field(patch, message):
+    with pytest.raises(SpecError) as err:
+        parse_spec({**MACHINE_SPEC, **patch})
+    assert str(err.value) == message

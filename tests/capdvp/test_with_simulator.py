@@ -103,3 +103,21 @@ def test_lifecycle_with_the_simulator(running):
     # Attachments terminate on their own schedule in DVP (and the simulator): wait for all, bounded.
     wait_until("DVP side empty", lambda: not any(env.names(res) for res in (
         r.VIRTUAL_MACHINE, r.VIRTUAL_DISK, r.SECRET, r.VMBDA, r.VMOP)))
+
+
+def test_instance_class_placement_reaches_the_dvp_virtual_machine(running):
+    # nodeSelector, tolerations, priority class, labels and annotations from the DVPInstanceClass (through the
+    # machine template) are on the VM DVP stores: our DVP CRD schema keeps them, nothing is pruned.
+    env, _sim = running
+    spec = env.spec(rootDiskStorageClass=SC, additionalDisks=[], nodeSelector={"zone": "a"}, priorityClassName="high",
+                    tolerations=[{"key": "k", "operator": "Exists", "effect": "NoSchedule"}],
+                    additionalLabels={"team": "a"}, additionalAnnotations={"note": "x"})
+    env.capi_machine("p-0", spec)
+    wait_until("machine ready", lambda: _status(env, "p-0").get("ready"),
+               lambda: str((env.vm("p-0") or {}).get("status")))
+    vm = env.vm("p-0")
+    assert vm["metadata"]["labels"]["team"] == "a"
+    assert vm["metadata"]["labels"]["dvp.deckhouse.io/cluster-uuid"] == env.uuid
+    assert vm["metadata"]["annotations"]["note"] == "x"
+    assert (vm["spec"]["nodeSelector"], vm["spec"]["priorityClassName"], vm["spec"]["tolerations"]) == (
+        {"zone": "a"}, "high", [{"key": "k", "operator": "Exists", "effect": "NoSchedule"}])

@@ -24,7 +24,6 @@ FULL = {
         "nodeSelector": {"zone": "a"},
         "priorityClassName": "high",
         "tolerations": [{"key": "k", "operator": "Exists", "effect": "NoSchedule"}],
-        "gpus": [{"gpuClassName": "a100"}],
     },
     "rootDisk": {
         "size": "50Gi",
@@ -48,6 +47,11 @@ FULL_SPEC = {
     "bootloader": "BIOS",
     "runPolicy": "AlwaysOn",
     "liveMigrationPolicy": "PreferSafe",
+    "priorityClassName": "high",
+    "additionalLabels": {"team": "a"},
+    "additionalAnnotations": {"x": "y"},
+    "nodeSelector": {"zone": "a"},
+    "tolerations": [{"key": "k", "operator": "Exists", "effect": "NoSchedule"}],
     "additionalDisks": [{"size": "100Gi", "storageClass": "bulk"}, {"size": "1Ti", "storageClass": "slow"}],
 }
 MINIMAL_SPEC = {
@@ -113,6 +117,11 @@ def test_v2_contract_lists_rollout_fields_that_exist_in_the_instance_class():
         "rootDisk.image.kind",
         "rootDisk.image.name",
         "additionalDisks",
+        "virtualMachine.additionalLabels",
+        "virtualMachine.additionalAnnotations",
+        "virtualMachine.nodeSelector",
+        "virtualMachine.priorityClassName",
+        "virtualMachine.tolerations",
     ]
 
 
@@ -201,3 +210,23 @@ def test_v1_checksum_covers_every_field(path):
 
 def test_v1_checksum_is_stable():
     assert render_v1("worker", FULL)[0] == render_v1("worker", copy.deepcopy(FULL))[0]
+
+
+def test_every_instance_class_field_reaches_the_machine_or_is_refused_by_the_crd():
+    # gpus and etcdDisk are the only class fields a machine does not carry: gpus is refused by the CRD (CEL rule),
+    # etcdDisk belongs to dhctl's CloudPermanent masters.
+    ic = crd_schema("dvpinstanceclass.yaml")["properties"]["spec"]["properties"]
+    carried = {"virtualMachine": set(FULL["virtualMachine"]), "rootDisk": set(FULL["rootDisk"])}
+    assert set(ic["virtualMachine"]["properties"]) - carried["virtualMachine"] == {"gpus"}
+    assert set(ic["rootDisk"]["properties"]) == carried["rootDisk"]
+    assert set(ic) - {"virtualMachine", "rootDisk", "additionalDisks"} == {"etcdDisk"}
+    rule = ic["virtualMachine"]["x-kubernetes-validations"]
+    assert rule[0]["rule"] == "!has(self.gpus) || size(self.gpus) == 0"
+
+
+def test_instance_class_image_kinds_are_those_a_machine_boot_disk_accepts():
+    ic_kinds = crd_schema("dvpinstanceclass.yaml")["properties"]["spec"]["properties"]["rootDisk"]["properties"][
+        "image"]["properties"]["kind"]["enum"]
+    machine = MACHINE_TEMPLATE["properties"]["spec"]["properties"]["template"]["properties"]["spec"]["properties"]
+    assert set(ic_kinds) <= set(machine["bootDiskImageRef"]["properties"]["kind"]["enum"])
+    assert "VirtualDisk" not in ic_kinds

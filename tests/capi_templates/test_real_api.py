@@ -96,3 +96,39 @@ def test_capi_secret_content_round_trips_through_the_api(guest_api):
         assert yaml.safe_load(base64.b64decode(got["template.yaml"]))["version"] == "v2"
     finally:
         client.close()
+
+
+def _class(name, **changes):
+    doc = {"apiVersion": "deckhouse.io/v1alpha1", "kind": "DVPInstanceClass", "metadata": {"name": name},
+           "spec": copy.deepcopy(MINIMAL)}
+    for path, value in changes.items():
+        node = doc["spec"]
+        *parents, leaf = path.split("__")
+        for p in parents:
+            node = node[p]
+        node[leaf] = value
+    return doc
+
+
+def test_instance_class_refuses_what_a_machine_cannot_carry(guest_api):
+    import pytest
+    from dvp_common.kube import Invalid, NotFound
+
+    client = guest_api.client()
+    try:
+        with pytest.raises(Invalid) as exc:
+            client.create(INSTANCE_CLASS, _class("ic-vd", rootDisk__image={"kind": "VirtualDisk", "name": "boot"}))
+        assert 'spec.rootDisk.image.kind: Unsupported value: "VirtualDisk"' in str(exc.value)
+        with pytest.raises(Invalid) as exc:
+            client.create(INSTANCE_CLASS, _class("ic-gpu", virtualMachine__gpus=[{"gpuClassName": "a100"}]))
+        assert "spec.virtualMachine.gpus: Invalid value" in str(exc.value)
+        assert "the DVP VirtualMachine API (virtualization.deckhouse.io/v1alpha2) has no GPU field" in str(exc.value)
+        for name in ("ic-vd", "ic-gpu"):
+            with pytest.raises(NotFound):
+                client.get(INSTANCE_CLASS, name)
+        created = client.create(INSTANCE_CLASS, _class("ic-full", virtualMachine=copy.deepcopy(FULL["virtualMachine"])))
+        assert created["spec"]["virtualMachine"]["tolerations"] == FULL["virtualMachine"]["tolerations"]
+        assert created["spec"]["virtualMachine"]["nodeSelector"] == {"zone": "a"}
+        client.delete(INSTANCE_CLASS, "ic-full")
+    finally:
+        client.close()

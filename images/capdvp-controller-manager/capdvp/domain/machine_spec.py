@@ -14,6 +14,8 @@ IMAGE_KINDS = ("ClusterVirtualImage", "VirtualImage", "VirtualDiskSnapshot")
 BOOTLOADERS = ("BIOS", "EFI", "EFIWithSecureBoot")
 RUN_POLICIES = ("AlwaysOn", "AlwaysOff", "Manual", "AlwaysOnUnlessStoppedManually")
 LIVE_MIGRATION_POLICIES = ("Manual", "Never", "AlwaysSafe", "PreferSafe", "AlwaysForced", "PreferForced")
+TOLERATION_OPERATORS = ("Exists", "Equal")
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 MAX_ADDITIONAL_DISKS = 14  # DVP allows 16 block devices; the boot disk and one CSI volume need room
 _FRACTION = re.compile(r"^(100|[1-9][0-9]?)%$")
 _DNS = re.compile(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")
@@ -36,6 +38,36 @@ class ImageRef:
 
 
 @dataclass(frozen=True)
+class Toleration:
+    key: str = ""
+    operator: str = ""
+    value: str = ""
+    effect: str = ""
+    seconds: int | None = None
+
+    def to_dict(self) -> dict:
+        out: dict = {k: v for k, v in (("key", self.key), ("operator", self.operator), ("value", self.value),
+                                       ("effect", self.effect)) if v}
+        if self.seconds is not None:
+            out["tolerationSeconds"] = self.seconds
+        return out
+
+
+Pairs = tuple[tuple[str, str], ...]  # a string map, sorted, so the spec stays hashable
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where DVP runs the VM and how it is tagged: carried from the DVPInstanceClass, applied at creation."""
+
+    labels: Pairs = ()
+    annotations: Pairs = ()
+    node_selector: Pairs = ()
+    priority_class: str = ""
+    tolerations: tuple[Toleration, ...] = ()
+
+
+@dataclass(frozen=True)
 class MachineSpec:
     vm_class: str
     cores: int
@@ -48,6 +80,7 @@ class MachineSpec:
     run_policy: str
     live_migration_policy: str  # "" = decided by the machine role
     additional_disks: tuple[Disk, ...] = field(default_factory=tuple)
+    placement: Placement = field(default_factory=Placement)
 
 
 def _str(spec: dict, key: str, path: str, default: str = "") -> str:
@@ -76,6 +109,42 @@ def _qty(value: Any, where: str, positive: bool = True) -> str:
     if positive and q <= 0:
         raise SpecError(f"{where}: must be greater than zero")
     return str(value)
+
+
+def _pairs(spec: dict, key: str, path: str) -> Pairs:
+    value = spec.get(key) or {}
+    if not isinstance(value, dict):
+        raise SpecError(f"{path}.{key}: must be a map of strings")
+    for k, v in value.items():
+        if not isinstance(v, str):
+            raise SpecError(f"{path}.{key}.{k}: must be a string, got {type(v).__name__}")
+    return tuple(sorted(value.items()))
+
+
+def _tolerations(spec: dict, path: str) -> tuple[Toleration, ...]:
+    raw = spec.get("tolerations") or []
+    if not isinstance(raw, list):
+        raise SpecError(f"{path}.tolerations: must be a list")
+    out = []
+    for i, t in enumerate(raw):
+        where = f"{path}.tolerations[{i}]"
+        if not isinstance(t, dict):
+            raise SpecError(f"{where}: must be an object")
+        seconds = t.get("tolerationSeconds")
+        if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, int)):
+            raise SpecError(f"{where}.tolerationSeconds: must be an integer, got {seconds!r}")
+        out.append(Toleration(key=_str(t, "key", where), operator=_enum(t, "operator", where, TOLERATION_OPERATORS, ""),
+                              value=_str(t, "value", where), effect=_enum(t, "effect", where, TAINT_EFFECTS, ""),
+                              seconds=seconds))
+    return tuple(out)
+
+
+def _placement(spec: dict, path: str) -> Placement:
+    return Placement(labels=_pairs(spec, "additionalLabels", path),
+                     annotations=_pairs(spec, "additionalAnnotations", path),
+                     node_selector=_pairs(spec, "nodeSelector", path),
+                     priority_class=_str(spec, "priorityClassName", path),
+                     tolerations=_tolerations(spec, path))
 
 
 def parse_spec(spec: dict | None, path: str = "spec") -> MachineSpec:
@@ -123,4 +192,5 @@ def parse_spec(spec: dict | None, path: str = "spec") -> MachineSpec:
         run_policy=_enum(spec, "runPolicy", path, RUN_POLICIES, "AlwaysOnUnlessStoppedManually"),
         live_migration_policy=_enum(spec, "liveMigrationPolicy", path, LIVE_MIGRATION_POLICIES, ""),
         additional_disks=tuple(disks),
+        placement=_placement(spec, path),
     )

@@ -38,15 +38,32 @@ def disk_names(machine: str, spec: MachineSpec) -> list[str]:
 
 def virtual_machine(machine: str, spec: MachineSpec, cluster_uuid: str, control_plane: bool,
                     extra_labels: Mapping[str, str] | None = None) -> dict:
-    return {
-        "apiVersion": VIRT_API,
-        "kind": "VirtualMachine",
-        "metadata": _meta(names.vm_name(machine), ownership.machine_labels(cluster_uuid, machine), extra_labels),
-        "spec": vm_spec(machine, spec, control_plane),
-    }
+    # Module-wide labels, then the class's, then ours: nobody can relabel a VM out of (or into) ownership.
+    labels = {**(extra_labels or {}), **dict(spec.placement.labels)}
+    meta = _meta(names.vm_name(machine), ownership.machine_labels(cluster_uuid, machine), labels)
+    if spec.placement.annotations:
+        meta["annotations"] = dict(spec.placement.annotations)
+    return {"apiVersion": VIRT_API, "kind": "VirtualMachine", "metadata": meta,
+            "spec": vm_spec(machine, spec, control_plane)}
 
 
 def vm_spec(machine: str, spec: MachineSpec, control_plane: bool) -> dict:
+    return {**_vm_core(machine, spec, control_plane), **_vm_placement(spec)}
+
+
+def _vm_placement(spec: MachineSpec) -> dict:
+    p = spec.placement
+    out: dict = {}
+    if p.node_selector:
+        out["nodeSelector"] = dict(p.node_selector)
+    if p.tolerations:
+        out["tolerations"] = [t.to_dict() for t in p.tolerations]
+    if p.priority_class:
+        out["priorityClassName"] = p.priority_class
+    return out
+
+
+def _vm_core(machine: str, spec: MachineSpec, control_plane: bool) -> dict:
     return {
         "virtualMachineClassName": spec.vm_class,
         "runPolicy": spec.run_policy,
