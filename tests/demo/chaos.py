@@ -13,7 +13,7 @@ CONTROLLERS = ("cloud-controller-manager", "capdvp-controller-manager", "csi-con
 
 
 class Chaos:
-    def __init__(self, components: Components, kills: int, seed: int, pause: tuple[float, float] = (0.5, 3.0)):
+    def __init__(self, components: Components, kills: int, seed: int, pause: tuple[float, float] = (0.3, 1.5)):
         self.components, self.target, self.pause = components, kills, pause
         self.rand = random.Random(seed)  # noqa: S311 - not cryptographic
         self.kills: list[str] = []
@@ -25,6 +25,10 @@ class Chaos:
         if self.target:
             self._thread.start()
         return self
+
+    @property
+    def done(self) -> bool:
+        return len(self.kills) >= self.target
 
     def stop(self) -> None:
         self._stop.set()

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """The CSI controller driven over gRPC as the sidecars drive it (provisioner, attacher, resizer, snapshotter).
 
-Calls that wait on DVP are retried as the sidecars retry them (on UNAVAILABLE / ABORTED / DEADLINE_EXCEEDED
-with backoff, bounded); any other code is a failure of the step."""
+The sidecars requeue a failed call with backoff until it succeeds, except for codes that say the request itself
+is wrong; so does this client (bounded). `retries` counts the repeated calls, by code."""
 
 from __future__ import annotations
 
@@ -13,7 +13,10 @@ from pathlib import Path
 import grpc
 from dvp_csi.generated import csi_pb2, csi_pb2_grpc
 
-RETRIED = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED, grpc.StatusCode.DEADLINE_EXCEEDED)
+# Final answers: the request is wrong or cannot ever succeed; everything else is tried again.
+FINAL = (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND, grpc.StatusCode.ALREADY_EXISTS,
+         grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.OUT_OF_RANGE, grpc.StatusCode.UNIMPLEMENTED,
+         grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.RESOURCE_EXHAUSTED)
 CALL_TIMEOUT = 60.0
 ATTEMPTS = 20
 
@@ -30,6 +33,7 @@ class CsiClient:
         self.channel = grpc.insecure_channel(f"unix://{socket}")
         self.controller = csi_pb2_grpc.ControllerStub(self.channel)
         self.calls = 0
+        self.retries: dict[str, int] = {}
 
     def __enter__(self) -> CsiClient:
         return self
@@ -44,8 +48,9 @@ class CsiClient:
             try:
                 return method(request, timeout=CALL_TIMEOUT)
             except grpc.RpcError as err:
-                if err.code() not in RETRIED or attempt == ATTEMPTS - 1:
+                if err.code() in FINAL or attempt == ATTEMPTS - 1:
                     raise
+                self.retries[err.code().name] = self.retries.get(err.code().name, 0) + 1
             time.sleep(delay)
             delay = min(delay * 2, 3.0)
         raise AssertionError("unreachable")

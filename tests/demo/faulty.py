@@ -4,7 +4,7 @@
 
 $DEMO_FAULTS is JSON {"host": DVP URL, "error_rate": f, "conflict_rate": f, "watch_drop_rate": f, "seed": n}.
 Every KubeClient the component builds for that host gets dvp_common's transport fault hook (SimFaults): 5xx on
-any verb, 409 on writes, broken watches. Clients of the guest API are left alone.
+any verb, 409 on update/patch, broken watches. Clients of the guest API are left alone.
 """
 
 from __future__ import annotations
@@ -20,13 +20,16 @@ from dvp_sim.faults import SimFaults
 
 WRITES = ("create", "update", "patch", "delete")
 VERBS = ("get", "list", *WRITES)
+# A real 409 Conflict answers a stale resourceVersion on update/patch; a 409 on create is AlreadyExists, a
+# different fact (the object is there), so conflicts are injected where the API can send them.
+CONFLICT_VERBS = ("update", "patch")
 
 
 def fault_hook(spec: dict) -> SimFaults | None:
     seed = spec.get("seed")
     errors = SimFaults(error_rate=dict.fromkeys(VERBS, spec.get("error_rate", 0.0)),
                        watch_drop_rate=spec.get("watch_drop_rate", 0.0), seed=seed)
-    conflicts = SimFaults(error_rate=dict.fromkeys(WRITES, spec.get("conflict_rate", 0.0)), statuses=(409,),
+    conflicts = SimFaults(error_rate=dict.fromkeys(CONFLICT_VERBS, spec.get("conflict_rate", 0.0)), statuses=(409,),
                           seed=None if seed is None else seed + 1)
 
     def hook(req: RequestInfo) -> Fault | None:

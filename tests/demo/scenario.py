@@ -22,7 +22,7 @@ from dvp_common.kube import KubeClient
 from dvp_common.kube.resources import SECRET
 from dvp_sim import seed
 from harness.apiserver import ApiServer, ControlPlane, dvp_crd_files, guest_crd_files
-from harness.render import example_values, render_values
+from harness.render import module_values, render_values
 
 from demo import seed_objects as so
 from demo.components import Components
@@ -147,12 +147,10 @@ class Demo:
         self.p.line(f"   guest: Secret {MODULE_NS}/d8-credentials (type cloud-provider.deckhouse.io/credentials)")
 
     def values(self) -> dict[str, Any]:
-        v = example_values()
-        mod = v["cloudProviderDvp"]
-        mod["provider"] = {"parameters": {"namespace": self.project}}
-        mod.update({"nodes": {"disabled": False}, "ccm": {"disabled": False},
-                    "storage": {"disabled": False, "snapshots": {"disabled": False}}})
-        mod["internal"] = {}
+        """The example values with every component on, our DVP project, and no internal values (hooks write them)."""
+        v = module_values(all_on=True)
+        v["cloudProviderDvp"]["provider"]["parameters"]["namespace"] = self.project
+        v["cloudProviderDvp"]["internal"] = {}
         return v
 
     def run_hooks(self, runner: HookRunner) -> None:
