@@ -1,0 +1,13 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Issue 12 across components: the CSI and CCM test kits (tests/csi, tests/ccm) drive the real components."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent.parent
+for kit in ("csi", "ccm"):  # their csi_*/ccm_* helpers are imported as top-level modules, as in their own tests
+    if str(TESTS / kit) not in sys.path:
+        sys.path.insert(0, str(TESTS / kit))
