@@ -9,6 +9,7 @@ any verb, 409 on update/patch, broken watches. Clients of the guest API are left
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import runpy
@@ -25,7 +26,10 @@ VERBS = ("get", "list", *WRITES)
 CONFLICT_VERBS = ("update", "patch")
 
 
-def fault_hook(spec: dict) -> SimFaults | None:
+INJECTED_PREFIX = "demo.faulty: injected "
+
+
+def fault_hook(spec: dict):
     seed = spec.get("seed")
     errors = SimFaults(error_rate=dict.fromkeys(VERBS, spec.get("error_rate", 0.0)),
                        watch_drop_rate=spec.get("watch_drop_rate", 0.0), seed=seed)
@@ -35,6 +39,12 @@ def fault_hook(spec: dict) -> SimFaults | None:
     def hook(req: RequestInfo) -> Fault | None:
         return errors(req) or conflicts(req)
 
+    def report() -> None:  # on exit: what was injected, so a test can tell faults really happened
+        counts = {k if k == "watch-drop" else f"5xx:{k}": v for k, v in errors.injected.items()}
+        counts.update({f"409:{k}": v for k, v in conflicts.injected.items()})
+        print(INJECTED_PREFIX + json.dumps(counts, sort_keys=True), file=sys.stderr, flush=True)
+
+    atexit.register(report)
     return hook
 
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import io
 import ipaddress
+import json
 
+from demo.faulty import INJECTED_PREFIX
 from demo.progress import Progress
 from demo.scenario import Demo, Settings, StepFailed
 from demo.walk import walk
@@ -60,6 +62,27 @@ def test_scenario_converges_under_dvp_faults(tmp_path):
            "--watch-drop-rate", "0.2")
     result, log = run(Settings(faults=faults, sim_args=sim), tmp_path)
     assert_converged(result, log)
+    injected = injected_faults(tmp_path)
+    for component in ("cloud-controller-manager", "capdvp-controller-manager", "csi-controller"):
+        assert any(k.startswith("5xx:") for k in injected.get(component, {})), injected
+    totals: dict[str, int] = {}  # "5xx" | "409" | "watch-drop" -> count over every component
+    for counts in injected.values():
+        for k, v in counts.items():
+            bucket = k.split(":")[0]
+            totals[bucket] = totals.get(bucket, 0) + v
+    assert totals.get("409", 0) > 0 and totals.get("watch-drop", 0) > 0, injected
+
+
+def injected_faults(work) -> dict[str, dict[str, int]]:
+    """The counts demo.faulty printed at each component's exit (summed over restarts)."""
+    out: dict[str, dict[str, int]] = {}
+    for log in work.glob("*.log"):
+        for line in log.read_text(errors="replace").splitlines():
+            if line.startswith(INJECTED_PREFIX):
+                counts = out.setdefault(log.stem, {})
+                for k, v in json.loads(line[len(INJECTED_PREFIX):]).items():
+                    counts[k] = counts.get(k, 0) + v
+    return out
 
 
 def test_scenario_converges_when_controllers_are_sigkilled(tmp_path):
