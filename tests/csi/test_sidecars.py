@@ -3,7 +3,7 @@
 """The real sidecars (external-provisioner v6, external-attacher v4, external-resizer v2, external-snapshotter v8
 and the snapshot-controller, built from tools/) drive the driver from a real guest kube-apiserver; the driver
 talks to the DVP kube-apiserver. PVC -> PV Bound -> VolumeAttachment attached -> resize -> VolumeSnapshot
-readyToUse -> a PVC restored from it (the resize/snapshot half lands once those sidecars are built here).
+readyToUse -> a PVC restored from it.
 
 The guest has no kube-controller-manager, scheduler or kubelet: the test does their few steps itself and says so
 (the PV controller's provisioner annotation and binding, the scheduler's selected node, the AD controller's
@@ -155,3 +155,35 @@ def test_provision_attach_detach_with_the_real_sidecars(world):
     g.delete(PVC, "data", ns)
     g.patch(PV, pv["metadata"]["name"], {"status": {"phase": "Released"}}, subresource="status")
     until("VirtualDisk deleted", lambda: get(dvp, r.VIRTUAL_DISK, handle, dvp_ns) is None, procs)
+
+
+@pytest.mark.tools
+@pytest.mark.parametrize("world", [("csi-provisioner", "csi-resizer", "csi-snapshotter", "snapshot-controller")],
+                         indirect=True)
+def test_resize_snapshot_restore_with_the_real_sidecars(world):
+    g, ns, procs = world["guest"], world["ns"], world["procs"]
+    dvp, dvp_ns = world["dvp"], world["dvp_ns"]
+    g.create(PVC, pvc_body("data", "1Gi"), ns)
+    pv = bind(g, ns, "data", procs)
+    handle = pv["spec"]["csi"]["volumeHandle"]
+
+    # resize: the resizer grows the DVP disk and the PV
+    g.patch(PVC, "data", {"spec": {"resources": {"requests": {"storage": "2Gi"}}}}, ns)
+    until("PV capacity 2Gi", lambda: g.get(PV, pv["metadata"]["name"])["spec"]["capacity"]["storage"] == "2Gi",
+          procs)
+    assert dvp.get(r.VIRTUAL_DISK, handle, dvp_ns)["status"]["capacity"] == "2Gi"
+
+    # VolumeSnapshot -> readyToUse; a VirtualDiskSnapshot in DVP
+    g.create(VS, {"metadata": {"name": "snap"}, "spec": {"volumeSnapshotClassName": "dvp-snapshots",
+                                                        "source": {"persistentVolumeClaimName": "data"}}}, ns)
+    until("VolumeSnapshot readyToUse", lambda: (g.get(VS, "snap", ns).get("status") or {}).get("readyToUse"), procs)
+    [vds] = dvp.list(r.VIRTUAL_DISK_SNAPSHOT, dvp_ns).items
+    assert vds["spec"]["virtualDiskName"] == handle
+
+    # a PVC restored from the snapshot
+    g.create(PVC, pvc_body("restored", "2Gi", {"apiGroup": "snapshot.storage.k8s.io", "kind": "VolumeSnapshot",
+                                               "name": "snap"}), ns)
+    restored = bind(g, ns, "restored", procs)
+    disk = dvp.get(r.VIRTUAL_DISK, restored["spec"]["csi"]["volumeHandle"], dvp_ns)
+    assert disk["spec"]["dataSource"] == {"type": "ObjectRef", "objectRef": {
+        "kind": "VirtualDiskSnapshot", "name": vds["metadata"]["name"]}}
