@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent.parent
-for kit in ("csi", "ccm", "capdvp"):  # their csi_*/ccm_*/capdvp_* helpers are imported as top-level modules, as in their own tests
+# The kits' csi_*/ccm_*/capdvp_* helpers are imported as top-level modules, as in their own tests.
+for kit in ("csi", "ccm", "capdvp"):
     if str(TESTS / kit) not in sys.path:
         sys.path.insert(0, str(TESTS / kit))

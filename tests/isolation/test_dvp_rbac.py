@@ -163,3 +163,41 @@ def test_components_stay_within_the_recommended_dvp_rbac(component, dvp_api, gue
     print(f"{component}: DVP requests {sorted(rec.seen)}")
     assert rec.seen, "nothing recorded: the recorder is not on the component's DVP client"
     assert sorted(rec.seen - documented_rules()) == []
+
+
+def test_the_documented_rbac_applies_and_grants_exactly_its_rules(rbac_api):
+    from dvp_common.kube import Forbidden, Resource
+    from dvp_common.kube.resources import CONFIG_MAP
+
+    ns = rbac_api.create_namespace("rbac-doc")
+    text = re.search(r"<!-- dvp-rbac -->\s*```yaml\n(.*?)```", DOC.read_text(), re.S).group(1)
+    text = text.replace("<dvp project>", ns).replace("<provider service account>", "provider")
+    kinds = {"Role": Resource("rbac.authorization.k8s.io", "v1", "roles", "Role"),
+             "ClusterRole": Resource("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole",
+                                     namespaced=False),
+             "RoleBinding": Resource("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding"),
+             "ClusterRoleBinding": Resource("rbac.authorization.k8s.io", "v1", "clusterrolebindings",
+                                            "ClusterRoleBinding", namespaced=False)}
+    token = rbac_api.service_account_token(ns, "provider")
+    admin, sa = rbac_api.client(), rbac_api.client(token=token)
+    try:
+        for doc in yaml.safe_load_all(text):
+            res = kinds[doc["kind"]]
+            admin.create(res, doc, ns if res.namespaced else None)
+        from dvp_common.dvp.resources import VIRTUAL_DISK, VIRTUAL_MACHINE_CLASS
+
+        def granted() -> bool:  # the authorizer's informers see new bindings a moment later
+            try:
+                return sa.list(VIRTUAL_DISK, ns).items == []
+            except Forbidden:
+                return False
+
+        eventually(granted, what="the Role in effect")
+        assert sa.list(VIRTUAL_MACHINE_CLASS).items is not None  # the ClusterRole's read
+        with pytest.raises(Forbidden):
+            sa.list(CONFIG_MAP, ns)  # nothing beyond the rules
+        with pytest.raises(Forbidden):
+            sa.list(VIRTUAL_DISK, "default")  # and only in the project namespace
+    finally:
+        admin.close()
+        sa.close()
