@@ -153,8 +153,8 @@ class Demo:
         v["cloudProviderDvp"]["internal"] = {}
         return v
 
-    def run_hooks(self, runner: HookRunner) -> None:
-        for report in runner.run_stage("beforeHelm"):
+    def run_hooks(self, runner: HookRunner, stage: str = "beforeHelm") -> None:
+        for report in runner.run_stage(stage):
             extra = f" (not served here, empty snapshot: {', '.join(report.unserved)})" if report.unserved else ""
             self.p.line(f"   hook {report.hook}: {report.values_patches} values patch(es), "
                         f"{report.kube_operations} Kubernetes operation(s){extra}")

@@ -41,6 +41,7 @@ def walk(d: Demo) -> Result:
     with p.step("render the chart with the hooks' values and apply what the components need"):
         applied = d.render_and_apply(runner.values)
         p.line("   applied: " + ", ".join(f"{n} {k}" for k, n in sorted(applied.items())))
+        d.run_hooks(runner, "afterHelm")
     with p.step("start the components as processes"):
         d.start_components()
     unavailable = {n: c.unavailable for n, c in d.components.items.items() if c.unavailable}

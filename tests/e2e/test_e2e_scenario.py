@@ -22,6 +22,8 @@ from demo.walk import walk
 EXPECTED = {"VirtualMachine": 2, "VirtualDisk": 4, "VirtualMachineBlockDeviceAttachment": 1,
             "VirtualDiskSnapshot": 1, "VirtualMachineIPAddress": 2, "Secret": 2, "Service": 1}
 LB_POOL = ipaddress.ip_network("127.77.0.0/24")
+# The 10 beforeHelm hooks twice (install, then after discovery) and the afterHelm hook once.
+HOOK_RUNS = 21
 
 
 def run(settings: Settings, work):
@@ -45,6 +47,7 @@ def assert_converged(result, log: str) -> None:
     assert ipaddress.ip_address(result.lb_address) in LB_POOL, log
     assert result.dvp_requests > 0
     assert result.admission == {"good": True, "bad": False}, log
+    assert result.hook_runs == HOOK_RUNS, log
 
 
 def test_scenario_creates_exactly_what_it_needs_and_leaves_nothing(tmp_path):
