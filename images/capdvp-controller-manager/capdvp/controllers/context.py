@@ -8,7 +8,11 @@ import datetime as dt
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from dvp_common.runtime.controller import DONE, RETRY, Result
+
 from capdvp.ports import Api
+
+__all__ = ["DONE", "RETRY", "Context", "ReconcileConfig", "Result", "parse_time", "utcnow"]
 
 
 def utcnow() -> dt.datetime:
@@ -26,16 +30,6 @@ class ReconcileConfig:
     waiting_requeue: float = 30.0  # re-check for things no watch tells us about (a class or image appearing)
     control_plane_host: str = ""
     control_plane_port: int = 6443
-
-
-@dataclass(frozen=True)
-class Result:
-    requeue_after: float | None = None  # plain re-check later
-    retry: bool = False  # failed: requeue with the workqueue's exponential backoff
-
-
-DONE = Result()
-RETRY = Result(retry=True)
 
 
 @dataclass
