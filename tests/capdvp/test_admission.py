@@ -70,6 +70,18 @@ def test_machine_update_rules():
         "spec.providerID is immutable once set")
 
 
+def test_machine_placement_is_not_changed_in_place():
+    old = machine(nodeSelector={"zone": "a"}, additionalLabels={"team": "a"})
+    assert validate_machine("UPDATE", machine(nodeSelector={"zone": "a"}, additionalLabels={"team": "a"}), old) is None
+    assert validate_machine("UPDATE", machine(nodeSelector={"zone": "b"}, priorityClassName="high",
+                                              bootloader="BIOS"), old).endswith(
+        "changing bootloader, additionalLabels, nodeSelector, priorityClassName needs a new machine; "
+        "roll out a new DeckhouseMachineTemplate instead")
+    assert validate_machine("UPDATE", machine(nodeSelector={"zone": "a"}, additionalLabels={"team": "a"},
+                                              tolerations=[{"operator": "Exists"}]), old).endswith(
+        "changing tolerations needs a new machine; roll out a new DeckhouseMachineTemplate instead")
+
+
 def _review(path, operation, obj, old=None, api="admission.k8s.io/v1"):
     return review(path, {"apiVersion": api, "kind": "AdmissionReview",
                          "request": {"uid": "u-1", "operation": operation, "object": obj, "oldObject": old}})

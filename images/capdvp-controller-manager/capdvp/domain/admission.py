@@ -12,6 +12,8 @@ from capdvp.domain.machine_spec import SpecError, parse_spec
 
 GROUP = "infrastructure.cluster.x-k8s.io"
 _LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_PLACEMENT = {"additionalLabels": "labels", "additionalAnnotations": "annotations", "nodeSelector": "node_selector",
+              "priorityClassName": "priority_class", "tolerations": "tolerations"}
 
 
 def _ref(kind: str, obj: Mapping) -> str:
@@ -67,7 +69,11 @@ def validate_machine(operation: str, obj: Mapping, old: Mapping | None) -> str |
         except SpecError:
             return None  # an old object that no longer validates may be repaired
         plan = updates.classify(spec, spec.live_migration_policy, _as_actual(old_spec))
-        if plan.kind == updates.Kind.RECREATE:
-            return (f"{ref}: changing {', '.join(plan.changes)} needs a new machine; "
+        changes = list(plan.changes) if plan.kind == updates.Kind.RECREATE else []
+        # Placement is applied when the VM is created, never in place: a change would silently do nothing.
+        changes += [f for f in _PLACEMENT if getattr(spec.placement, _PLACEMENT[f]) !=
+                    getattr(old_spec.placement, _PLACEMENT[f])]
+        if changes:
+            return (f"{ref}: changing {', '.join(changes)} needs a new machine; "
                     "roll out a new DeckhouseMachineTemplate instead")
     return None
