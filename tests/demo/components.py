@@ -100,8 +100,9 @@ class Components:
         return comp
 
     def available(self, name: str) -> bool:
+        """Started and not given up on (a controller SIGKILLed by the chaos is being restarted: still available)."""
         comp = self.items.get(name)
-        return comp is not None and not comp.unavailable and comp.running
+        return comp is not None and comp.starts > 0 and not comp.unavailable
 
     def stop_all(self) -> None:
         for comp in reversed(list(self.items.values())):

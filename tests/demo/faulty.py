@@ -4,7 +4,8 @@
 
 $DEMO_FAULTS is JSON {"host": DVP URL, "error_rate": f, "conflict_rate": f, "watch_drop_rate": f, "seed": n}.
 Every KubeClient the component builds for that host gets dvp_common's transport fault hook (SimFaults): 5xx on
-any verb, 409 on update/patch, broken watches. Clients of the guest API are left alone.
+any verb (random), 409 on every n-th update/patch (n = 1/conflict_rate), broken watches (random). Clients of
+the guest API are left alone.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 import os
 import runpy
 import sys
+import threading
 
 from dvp_common.kube import client as kube_client
 from dvp_common.kube.faults import Fault, RequestInfo
@@ -29,15 +31,34 @@ CONFLICT_VERBS = ("update", "patch")
 INJECTED_PREFIX = "demo.faulty: injected "
 
 
+class EveryNth:
+    """409 on every n-th update/patch, starting with the first: the rate exactly, and at least one conflict in
+    any process that writes at all (a random 10 % of a few dozen writes is too often none)."""
+
+    def __init__(self, rate: float) -> None:
+        self.n = round(1 / rate) if rate > 0 else 0
+        self.seen = 0
+        self.injected: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, req: RequestInfo) -> Fault | None:
+        if not self.n or req.verb not in CONFLICT_VERBS:
+            return None
+        with self._lock:
+            self.seen += 1
+            if (self.seen - 1) % self.n:
+                return None
+            self.injected[req.verb] = self.injected.get(req.verb, 0) + 1
+        return Fault(status=409, reason="Conflict", message="injected by demo.faulty: the object has been modified")
+
+
 def fault_hook(spec: dict):
-    seed = spec.get("seed")
     errors = SimFaults(error_rate=dict.fromkeys(VERBS, spec.get("error_rate", 0.0)),
-                       watch_drop_rate=spec.get("watch_drop_rate", 0.0), seed=seed)
-    conflicts = SimFaults(error_rate=dict.fromkeys(CONFLICT_VERBS, spec.get("conflict_rate", 0.0)), statuses=(409,),
-                          seed=None if seed is None else seed + 1)
+                       watch_drop_rate=spec.get("watch_drop_rate", 0.0), seed=spec.get("seed"))
+    conflicts = EveryNth(spec.get("conflict_rate", 0.0))
 
     def hook(req: RequestInfo) -> Fault | None:
-        return errors(req) or conflicts(req)
+        return conflicts(req) or errors(req)
 
     def report() -> None:  # on exit: what was injected, so a test can tell faults really happened
         counts = {k if k == "watch-drop" else f"5xx:{k}": v for k, v in errors.injected.items()}

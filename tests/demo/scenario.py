@@ -119,8 +119,10 @@ class Demo:
         self.dvp, self.guest = self.dvp_api.client(), self.guest_api.client()
         self.guest_kinds = Kinds(self.guest)
         self.project = self.dvp_api.create_namespace("project")
-        (self.work / "guest.kubeconfig").write_text(self.guest_api.kubeconfig())
-        (self.work / "dvp.kubeconfig").write_text(self.dvp_api.kubeconfig())
+        for name, api in (("guest", self.guest_api), ("dvp", self.dvp_api)):
+            path = self.work / f"{name}.kubeconfig"
+            path.touch(mode=0o600)  # tokens: readable by us only, before anything is written
+            path.write_text(api.kubeconfig())
         self.p.line(f"   DVP API {self.dvp_api.url} (project namespace {self.project}); guest API {self.guest_api.url}")
 
     def seed_dvp(self) -> None:
@@ -220,8 +222,8 @@ class Demo:
         out.mkdir(exist_ok=True)
         for key in ("tls.crt", "tls.key", "ca.crt"):
             path = out / key
+            path.touch(mode=0o600)
             path.write_bytes(base64.b64decode(data[key]))
-            path.chmod(0o600)
         return out
 
     def stop(self) -> None:
