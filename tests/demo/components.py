@@ -35,9 +35,9 @@ class Component:
     def running(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    def start(self) -> bool:
+    def start(self, grace: float = START_GRACE) -> bool:
         self.spawn()
-        return self.settle(time.monotonic() + START_GRACE)
+        return self.settle(time.monotonic() + grace)
 
     def spawn(self) -> None:
         if self._log is None:

@@ -52,7 +52,7 @@ class Settings:
     sim_args: tuple[str, ...] = ()  # extra dvp_sim flags (faults)
     component_env: dict[str, str] = field(default_factory=dict)
     faults: dict[str, Any] | None = None  # demo.faulty spec for the components' DVP clients (host filled in)
-    kills: int = 0  # SIGKILL this many times a random controller during the walk (restarted each time)
+    kills: int = 0  # SIGKILLs per controller (ccm, capdvp, CSI) at random points of the walk, each restarted
     seed: int = 1
 
 
@@ -69,6 +69,7 @@ class Result:
     unavailable: dict[str, str]
     wall: float
     kills: list[str] = field(default_factory=list)
+    kills_active: int = 0  # of those, SIGKILLs before teardown had emptied the DVP project
     admission: dict[str, bool] = field(default_factory=dict)  # "good"/"bad" credentials Secret -> allowed
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 import time
+from collections import Counter
 
 from capdvp import resources as r
 from dvp_common.kube import NotFound
@@ -96,11 +97,13 @@ def walk(d: Demo) -> Result:
     with p.step("scale down and teardown -> zero DVP objects left"):
         _teardown(d, names, lb_address)
         wait_until("zero DVP objects in the project", lambda: _empty_or_none(ledger), timeout=90)
+        kills_active = len(chaos.kills)
         if d.s.kills:  # the remaining kills land on idle controllers: a restart must not recreate anything
-            wait_until(f"{d.s.kills} SIGKILLs done", lambda: chaos.done, timeout=120)
+            wait_until(f"{chaos.target} SIGKILLs done", lambda: chaos.done, timeout=180)
             chaos.stop()
             time.sleep(2.0)
-            p.line(f"   SIGKILLed {len(chaos.kills)} time(s): {', '.join(chaos.kills)}")
+            per = ", ".join(f"{n} x{k}" for n, k in sorted(Counter(chaos.kills).items()))
+            p.line(f"   SIGKILLed {len(chaos.kills)} time(s), {kills_active} before the DVP project was empty: {per}")
         chaos.stop()
         if chaos.failed_restarts:
             raise StepFailed(f"restart after SIGKILL failed: {chaos.failed_restarts}")
@@ -111,7 +114,7 @@ def walk(d: Demo) -> Result:
     return Result(created=dict(ledger.created), deleted=dict(ledger.deleted), leftovers=leftovers,
                   step_times=dict(p.step_times), dvp_requests=requests_total, hook_runs=runner.runs,
                   nodes_initialized=initialized, lb_address=lb_address, unavailable=unavailable,
-                  wall=time.monotonic() - began, kills=list(chaos.kills),
+                  wall=time.monotonic() - began, kills=list(chaos.kills), kills_active=kills_active,
                   admission=admission)
 
 
