@@ -30,8 +30,8 @@ variable "image" {
   type = object({ kind = string, name = string })
 
   validation {
-    condition     = contains(["ClusterVirtualImage", "VirtualImage", "VirtualDisk"], var.image.kind)
-    error_message = "rootDisk.image.kind: must be ClusterVirtualImage, VirtualImage or VirtualDisk."
+    condition     = contains(["ClusterVirtualImage", "VirtualImage"], var.image.kind)
+    error_message = "rootDisk.image.kind: must be ClusterVirtualImage or VirtualImage (a VirtualDisk cannot be a disk's data source)."
   }
 }
 
