@@ -77,6 +77,8 @@ def test_settings_from_flags_and_env():
     assert s.reconcile.additional_vm_labels == {"team": "a"}
     assert (s.reconcile.control_plane_host, s.reconcile.control_plane_port) == ("10.222.0.1", 443)
     assert "a3ViZWNvbmZpZw" not in repr(s)  # the kubeconfig never shows up in logs
+    assert s.kubeconfig == ""  # in a pod: the ServiceAccount
+    assert load(["--kubeconfig=/tmp/guest.kubeconfig"], ENV).kubeconfig == "/tmp/guest.kubeconfig"
 
 
 @pytest.mark.parametrize(("argv", "env", "message"), [

@@ -190,11 +190,11 @@ class Demo:
                                           "--health-probe-bind-address=0", "--metrics-bind-address=0",
                                           "--node-monitor-period=1s", "--node-status-update-frequency=30s",
                                           f"--workers={self.s.workers}"], env),
-            ("capdvp-controller-manager", ["-m", "demo.capdvp_launcher", "--namespace", CAPI_NS,
+            ("capdvp-controller-manager", ["-m", "capdvp", f"--kubeconfig={guest_kc}", "--namespace", CAPI_NS,
                                            "--health-probe-bind-address=0", "--webhook-bind-address=0",
                                            "--control-plane-endpoint=127.0.0.1:6443", "--resync-seconds=30",
                                            f"--workers={self.s.workers}"],
-             {**capdvp_env, "DEMO_GUEST_KUBECONFIG": guest_kc}),
+             capdvp_env),
             ("csi-controller", ["-m", "dvp_csi", "--mode=controller", f"--endpoint=unix://{self.csi_socket}"], env),
         ]
         for name, mode in (("validation-webhook", "validation"), ("snapshot-webhooks", "snapshot")):

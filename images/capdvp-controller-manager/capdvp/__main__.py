@@ -25,9 +25,13 @@ def main(argv: list[str] | None = None) -> int:
     runtime_logging.setup(settings.log_level)
     log = logging.getLogger("capdvp")
     try:
-        guest = KubeClient.from_service_account()
+        if settings.kubeconfig:
+            with open(settings.kubeconfig, encoding="utf-8") as f:
+                guest = KubeClient.from_kubeconfig(f.read())
+        else:
+            guest = KubeClient.from_service_account()
         dvp = DVPConnection.from_settings(settings.dvp)
-    except ConfigError as exc:
+    except (ConfigError, OSError) as exc:
         log.error("capdvp: %s", exc)
         return 2
     from capdvp.manager import Manager

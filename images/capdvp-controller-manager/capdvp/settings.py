@@ -53,10 +53,12 @@ class Settings:
     workers: int = 8
     resync_seconds: float = 600.0
     log_level: str = "Info"
+    kubeconfig: str = ""  # the guest API; empty: the in-pod ServiceAccount
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m capdvp", description="Cluster API infrastructure provider for DVP")
+    p.add_argument("--kubeconfig", default="", help="guest kubeconfig file (default: the in-pod ServiceAccount)")
     p.add_argument("--leader-elect", action="store_true")
     p.add_argument("--leader-election-namespace", default="d8-cloud-provider-dvp")
     p.add_argument("--leader-election-id", default=LEADER_ELECTION_ID)
@@ -123,4 +125,5 @@ def load(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
         workers=args.workers,
         resync_seconds=args.resync_seconds,
         log_level=args.log_level,
+        kubeconfig=args.kubeconfig,
     )
