@@ -17,6 +17,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 from bench.measure import figure, process_ms
 
@@ -116,6 +117,19 @@ def cpu_ms(argv: list[str], env: dict, runs: int = RUNS) -> float:
     return round(statistics.median(samples[1:]), 2)
 
 
+def interleaved_ratio(hook: list[str], env: dict, runs: int = RUNS) -> float:
+    """Median hook time over the median bare-SDK time, the two runs alternating so that machine drift (this
+    machine's start-up times wander by tens of ms over a minute) falls on both sides alike."""
+    def once(argv: list[str], run_env: dict) -> float:
+        start = time.perf_counter()
+        subprocess.run(argv, env=run_env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=60)
+        return time.perf_counter() - start
+    bare = [sys.executable, "-c", "import deckhouse.hook"]
+    once(bare, dict(os.environ)), once(hook, env)  # warm-up
+    pairs = [(once(bare, dict(os.environ)), once(hook, env)) for _ in range(runs)]
+    return round(statistics.median(h for _, h in pairs) / statistics.median(b for b, _ in pairs), 2)
+
+
 def figures() -> list[dict]:
     baseline = process_ms([sys.executable, "-c", "import deckhouse.hook"], runs=RUNS)
     out = [figure("hooks.baseline.import_deckhouse_hook", baseline, "ms"),
@@ -126,6 +140,8 @@ def figures() -> list[dict]:
         for name, (objects, values) in _cases().items():
             path = os.path.join(HOOKS, f"{name}.py")
             out.append(figure(f"hooks.{name}.config", process_ms([path, "--config"], runs=RUNS, env=t._env()), "ms"))
+            out.append(figure(f"hooks.{name}.config_over_bare_sdk", interleaved_ratio([path, "--config"], t._env()),
+                              "ratio", "<= 1.5"))
             env = _run_env(tmp, name, objects, values)
             run_ms = process_ms([path], runs=RUNS, env=env)
             out.append(figure(f"hooks.{name}.run", run_ms, "ms", f"<= {GOAL_MS}"))
