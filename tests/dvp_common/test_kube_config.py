@@ -160,3 +160,14 @@ def test_nothing_secret_reaches_the_logs(api, caplog):
     kube.get(CONFIG_MAP, "x", "ns")
     assert api.state.headers[-1]["Authorization"] == f"Bearer {TOKEN}"
     assert TOKEN not in caplog.text and TOKEN not in b64(caplog.text)
+
+
+def test_file_or_service_account(tmp_path, monkeypatch):
+    path = tmp_path / "guest.kubeconfig"
+    path.write_text(kubeconfig(), encoding="utf-8")
+    assert cfg.from_file_or_service_account(str(path)) == cfg.from_kubeconfig(kubeconfig())
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    with pytest.raises(ConfigError, match="^not in a pod: KUBERNETES_SERVICE_HOST is not set$"):
+        cfg.from_file_or_service_account("")
+    with pytest.raises(OSError):
+        cfg.from_file_or_service_account(str(tmp_path / "missing"))

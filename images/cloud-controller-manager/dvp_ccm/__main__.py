@@ -25,11 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     runtime_logging.setup(settings.log_level)
     log = logging.getLogger("dvp_ccm")
     try:
-        if settings.kubeconfig:
-            with open(settings.kubeconfig, encoding="utf-8") as f:
-                guest = KubeClient.from_kubeconfig(f.read())
-        else:
-            guest = KubeClient.from_service_account()
+        guest = KubeClient.from_file_or_service_account(settings.kubeconfig)
         dvp = DVPConnection.from_settings(settings.dvp)
     except (ConfigError, OSError) as exc:
         log.error("dvp_ccm: %s", exc)

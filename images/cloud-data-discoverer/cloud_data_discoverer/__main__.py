@@ -32,11 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     runtime_logging.setup(settings.log_level)
     log = logging.getLogger("cloud_data_discoverer")
     try:
-        if settings.kubeconfig:
-            with open(settings.kubeconfig, encoding="utf-8") as f:
-                guest_client = KubeClient.from_kubeconfig(f.read())
-        else:
-            guest_client = KubeClient.from_service_account()
+        guest_client = KubeClient.from_file_or_service_account(settings.kubeconfig)
         conn = DVPConnection.from_settings(dvp_settings)
     except (ConfigError, OSError) as exc:
         log.error("cloud_data_discoverer: %s", exc)

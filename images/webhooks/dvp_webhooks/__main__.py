@@ -36,11 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     runtime_logging.setup(settings.log_level)
     log = logging.getLogger("dvp_webhooks")
     try:
-        if settings.kubeconfig:
-            with open(settings.kubeconfig, encoding="utf-8") as f:
-                creds = kube_config.from_kubeconfig(f.read())
-        else:
-            creds = kube_config.from_service_account()
+        creds = kube_config.from_file_or_service_account(settings.kubeconfig)
         client = KubeClient(Transport(creds, timeout=LOOKUP_TIMEOUT), retry=LOOKUP_RETRY)
         server = WebhookServer(settings.listen_address, ROUTES[mode], Lookups(client, settings.module_namespace),
                                settings.tls_cert_file, settings.tls_key_file)

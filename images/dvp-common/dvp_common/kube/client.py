@@ -70,6 +70,10 @@ class KubeClient:
         return cls.from_credentials(cfg.from_service_account(directory), **kwargs)
 
     @classmethod
+    def from_file_or_service_account(cls, kubeconfig_path: str = "", **kwargs: Any) -> KubeClient:
+        return cls.from_credentials(cfg.from_file_or_service_account(kubeconfig_path), **kwargs)
+
+    @classmethod
     def from_url(cls, host: str, token: str | None = None, ca_data: str | bytes | None = None,
                  client_cert: str | bytes | None = None, client_key: str | bytes | None = None,
                  insecure: bool = False, **kwargs: Any) -> KubeClient:

@@ -172,3 +172,11 @@ def from_kubeconfig(text_or_base64: str | bytes, context: str | None = None,
         insecure=bool(cluster.get("insecure-skip-tls-verify")),
         namespace=ctx.get("namespace") or None,
     )
+
+
+def from_file_or_service_account(kubeconfig_path: str | Path = "") -> Credentials:
+    """A component's guest API: the kubeconfig file when one is given (local runs, the demo), else the pod's
+    ServiceAccount. An unreadable file raises OSError, which entry points report as one line."""
+    if kubeconfig_path:
+        return from_kubeconfig(Path(kubeconfig_path).read_text(encoding="utf-8"))
+    return from_service_account()
