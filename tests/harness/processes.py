@@ -4,17 +4,14 @@
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import os
-import signal
+import shutil
 import socket
 import subprocess
 from pathlib import Path
 
 TOP = Path(__file__).resolve().parents[2]
 BIN_DIR = TOP / ".bin"
-PR_SET_PDEATHSIG = 1
 
 
 class HarnessError(RuntimeError):
@@ -34,18 +31,22 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _die_with_parent() -> None:
-    # Linux only: the kernel sends SIGKILL to the child when pytest dies, even by SIGKILL, so no server leaks.
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+def _dying_with_parent(argv: list[str]) -> list[str]:
+    """argv run through util-linux's setpriv, which asks the kernel to SIGKILL the child when pytest dies (even by
+    SIGKILL), so no server leaks. Not a Python preexec_fn: after fork in a process with threads (gRPC, simulators)
+    Python code in the child can deadlock before exec, leaving a silent process that never starts."""
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        raise HarnessError("setpriv (util-linux) is not on PATH: it is needed to tie test servers to pytest's life")
+    return [setpriv, "--pdeathsig", "KILL", "--", *argv]
 
 
 class Process:
     def __init__(self, name: str, argv: list[str], log: Path) -> None:
         self.name, self.argv, self.log = name, argv, log
         self._log_file = log.open("ab")
-        self.proc = subprocess.Popen(argv, stdout=self._log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                     start_new_session=True, preexec_fn=_die_with_parent)  # noqa: PLW1509
+        self.proc = subprocess.Popen(_dying_with_parent(argv), stdout=self._log_file, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL, start_new_session=True)
 
     @property
     def pid(self) -> int:
