@@ -5,13 +5,12 @@
 from __future__ import annotations
 
 import logging
-import signal
 import sys
-import threading
 
 from dvp_common.dvp.connection import DVPConnection
 from dvp_common.kube import ConfigError, KubeClient
 from dvp_common.runtime import logging as runtime_logging
+from dvp_common.runtime.signals import stop_on_signals
 
 from capdvp.settings import ConfigInvalid, load
 
@@ -33,9 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     from capdvp.manager import Manager
 
     manager = Manager(settings, guest, dvp)
-    stopped = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stopped.set())
+    stopped = stop_on_signals()
     manager.start()
     log.info("capdvp started (DVP namespace %s)", dvp.namespace)
     stopped.wait()

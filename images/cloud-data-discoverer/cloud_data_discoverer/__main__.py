@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import logging
 import os
-import signal
 import sys
-import threading
 
 from dvp_common.dvp import DVPConnection
 from dvp_common.kube import ConfigError, KubeClient
 from dvp_common.runtime import logging as runtime_logging
 from dvp_common.runtime.health import HealthServer
 from dvp_common.runtime.settings import ConfigInvalid
+from dvp_common.runtime.signals import stop_on_signals
 
 from .discoverer import Discoverer
 from .dvp import DVPReader
@@ -45,9 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     health.add_liveness("discovery-write", discoverer.liveness)
     health.add_readiness("dvp-api", discoverer.readiness)
     health.start()
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
+    stop = stop_on_signals()
     log.info("cloud_data_discoverer started (period %.0fs, DVP namespace %s, serving %s)",
              settings.discovery_period, conn.namespace, health.address)
     discoverer.run(settings.discovery_period, stop)

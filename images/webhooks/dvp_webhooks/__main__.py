@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import logging
 import os
-import signal
 import ssl
 import sys
-import threading
 
 from dvp_common.kube import ConfigError, KubeClient, RetryPolicy
 from dvp_common.kube import config as kube_config
 from dvp_common.kube.transport import Transport
 from dvp_common.runtime import logging as runtime_logging
 from dvp_common.runtime.settings import ConfigInvalid
+from dvp_common.runtime.signals import stop_on_signals
 
 from .handlers import ROUTES
 from .lookups import Lookups
@@ -43,9 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, OSError, ssl.SSLError) as exc:
         log.error("dvp_webhooks: %s", exc)
         return 2
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
+    stop = stop_on_signals()
     server.start()
     log.info("dvp_webhooks %s serving %s on :%d", mode, ", ".join(sorted(ROUTES[mode])), server.port)
     stop.wait()
