@@ -18,10 +18,12 @@ export PATH := $(CURDIR)/.bin:$(PATH)
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
+# --compile-bytecode: bytecode at install time, as pip does by default (uv does not). Where PYTHONDONTWRITEBYTECODE
+# is set (it is on these machines), every hook process would otherwise compile the SDK, dotmap and yaml again.
 $(STAMP): requirements.lock scripts/find-python scripts/write-pth
 	@py=$$(scripts/find-python) && echo "using $$py" && rm -rf $(VENV) && $$py -m venv $(VENV)
 	$(VENV)/bin/pip install -q --disable-pip-version-check uv==0.13.9
-	$(VENV)/bin/uv pip install -q --python $(PY) -r requirements.lock
+	$(VENV)/bin/uv pip install -q --compile-bytecode --python $(PY) -r requirements.lock
 	scripts/write-pth $(PY)
 	@touch $@
 
@@ -46,7 +48,11 @@ generate: upstream ## generate the CSI gRPC stubs from the pinned CSI spec
 	$(PY) -m dvp_csi.generate
 
 .PHONY: setup
-setup: venv tools generate ## everything the tests and the demo need
+setup: venv tools generate bytecode ## everything the tests and the demo need
+
+.PHONY: bytecode
+bytecode: venv ## compile our Python sources once (each hook is a new process; a module bundle ships this too)
+	@$(PY) -m compileall -q -j0 hooks images csi tests bench > /dev/null
 
 .PHONY: test
 test: setup ## run every test
