@@ -34,7 +34,8 @@ def test_pending_migration_projects_the_legacy_configuration(kind):
         {"op": "add", "path": "/cloudProviderDvp/nodes/parameters/region", "value": "r1"},
         {"op": "add", "path": "/cloudProviderDvp/nodes/parameters/zones", "value": ["z1"]},
         {"op": "add", "path": "/cloudProviderDvp/nodes/parameters/ingressPorts", "value": [22, 443]},
-        {"op": "add", "path": "/cloudProviderDvp/internal/migration", "value": {"pending": True}},
+        {"op": "add", "path": "/cloudProviderDvp/internal/migration",
+         "value": {"pending": True, "fingerprint": f.fingerprint(snaps)}},
         {
             "op": "add",
             "path": "/cloudProviderDvp/provider",
@@ -52,21 +53,21 @@ def test_migration_stays_pending_until_every_new_object_exists(missing):
     objs = f.migrated()
     objs[missing] = objs[missing][:1] if missing in ("node_groups", "instance_classes") else []
     out, _ = run(t.snapshots(hook, legacy_cluster_configuration=[f.pcc_secret()], **objs))
-    assert out.values["cloudProviderDvp"]["internal"]["migration"] == {"pending": True}
+    assert out.values["cloudProviderDvp"]["internal"]["migration"]["pending"] is True
 
 
 def test_complete_migration_leaves_settings_alone():
-    out, _ = run(t.snapshots(hook, legacy_cluster_configuration=[f.pcc_secret()], **f.migrated()))
-    assert out.values_patches.data == [
-        {"op": "add", "path": "/cloudProviderDvp/internal/migration", "value": {"pending": False}}
-    ]
+    snaps = t.snapshots(hook, legacy_cluster_configuration=[f.pcc_secret()], **f.migrated())
+    out, _ = run(snaps)
+    assert out.values_patches.data == [{"op": "add", "path": "/cloudProviderDvp/internal/migration",
+                                        "value": {"pending": False, "fingerprint": f.fingerprint(snaps)}}]
 
 
 def test_no_legacy_configuration_means_nothing_to_migrate():
-    out, _ = run(t.snapshots(hook))
-    assert out.values_patches.data == [
-        {"op": "add", "path": "/cloudProviderDvp/internal/migration", "value": {"pending": False}}
-    ]
+    snaps = t.snapshots(hook)
+    out, _ = run(snaps)
+    assert out.values_patches.data == [{"op": "add", "path": "/cloudProviderDvp/internal/migration",
+                                        "value": {"pending": False, "fingerprint": f.fingerprint(snaps)}}]
 
 
 OBJ = "Secret kube-system/d8-provider-cluster-configuration: data[cloud-provider-cluster-configuration.yaml]"
@@ -118,15 +119,39 @@ def test_a_bad_kubeconfig_value_is_named_not_printed():
 
 def test_without_legacy_configuration_imports_nothing_heavy():
     snaps = t.snapshots(hook, module_config=[f.module_config()], credentials_secret=[f.credentials()])
-    values = {"cloudProviderDvp": {"internal": {"migration": {"pending": False}}}}
-    assert t.fresh_run(hook, t.synchronization(hook, snaps), values) == ([], [], [])
+    patches, ops, heavy = t.fresh_run(hook, t.synchronization(hook, snaps), START)
+    assert (patches, ops, heavy) == ([{"op": "add", "path": "/cloudProviderDvp/internal/migration",
+                                       "value": {"pending": False, "fingerprint": f.fingerprint(snaps)}}], [], [])
+
+
+def test_unchanged_legacy_configuration_is_not_parsed_again():
+    snaps = t.snapshots(hook, legacy_cluster_configuration=[f.pcc_secret()], module_config=[f.module_config(1, False)])
+    first, _ = run(snaps)
+    steady = t.apply(START, first.values_patches.data)
+    assert t.fresh_run(hook, t.synchronization(hook, snaps), steady) == ([], [], [])
+
+
+def test_a_changed_input_is_checked_again_whatever_values_say():
+    good = t.snapshots(hook, legacy_cluster_configuration=[f.pcc_secret()])
+    first, _ = run(good)
+    steady = t.apply(START, first.values_patches.data)
+    bad = t.snapshots(hook, legacy_cluster_configuration=[f.pcc_secret(f.PCC | {"layout": "Other"})])
+    with pytest.raises(InvalidInput) as err:
+        run(bad, steady)
+    assert str(err.value) == f"{OBJ}.layout: must be one of Standard"
+    # A new NodeGroup alone is a new input too: the state is computed again (still pending, new fingerprint).
+    grown = t.snapshots(hook, legacy_cluster_configuration=[f.pcc_secret()], node_groups=[f.node_group("front")])
+    out, _ = run(grown, steady)
+    assert out.values_patches.data == [{"op": "add", "path": "/cloudProviderDvp/internal/migration/fingerprint",
+                                        "value": f.fingerprint(grown)}]
 
 
 def test_v1_module_config_kubeconfig_alone_is_a_pending_migration_without_projection():
     mc = f.module_config(1, False)
     mc["spec"]["settings"] = {"provider": {"kubeconfigDataBase64": f.KUBECONFIG_B64, "namespace": "tenant"}}
-    out, _ = run(t.snapshots(hook, module_config=[mc]))
-    assert out.values_patches.data == [
-        {"op": "add", "path": "/cloudProviderDvp/internal/migration", "value": {"pending": True}}]
+    snaps = t.snapshots(hook, module_config=[mc])
+    out, _ = run(snaps)
+    assert out.values_patches.data == [{"op": "add", "path": "/cloudProviderDvp/internal/migration",
+                                        "value": {"pending": True, "fingerprint": f.fingerprint(snaps)}}]
     out, _ = run(t.snapshots(hook, module_config=[mc], credentials_secret=[f.credentials()]))
-    assert out.values["cloudProviderDvp"]["internal"]["migration"] == {"pending": False}
+    assert out.values["cloudProviderDvp"]["internal"]["migration"]["pending"] is False

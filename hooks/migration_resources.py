@@ -22,13 +22,18 @@ SNAPSHOT_COMMANDER = "commander_uuid"
 SNAPSHOT_COMMANDER_AGENT = "commander_agent"
 METRIC = "d8_cloud_provider_dvp_migration_pending"
 METRIC_GROUP = "d8_cloud_provider_dvp_migration"
+STATE = v.internal("migration")
+# Ties the bundle to the input it was made from (lib/fingerprint.py): an unchanged bundle is not rebuilt.
+SEAL_ANNOTATION = "cloud-provider-dvp.deckhouse.io/input-seal"
 QUIET = {"executeHookOnEvent": [], "executeHookOnSynchronization": False}
 
 config = bindings.render({
     "afterHelm": 20,
     "kubernetes": [
         *migration.state_bindings(**QUIET),
-        bindings.kubernetes(SNAPSHOT_BUNDLE, "Secret", f'{{data: .data["{migration.BUNDLE_KEY}"]}}',
+        bindings.kubernetes(SNAPSHOT_BUNDLE, "Secret",
+                            f'{{data: .data["{migration.BUNDLE_KEY}"],'
+                            f' seal: .metadata.annotations["{SEAL_ANNOTATION}"]}}',
                             namespace=v.NAMESPACE, names=[migration.BUNDLE_SECRET], **QUIET),
         bindings.kubernetes(SNAPSHOT_MARKER, "ConfigMap", "{name: .metadata.name}",
                             namespace=v.NAMESPACE, names=[migration.MARKER], **QUIET),
@@ -40,9 +45,16 @@ config = bindings.render({
 })
 
 
-def bundle_secret(data_b64: str) -> dict:
+def seal_of(fingerprint: str, data_b64: str) -> str:
+    from lib.fingerprint import sealed
+
+    return sealed(fingerprint, data_b64)
+
+
+def bundle_secret(data_b64: str, seal: str) -> dict:
     return {"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
-            "metadata": {"name": migration.BUNDLE_SECRET, "namespace": v.NAMESPACE, "labels": migration.LABELS},
+            "metadata": {"name": migration.BUNDLE_SECRET, "namespace": v.NAMESPACE, "labels": migration.LABELS,
+                         "annotations": {SEAL_ANNOTATION: seal}},
             "data": {migration.BUNDLE_KEY: data_b64}}
 
 
@@ -52,17 +64,27 @@ def marker() -> dict:
 
 
 def main(ctx) -> None:
-    pcc = legacy.validated_configuration(results(ctx, migration.SNAPSHOT_LEGACY))
+    fingerprint = migration.state_fingerprint(ctx)
+    state = v.get(ctx.values, STATE) or {}
     cluster = migration.Cluster.from_snapshots(
         *(results(ctx, s) for s in (migration.SNAPSHOT_MODULE_CONFIG, migration.SNAPSHOT_CREDENTIALS,
                                      migration.SNAPSHOT_NODE_GROUPS, migration.SNAPSHOT_INSTANCE_CLASSES)))
-    pending = migration.pending(pcc, cluster)
+    if state.get("fingerprint") == fingerprint:
+        pcc, pending = None, bool(state.get("pending"))  # legacy_cluster_configuration checked this input
+    else:
+        pcc = legacy.validated_configuration(results(ctx, migration.SNAPSHOT_LEGACY))
+        pending = migration.pending(pcc, cluster)
     stored = first(ctx, SNAPSHOT_BUNDLE)
     has_marker = bool(results(ctx, SNAPSHOT_MARKER))
     if pending:
-        data = base64.b64encode(migration.bundle_text(pcc, cluster).encode()).decode()
-        if (stored or {}).get("data") != data:
-            ctx.kubernetes.create_or_update(bundle_secret(data))
+        current = stored is not None and stored.get("seal") == seal_of(fingerprint, stored.get("data") or "")
+        if not current:
+            if pcc is None:
+                pcc = legacy.validated_configuration(results(ctx, migration.SNAPSHOT_LEGACY))
+            data = base64.b64encode(migration.bundle_text(pcc, cluster).encode()).decode()
+            seal = seal_of(fingerprint, data)
+            if (stored or {}).get("data") != data or (stored or {}).get("seal") != seal:
+                ctx.kubernetes.create_or_update(bundle_secret(data, seal))
         if not has_marker:
             ctx.kubernetes.create_or_update(marker())
     else:

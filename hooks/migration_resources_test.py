@@ -12,6 +12,7 @@ from lib import migration
 from lib import migration_fixtures as f
 from lib import testing as t
 from lib.errors import InvalidInput
+from lib.fingerprint import sealed
 
 PATH = os.path.join(os.path.dirname(__file__), "migration_resources.py")
 LABELS = {"heritage": "deckhouse", "module": "cloud-provider-dvp"}
@@ -40,6 +41,10 @@ def run(snaps, kind="sync"):
     return sdk.testrun(hook.main, binding_context=bc, config_values={}, initial_values={}), bc
 
 
+def bundle_data(op):
+    return op["object"]["data"]["resources.yaml"]
+
+
 def bundle_docs(op):
     return list(yaml.safe_load_all(base64.b64decode(op["object"]["data"]["resources.yaml"])))
 
@@ -53,7 +58,8 @@ def test_pending_migration_publishes_bundle_marker_and_metric(kind):
         (
             "CreateOrUpdate",
             "Secret",
-            {"name": "d8-migration-resources", "namespace": "d8-cloud-provider-dvp", "labels": LABELS},
+            {"name": "d8-migration-resources", "namespace": "d8-cloud-provider-dvp", "labels": LABELS,
+             "annotations": {hook.SEAL_ANNOTATION: sealed(f.fingerprint(snaps), bundle_data(ops[0]))}},
         ),
         (
             "CreateOrUpdate",
@@ -215,6 +221,41 @@ def test_invalid_legacy_configuration_is_rejected_before_anything_is_written():
 def test_without_legacy_configuration_imports_nothing_heavy():
     snaps = t.snapshots(hook, module_config=[f.module_config()], credentials_secret=[f.credentials()])
     assert t.fresh_run(hook, t.after_helm(snaps), {})[2] == []
+
+
+def steady_state():
+    """The cluster after both migration hooks ran once on a pending migration: values from the beforeHelm hook,
+    the bundle and the marker written by this one."""
+    snaps = t.snapshots(hook, legacy_cluster_configuration=[f.pcc_secret()])
+    out, _ = run(snaps)
+    bundle, marker = (op["object"] for op in out.kube_operations.data)
+    snaps = t.snapshots(hook, legacy_cluster_configuration=[f.pcc_secret()], bundle_secret=[bundle],
+                        marker_configmap=[marker])
+    values = {"cloudProviderDvp": {"internal": {"migration": {"pending": True, "fingerprint": f.fingerprint(snaps)}}}}
+    return snaps, values, bundle, marker
+
+
+def test_unchanged_pending_migration_is_not_parsed_or_rebuilt():
+    snaps, values, _, _ = steady_state()
+    assert t.fresh_run(hook, t.synchronization(hook, snaps), values) == ([], [], [])
+
+
+def test_a_hand_edited_bundle_is_written_again():
+    _, values, bundle, marker = steady_state()
+    edited = dict(bundle, data={"resources.yaml": base64.b64encode(b"---\n{}\n").decode()})
+    snaps = t.snapshots(hook, legacy_cluster_configuration=[f.pcc_secret()], bundle_secret=[edited],
+                        marker_configmap=[marker])
+    out = sdk.testrun(hook.main, binding_context=t.synchronization(hook, snaps), config_values={},
+                      initial_values=values)
+    assert [op["object"] for op in out.kube_operations.data] == [bundle]
+
+
+def test_a_stale_state_in_values_is_not_trusted():
+    snaps, values, _, _ = steady_state()
+    values["cloudProviderDvp"]["internal"]["migration"] = {"pending": False, "fingerprint": "0" * 64}
+    out = sdk.testrun(hook.main, binding_context=t.synchronization(hook, snaps), config_values={},
+                      initial_values=values)
+    assert out.kube_operations.data == [] and out.metrics.data == metric(1)
 
 
 def test_written_objects_are_valid_kubernetes_objects():

@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Cluster objects for the migration hooks' tests: a legacy configuration and the v2 objects replacing it."""
 
+import types
+
 import yaml
 
 from lib import migration
@@ -61,3 +63,8 @@ def migrated() -> dict:
     return {"module_config": [module_config()], "credentials_secret": [credentials()],
             "node_groups": [node_group("master"), node_group("front")],
             "instance_classes": [instance_class("master"), instance_class("front")]}
+
+
+def fingerprint(snaps: dict) -> str:
+    """The state fingerprint both migration hooks compute over these snapshots."""
+    return migration.state_fingerprint(types.SimpleNamespace(snapshots=snaps))
