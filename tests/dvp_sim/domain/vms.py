@@ -121,8 +121,8 @@ def hotplugged(vm: Obj, world, cfg, plan: Plan) -> list[Obj]:
             if wait_phase(plan, world, att, VMBDA, "Terminating", cfg):
                 continue
             out.append(att)
-        elif deleting(att):
-            continue  # deleted before it was ever attached
+        elif deleting(att) and ph not in ("Attached", "InProgress"):
+            continue  # deleted before it was ever attached; an attached one detaches through Terminating
         elif ph == "Attached" or (ph == "InProgress" and wait_phase(plan, world, att, VMBDA, "InProgress", cfg)):
             out.append(att)
     return sorted(out, key=lambda a: (meta(a).get("creationTimestamp") or "", meta(a)["name"]))
