@@ -61,7 +61,7 @@ def owners_unseen(world: World, obj: dict[str, Any]) -> bool:
     refs = [r for r in meta(obj).get("ownerReferences") or [] if _watched(r)]
     if not refs:
         return False
-    return all(world.by_uid(str(r.get("uid"))) is None for r in refs)
+    return not any(world.has_owner(obj, r) for r in refs)
 
 
 def orphan_candidates(world: World) -> list[Key]:

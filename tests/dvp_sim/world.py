@@ -48,13 +48,23 @@ def rv(obj: Obj | None) -> int:
         return 0
 
 
+def _newer(mine: Obj | None, cached: Obj) -> Obj:
+    """What the simulator wrote itself when that is newer than the cached copy of the same object."""
+    if mine is not None and meta(mine).get("uid") == meta(cached).get("uid") and rv(mine) > rv(cached):
+        return mine
+    return cached
+
+
 class World:
     """Lookups over the caches. `remember` keeps objects the simulator just wrote, so the next reconcile
     does not act on the older cached copy (the watch event may lag by a few milliseconds)."""
 
     def __init__(self, caches: dict[str, Callable[[], list[Obj]]],
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 lookups: dict[str, Callable[[str], Obj | None]] | None = None) -> None:
         self._caches = caches
+        # Cache reads by informer key ("ns/name" or "name"): a get is a dict lookup, not a scan of the kind.
+        self._lookups = lookups or {}
         self._written: dict[tuple[str, str, str], Obj] = {}
         self._lock = threading.Lock()
         self.clock = clock
@@ -72,28 +82,33 @@ class World:
     def _fresh(self, kind: str, obj: Obj) -> Obj:
         with self._lock:
             mine = self._written.get((kind, meta(obj).get("namespace") or "", meta(obj).get("name")))
-        if mine is not None and meta(mine).get("uid") == meta(obj).get("uid") and rv(mine) > rv(obj):
-            return mine
-        return obj
+        return _newer(mine, obj)
 
     def list(self, kind: str, namespace: str | None = None) -> list[Obj]:
         items = self._caches[kind]()
         if namespace is not None:
             items = [o for o in items if (meta(o).get("namespace") or "") == namespace]
-        return [self._fresh(kind, o) for o in items]
+        with self._lock:  # once per list, not per item: lists run on every reconcile
+            written = [self._written.get((kind, meta(o).get("namespace") or "", meta(o).get("name"))) for o in items]
+        return [_newer(mine, o) for mine, o in zip(written, items, strict=True)]
 
     def get(self, kind: str, namespace: str | None, name: str) -> Obj | None:
-        for obj in self.list(kind, namespace if KINDS[kind].namespaced else None):
+        namespaced = KINDS[kind].namespaced
+        lookup = self._lookups.get(kind)
+        if lookup is not None and (namespace or not namespaced):
+            obj = lookup(f"{namespace}/{name}" if namespaced else name)
+            return None if obj is None else self._fresh(kind, obj)
+        for obj in self.list(kind, namespace if namespaced else None):
             if meta(obj).get("name") == name:
                 return obj
         return None
 
-    def by_uid(self, uid: str) -> Obj | None:
-        for kind in self._caches:
-            for obj in self._caches[kind]():
-                if meta(obj).get("uid") == uid:
-                    return obj
-        return None
+    def has_owner(self, obj: Obj, ref: Obj) -> bool:
+        """The owner `ref` names (kind, name and uid) is in the cache."""
+        kind = ref.get("kind", "")
+        ns = meta(obj).get("namespace") if KINDS[kind].namespaced else None
+        owner = self.get(kind, ns, ref.get("name", ""))
+        return owner is not None and meta(owner).get("uid") == ref.get("uid")
 
     # phase timers --------------------------------------------------------------------------------------------
     def since(self, obj: Obj, phase_name: str) -> float:
