@@ -34,6 +34,7 @@ class SimConfig:
     namespace: str | None = None  # None: every namespace
     watch_timeout: int = 2  # seconds per watch request; bounds how long stop() waits for informer threads
     faults: FaultHook | None = None  # injected into the simulator's own client (its requests fail/drop)
+    workers: int = 8  # reconciles in flight at once (DVP's controllers do not wait for each other's writes)
 
     def delay(self, kind: str, phase: str) -> float | None:
         """Seconds to spend in `phase`, or None when the phase never finishes."""
@@ -55,6 +56,8 @@ class SimConfig:
                 raise SettingsInvalid(f"SimConfig.latency[{key!r}]: expected '<Kind>.<Phase>' and seconds >= 0")
         if self.default_latency < 0:
             raise SettingsInvalid("SimConfig.default_latency: must be >= 0")
+        if self.workers < 1:
+            raise SettingsInvalid("SimConfig.workers: at least one")
         if not self.nodes:
             raise SettingsInvalid("SimConfig.nodes: at least one node")
         if self.quota_bytes is not None and self.quota_bytes < 0:

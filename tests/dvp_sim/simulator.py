@@ -1,9 +1,12 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The simulator: informers on every DVP kind, one work queue, one worker applying the domain's plans.
+"""The simulator: informers on every DVP kind, one work queue, workers applying the domain's plans.
 
 Everything goes through dvp_common's KubeClient (watches, optimistic writes of the status subresource).
-The worker is single-threaded so plans never race each other; conflicts with other writers requeue the key.
+Workers run in parallel, as DVP's controllers do (a key is never held by two workers). Reconciles that
+allocate from a shared pool or count their siblings (addresses, LoadBalancer IPs, attachment slots, quota,
+superseded operations, garbage collection) have a queue and a worker per kind, so those decisions never race
+each other; conflicts with other writers requeue the key.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import Any
 from dvp_common.kube import AlreadyExists, ApiError, Conflict, KubeClient, NotFound, Transient
 from dvp_common.runtime import Informer, ShutDown, WorkQueue
 
-from . import gc
+from . import gc, wakeups
 from .domain import addresses, attachments, disks, images, operations, services, snapshots, vms
 from .domain.plan import Plan, Write
 from .settings import SimConfig
@@ -39,11 +42,11 @@ RECONCILERS: dict[str, Reconciler] = {
     "VirtualMachineIPAddressLease": addresses.reconcile_lease,
     "Service": services.reconcile,
 }
-# A change to any of these may unblock any other object of these kinds in the same namespace.
-NAMESPACE_PEERS = ("VirtualDisk", "VirtualMachine", "VirtualMachineBlockDeviceAttachment",
-                   "VirtualMachineOperation", "VirtualDiskSnapshot", "VirtualMachineIPAddress", "VirtualImage")
-# Cluster-scoped kinds that unblock disks and VMs everywhere.
-CLUSTER_TRIGGERS = ("StorageClass", "VirtualMachineClass", "ClusterVirtualImage")
+# Kinds whose reconciles decide from their siblings (pools, counts): one at a time per kind.
+SERIAL_KINDS = frozenset({"VirtualMachineIPAddress", "VirtualMachineIPAddressLease", "Service",
+                          "VirtualMachineBlockDeviceAttachment", "VirtualMachineOperation"})
+GC = "gc"  # the serial queue of garbage collection keys
+PARALLEL = ""  # the queue of every other key
 SYNC_TIMEOUT = 30.0  # seconds for the first LIST of every informer
 
 
@@ -51,16 +54,19 @@ class Simulator:
     def __init__(self, client: KubeClient, config: SimConfig | None = None) -> None:
         self.config = (config or SimConfig()).validate()
         self.client = client
-        self.queue = WorkQueue(base_delay=0.02, max_delay=2.0)
         self.informers: dict[str, Informer] = {}
         for kind, res in KINDS.items():
             ns = self.config.namespace if res.namespaced else None
             inf = Informer(client, res, ns, watch_timeout=self.config.watch_timeout)
-            inf.add_handlers(on_add=lambda o, k=kind: self._changed(k, o),
-                             on_update=lambda _old, o, k=kind: self._changed(k, o),
+            inf.add_handlers(on_add=lambda o, k=kind: self._changed(k, [o]),
+                             on_update=lambda old, o, k=kind: self._changed(k, [old, o]),
                              on_delete=lambda o, k=kind: self._deleted(k, o))
             self.informers[kind] = inf
-        self.world = World({k: inf.items for k, inf in self.informers.items()})
+        self.world = World({k: inf.items for k, inf in self.informers.items()},
+                           lookups={k: inf.get for k, inf in self.informers.items()})
+        # Under a quota every disk's admission reads the others' sizes.
+        serial = SERIAL_KINDS | ({"VirtualDisk"} if self.config.quota_bytes is not None else set())
+        self.queues = {q: WorkQueue(base_delay=0.02, max_delay=2.0) for q in (PARALLEL, GC, *serial)}
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self.stats = {"reconciles": 0, "writes": 0, "conflicts": 0, "errors": 0, "collected": 0}
@@ -83,16 +89,20 @@ class Simulator:
                 raise RuntimeError(f"dvp_sim: the {kind} informer did not sync within {SYNC_TIMEOUT:.0f}s "
                                    "(are the DVP CRDs installed? tests/dvp_sim/crds)")
         for key in gc.orphan_candidates(self.world):  # owners deleted while we were not watching
-            self.queue.add(key)
-        worker = threading.Thread(target=self._work, name="dvp-sim-worker", daemon=True)
-        worker.start()
-        self._threads.append(worker)
+            self._add(key)
+        workers = [(PARALLEL, i) for i in range(self.config.workers)] + [(q, 0) for q in self.queues if q]
+        for q, i in workers:
+            worker = threading.Thread(target=self._work, args=(self.queues[q],), name=f"dvp-sim-worker-{q}{i}",
+                                      daemon=True)
+            worker.start()
+            self._threads.append(worker)
         return self
 
     def stop(self, timeout: float | None = None) -> None:
-        """Stop the worker and the informers; bounded by the watch timeout (watches end on their own)."""
+        """Stop the workers and the informers; bounded by the watch timeout (watches end on their own)."""
         self._stop.set()
-        self.queue.shutdown()
+        for queue in self.queues.values():
+            queue.shutdown()
         limit = timeout if timeout is not None else self.config.watch_timeout + 5
         for t in self._threads:
             t.join(limit)
@@ -109,59 +119,59 @@ class Simulator:
             self.stats[what] += 1
 
     # events ----------------------------------------------------------------------------------------------------
-    def _changed(self, kind: str, obj: dict[str, Any]) -> None:
+    def _changed(self, kind: str, versions: list[dict[str, Any]], deleted: bool = False) -> None:
+        """`versions`: [new] on add or delete, [old, new] on update."""
+        obj = versions[-1]
         ns = meta(obj).get("namespace") or ""
-        if kind in CLUSTER_TRIGGERS:
-            for peer in ("VirtualDisk", "VirtualMachine"):
-                for o in self.world.list(peer):
-                    self.queue.add((peer, meta(o).get("namespace") or "", meta(o)["name"]))
-        if kind in NAMESPACE_PEERS or kind == "Secret":
-            for peer in NAMESPACE_PEERS:
-                for o in self.world.list(peer, ns):
-                    self.queue.add((peer, ns, meta(o)["name"]))
+        for key in wakeups.related(self.world, self.config, kind, versions, deleted):
+            if key[0] in RECONCILERS and key[2]:
+                self._add(key)
         if kind in RECONCILERS:
-            self.queue.add((kind, ns, meta(obj)["name"]))
-        if kind == "VirtualMachineIPAddress":  # its lease may have to go back to the pool
-            for lease in self.world.list("VirtualMachineIPAddressLease"):
-                self.queue.add(("VirtualMachineIPAddressLease", "", meta(lease)["name"]))
+            self._add((kind, ns, meta(obj)["name"]))
         if (meta(obj).get("deletionTimestamp") and gc.handles(obj)) or gc.owners_unseen(self.world, obj):
-            self.queue.add((f"gc:{kind}", ns, meta(obj)["name"]))
+            self._add((f"gc:{kind}", ns, meta(obj)["name"]))
 
     def _deleted(self, kind: str, obj: dict[str, Any]) -> None:
         self.world.forget(kind, meta(obj).get("namespace") or "", meta(obj)["name"])
         for key in gc.dependents(self.world, str(meta(obj).get("uid"))) + gc.waiting_owners(self.world, obj):
-            self.queue.add(key)
-        self._changed(kind, obj)
+            self._add(key)
+        self._changed(kind, [obj], deleted=True)
+
+    def _add(self, key: Key) -> None:
+        if key[0].startswith("gc:"):
+            self.queues[GC].add(key)
+        else:
+            self.queues.get(key[0], self.queues[PARALLEL]).add(key)
 
     # work ------------------------------------------------------------------------------------------------------
-    def _work(self) -> None:
+    def _work(self, queue: WorkQueue) -> None:
         while not self._stop.is_set():
             try:
-                key = self.queue.get(timeout=0.5)
+                key = queue.get(timeout=0.5)
             except ShutDown:
                 return
             if key is None:
                 continue
             try:
                 requeue = self._process(key)
-                self.queue.forget(key)
+                queue.forget(key)
                 if requeue is not None:
-                    self.queue.add_after(key, requeue)
+                    queue.add_after(key, requeue)
             except (Conflict, AlreadyExists):
                 self._count("conflicts")
-                self.queue.add_rate_limited(key)
+                queue.add_rate_limited(key)
             except NotFound:
                 pass  # deleted meanwhile; its DELETED event brings whatever follows
             except (Transient, ApiError) as exc:
                 self._count("errors")
                 log.info("dvp_sim: %s %s/%s: %s; retrying", key[0], key[1], key[2], exc)
-                self.queue.add_rate_limited(key)
+                queue.add_rate_limited(key)
             except Exception:  # a bug in a reconciler must not kill the simulator
                 self._count("errors")
                 log.exception("dvp_sim: %s %s/%s failed", *key)
-                self.queue.add_rate_limited(key)
+                queue.add_rate_limited(key)
             finally:
-                self.queue.done(key)
+                queue.done(key)
 
     def _process(self, key: Key) -> float | None:
         kind, ns, name = key
