@@ -20,6 +20,12 @@ EXPECTED = {
                                                                "machinedeployments")),
     *(f"crds/snapshot/snapshot.storage.k8s.io_{k}.yaml" for k in ("volumesnapshotclasses", "volumesnapshotcontents",
                                                                    "volumesnapshots")),
+    *(f"crds/cluster-api-core/{crd}.yaml" for crd in (
+        "addons.cluster.x-k8s.io_clusterresourcesetbindings", "addons.cluster.x-k8s.io_clusterresourcesets",
+        "cluster.x-k8s.io_clusterclasses", "cluster.x-k8s.io_machinedrainrules", "cluster.x-k8s.io_machinehealthchecks",
+        "cluster.x-k8s.io_machinepools", "ipam.cluster.x-k8s.io_ipaddressclaims", "ipam.cluster.x-k8s.io_ipaddresses",
+        "runtime.cluster.x-k8s.io_extensionconfigs")),
+    "cluster-api/webhooks.yaml",
 }
 
 
