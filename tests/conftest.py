@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 import pytest
-from harness.apiserver import ApiServer, ControlPlane, dvp_crd_files, guest_crd_files
+from harness.apiserver import ApiServer, ControlPlane, capi_core_crd_files, dvp_crd_files, guest_crd_files
 from harness.processes import HarnessError
 
-API_FIXTURES = {"control_plane", "dvp_api", "guest_api", "rbac_api", "kubeconfig_for"}
+API_FIXTURES = {"control_plane", "dvp_api", "guest_api", "rbac_api", "capi_api", "kubeconfig_for"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -56,6 +56,17 @@ def rbac_api(control_plane: ControlPlane) -> ApiServer:
         return control_plane.add_server("rbac", "RBAC", dvp_crd_files() + guest_crd_files())
     except HarnessError as exc:
         pytest.fail(f"RBAC API server unavailable: {exc}", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def capi_api(control_plane: ControlPlane) -> ApiServer:
+    """A guest cluster of its own with every Cluster API core CRD, for the real CAPI controller
+    (harness.capi_controller), started only when a test asks for it. Not `guest_api`: CAPI acts on every Machine
+    it sees and its webhooks apply to the whole server."""
+    try:
+        return control_plane.add_server("capi", "AlwaysAllow", capi_core_crd_files())
+    except HarnessError as exc:
+        pytest.fail(f"CAPI guest API server unavailable: {exc}", pytrace=False)
 
 
 @pytest.fixture(scope="session")

@@ -49,6 +49,14 @@ def guest_crd_files() -> list[Path]:
     return files + sorted(p for p in OWN_CRDS.glob("*.yaml") if not p.name.startswith("doc-ru-"))
 
 
+def capi_core_crd_files() -> list[Path]:
+    """The guest CRDs plus the rest of the CAPI core CRDs: the real CAPI controller watches them all."""
+    core = sorted((UPSTREAM / "cluster-api-core").glob("*.yaml"))
+    if not core:
+        raise HarnessError(f"no CAPI core CRDs under {UPSTREAM / 'cluster-api-core'}: run `make upstream`")
+    return guest_crd_files() + core
+
+
 @dataclass
 class ApiServer:
     """One running API server, as tests use it."""
