@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import copy
 import secrets
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -55,6 +56,7 @@ class CapiController:
 
     def __init__(self, api: ApiServer, *, namespace: str | None = None, workdir: Path | None = None) -> None:
         self.api, self.namespace = api, namespace
+        self._own_dir = workdir is None
         self.workdir = Path(workdir or tempfile.mkdtemp(prefix="cpdvp-capi-"))
         self.process: Process | None = None
         self.webhook_port = 0
@@ -96,7 +98,8 @@ class CapiController:
         return self
 
     def stop(self) -> None:
-        """Unregister the webhooks first (nothing would answer them), then end the process."""
+        """Unregister the webhooks first (nothing would answer them), then end the process (its log goes with the
+        temporary directory; failures quote its tail)."""
         if self._registered:
             client = self.api.client()
             try:
@@ -107,6 +110,8 @@ class CapiController:
             self._registered.clear()
         if self.process:
             self.process.stop(STOP_TIMEOUT)
+        if self._own_dir:
+            shutil.rmtree(self.workdir, ignore_errors=True)
 
     def tail(self, lines: int = 30) -> str:
         return self.process.tail(lines) if self.process else ""
