@@ -68,7 +68,14 @@ def set_finalizer(ctx: Context, res: Resource, obj: dict, finalizer: str, presen
         return obj
     wanted = current + [finalizer] if present else [f for f in current if f != finalizer]
     body = {"metadata": {"finalizers": wanted, "resourceVersion": meta.get("resourceVersion")}}
-    return ctx.guest.patch(res, meta["name"], body, meta.get("namespace"))
+    try:
+        return ctx.guest.patch(res, meta["name"], body, meta.get("namespace"))
+    except NotFound:
+        if present:
+            raise
+        # `obj` came from a cache a moment behind: an earlier reconcile already lifted our finalizer and the object
+        # went with it. Nothing is left to release.
+        return obj
 
 
 def annotate(ctx: Context, res: Resource, obj: dict, annotations: dict[str, str]) -> dict:
