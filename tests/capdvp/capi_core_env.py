@@ -118,6 +118,19 @@ class Env:
             "infrastructureRef": {"apiGroup": INFRA_GROUP, "kind": "DeckhouseCluster", "name": CLUSTER}}}, self.ns)
         self.secret("bootstrap", b"#cloud-config\n")
 
+    def machine_template(self, name: str, **spec) -> None:
+        self.guest.create(r.DECKHOUSE_MACHINE_TEMPLATE, {"metadata": {"name": name},
+                                                         "spec": {"template": {"spec": {**self.spec(), **spec}}}},
+                          self.ns)
+
+    def machine_deployment(self, name: str, template: str, replicas: int, rollout: dict | None = None) -> None:
+        spec = {"clusterName": CLUSTER, "replicas": replicas, "template": {"spec": {
+            "clusterName": CLUSTER, "bootstrap": {"dataSecretName": "bootstrap"},
+            "infrastructureRef": {"apiGroup": INFRA_GROUP, "kind": "DeckhouseMachineTemplate", "name": template}}}}
+        if rollout:
+            spec["rollout"] = rollout
+        self.guest.create(MACHINE_DEPLOYMENT, {"metadata": {"name": name}, "spec": spec}, self.ns)
+
     def secret(self, name: str, value: bytes) -> None:
         self.guest.create(r.SECRET, {"metadata": {"name": name, "labels": {CLUSTER_NAME_LABEL: CLUSTER}},
                                      "type": "cluster.x-k8s.io/secret",

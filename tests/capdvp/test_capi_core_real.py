@@ -21,6 +21,8 @@ from dvp_common.kube.resources import NODE
 from harness.capi_controller import CapiController
 from harness.processes import HarnessError
 
+CLONED_FROM = "cluster.x-k8s.io/cloned-from-name"  # CAPI's annotation on what it clones from a template
+
 
 @pytest.fixture(scope="module")
 def capi(capi_api) -> Iterator[CapiController]:
@@ -62,13 +64,8 @@ def assert_dvp_empty(env: Env) -> None:
 def test_machine_deployment_runs_on_dvp_scales_down_and_goes_with_its_cluster(env):
     env.create_cluster()
     wait_cluster_provisioned(env)
-    env.guest.create(r.DECKHOUSE_MACHINE_TEMPLATE, {"metadata": {"name": "worker"},
-                                                    "spec": {"template": {"spec": env.spec()}}}, env.ns)
-    env.guest.create(MACHINE_DEPLOYMENT, {"metadata": {"name": "worker"}, "spec": {
-        "clusterName": CLUSTER, "replicas": 2,
-        "template": {"spec": {"clusterName": CLUSTER, "bootstrap": {"dataSecretName": "bootstrap"},
-                              "infrastructureRef": {"apiGroup": INFRA_GROUP, "kind": "DeckhouseMachineTemplate",
-                                                    "name": "worker"}}}}}, env.ns)
+    env.machine_template("worker")
+    env.machine_deployment("worker", "worker", replicas=2)
 
     def machines_with_provider_id() -> bool:
         ms = env.items(r.MACHINE)
@@ -155,3 +152,36 @@ def test_standalone_machine_provisions_without_a_node_and_deletes(env):
              env.describe)
     assert_dvp_empty(env)
 
+
+def test_a_new_machine_template_rolls_the_machine_out(env):
+    # node-manager's way for an instance class change: a new DeckhouseMachineTemplate (ours are immutable), the
+    # MachineDeployment pointed at it. maxUnavailable 1: without a control plane the new Machine never becomes
+    # Available, so the old one may go first.
+    env.create_cluster()
+    env.machine_template("worker-1")
+    env.machine_deployment("worker", "worker-1", replicas=1, rollout={"strategy": {
+        "type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 1}}})
+
+    def machines_from(template: str) -> list[dict]:
+        return [d for d in env.items(r.DECKHOUSE_MACHINE) if provisioned(d) and (
+            d["metadata"].get("annotations") or {}).get(CLONED_FROM) == template]
+    env.wait("a machine provisioned from worker-1", lambda: len(machines_from("worker-1")) == 1, env.describe)
+    old = machines_from("worker-1")[0]["metadata"]["name"]
+
+    env.machine_template("worker-2", memory="8Gi")
+    env.guest.patch(MACHINE_DEPLOYMENT, "worker", {"spec": {"template": {"spec": {"infrastructureRef": {
+        "apiGroup": INFRA_GROUP, "kind": "DeckhouseMachineTemplate", "name": "worker-2"}}}}}, env.ns)
+    env.wait("the machine of worker-1 replaced by one of worker-2",
+             lambda: len(machines_from("worker-2")) == 1 and env.get(r.DECKHOUSE_MACHINE, old) is None
+             and env.get(r.MACHINE, old) is None, env.describe)
+    new = machines_from("worker-2")[0]["metadata"]["name"]
+    want = {r.VIRTUAL_MACHINE: [new], r.VIRTUAL_DISK: sorted([names.boot_disk_name(new),
+                                                              names.additional_disk_name(new, 0)])}
+    env.wait(f"DVP to hold the VM and disks of {new} alone, none of {old}",
+             lambda: all(env.dvp_names(res) == names_ for res, names_ in want.items()),
+             lambda: str({res.kind: env.dvp_names(res) for res in want}))
+    vm = env.dvp.get(r.VIRTUAL_MACHINE, new, env.dvp_ns)
+    assert (vm["spec"]["memory"], vm["status"]["phase"]) == ({"size": "8Gi"}, "Running")
+    env.wait(f"Machine {new} to take our providerID",
+             lambda: (env.get(r.MACHINE, new).get("spec") or {}).get("providerID") == names.provider_id(new),
+             env.describe)
