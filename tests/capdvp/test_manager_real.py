@@ -7,6 +7,7 @@ Machines are driven only by watch events (no test calls reconcile): create -> pr
 
 from __future__ import annotations
 
+import base64
 import threading
 import time
 import urllib.request
@@ -17,6 +18,7 @@ from capdvp.manager import Manager
 from capdvp.settings import Settings
 from capdvp_real import RealEnv
 from dvp_common.dvp.connection import DVPConnection, DVPSettings
+from dvp_common.kube import NotFound
 from dvp_common.kube.resources import LEASE
 
 WAIT = 60.0
@@ -86,4 +88,29 @@ def test_machines_are_driven_by_watches_alone(env):
         assert env.names(r.VIRTUAL_MACHINE) == env.names(r.VIRTUAL_DISK) == env.names(r.SECRET) == []
     finally:
         stop.set()
+        manager.shutdown()
+
+
+def test_a_changed_bootstrap_secret_alone_replaces_the_cloud_init_secret(env):
+    """No DVP player: the VM stays Pending, so new bootstrap data must reach DVP, woken by the Secret's watch."""
+    settings = Settings(dvp=DVPSettings(env.dvp_api.kubeconfig(), env.dvp_ns, env.uuid), reconcile=env.config,
+                        watch_namespace=env.ns, health_bind=None, metrics_bind=None, webhook_bind=None, workers=2)
+    manager = Manager(settings, env.guest_api.client(), DVPConnection(env.dvp_api.client(), env.dvp_ns, env.uuid))
+    manager.start()
+    try:
+        env.capi_machine("boot")
+
+        def user_data() -> bytes | None:
+            try:
+                secret = env.dvp.get(r.SECRET, "cloud-init-boot", env.dvp_ns)
+            except NotFound:
+                return None
+            return base64.b64decode(secret["data"]["userData"])
+        wait_until("the cloud-init Secret", lambda: user_data() == b"#cloud-config\n")
+        wait_until("the machine's Pending status", lambda: "Secret cloud-init-boot: present" in str(env.dm("boot")))
+        time.sleep(1.0)  # the events of the controller's own writes are handled: nothing else wakes it now
+        new = base64.b64encode(b"#cloud-config\nhostname: boot\n").decode()
+        env.guest.patch(r.SECRET, "boot-bootstrap", {"data": {"value": new}}, env.ns)
+        wait_until("the new bootstrap data in DVP", lambda: user_data() == b"#cloud-config\nhostname: boot\n")
+    finally:
         manager.shutdown()

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """Wiring: informers feed work queues, workers run the reconcilers, one leader at a time.
 
-Watches replace polling: DeckhouseMachines, Machines and Clusters on the guest side; our VMs and disks on the
-DVP side (selected by our cluster UUID and component label) map back to their machine by the hostname label.
+Watches replace polling: DeckhouseMachines, Machines, Clusters and the Machines' bootstrap data Secrets on the
+guest side; our VMs and disks on the DVP side (selected by our cluster UUID and component label) map back to
+their machine by the hostname label.
 The webhook and health endpoints serve on every replica; informers and controllers run on the leader only.
 """
 
@@ -35,6 +36,10 @@ from capdvp.settings import Settings
 
 log = logging.getLogger(__name__)
 
+# Seconds a VirtualMachineClass or boot image found in DVP counts as present for the next machines' pre-creation
+# check (the provider may only `get` those: no watch). A class deleted meanwhile leaves the VM Pending in DVP.
+PREREQUISITE_MEMORY_S = 10.0
+
 
 class Manager:
     def __init__(self, settings: Settings, guest: KubeClient, dvp: DVPConnection,
@@ -50,14 +55,18 @@ class Manager:
             r.DECKHOUSE_CLUSTER: Informer(guest, r.DECKHOUSE_CLUSTER, ns, resync_period=resync),
             r.MACHINE: Informer(guest, r.MACHINE, ns),
             r.CLUSTER: Informer(guest, r.CLUSTER, ns),
+            # Bootstrap data is read on every pass until the VM runs (a stale cloud-init Secret is replaced):
+            # from the cache, not one GET per pass; a changed Secret is an event for its Machines.
+            r.SECRET: Informer(guest, r.SECRET, ns),
         }
         self.dvp_informers = {
             r.VIRTUAL_MACHINE: Informer(dvp.client, r.VIRTUAL_MACHINE, dvp_ns, label_selector=ours),
             r.VIRTUAL_DISK: Informer(dvp.client, r.VIRTUAL_DISK, dvp_ns, label_selector=ours),
             r.SECRET: Informer(dvp.client, r.SECRET, dvp_ns, label_selector=ours),  # cloud-init Secrets
         }
-        ctx = Context(CachedApi(guest, self.guest_informers), CachedApi(dvp.client, self.dvp_informers),
-                      settings.reconcile)
+        remember = {res: PREREQUISITE_MEMORY_S for res in (r.VIRTUAL_MACHINE_CLASS, *r.IMAGE_RESOURCES.values())}
+        ctx = Context(CachedApi(guest, self.guest_informers),
+                      CachedApi(dvp.client, self.dvp_informers, remember=remember), settings.reconcile)
         metrics = Metrics(self.registry)
         self.machines = Controller("deckhousemachine", MachineReconciler(ctx).reconcile,
                                    workers=settings.workers, metrics=metrics)
@@ -86,6 +95,13 @@ class Manager:
                 self.machines.enqueue(m["metadata"]["namespace"], ref["name"])
         self.guest_informers[r.MACHINE].add_handlers(*_on_any(machine_changed))
 
+        def bootstrap_changed(secret: dict) -> None:
+            name = secret["metadata"]["name"]
+            for m in self.guest_informers[r.MACHINE].items():
+                if ((m.get("spec") or {}).get("bootstrap") or {}).get("dataSecretName") == name:
+                    machine_changed(m)
+        self.guest_informers[r.SECRET].add_handlers(*_on_any(bootstrap_changed))
+
         def cluster_changed(c: dict) -> None:
             name = c["metadata"]["name"]
             for dm in self.guest_informers[r.DECKHOUSE_MACHINE].items():
@@ -111,8 +127,8 @@ class Manager:
 
     def _lead(self) -> None:
         log.info("leading: starting informers and controllers")
-        for res, inf in {**self.guest_informers, **self.dvp_informers}.items():
-            self._spawn(lambda inf=inf: inf.run(self.stop), f"informer-{res.plural}")
+        for inf in self._informers():
+            self._spawn(lambda inf=inf: inf.run(self.stop), f"informer-{inf.resource.plural}")
         self.machines.start()
         self.clusters.start()
 
@@ -122,8 +138,12 @@ class Manager:
         log.error("lost the leader lease; exiting so that a fresh process competes again")
         self._exit()
 
+    def _informers(self) -> list[Informer]:
+        """Both sides' informers (a list: Secrets are watched on both, a dict by resource would drop one)."""
+        return [*self.guest_informers.values(), *self.dvp_informers.values()]
+
     def synced(self) -> bool:
-        return all(i.synced.is_set() for i in {**self.guest_informers, **self.dvp_informers}.values())
+        return all(i.synced.is_set() for i in self._informers())
 
     def start(self) -> None:
         if self.health:
