@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import threading
 
+import pytest
 from capdvp import resources as r
 from capdvp.cache import CachedApi
 from capdvp_fakes import FakeApi
+from dvp_common.kube import NotFound
 
 
 class StubInformer:
@@ -61,3 +63,23 @@ def test_list_from_the_cache_only_under_the_informers_selector():
     cached.list(r.VIRTUAL_DISK, "ns", label_selector={"dvp.deckhouse.io/hostname": "a"})  # wider than the cache
     cached.list(r.VIRTUAL_DISK, "other", label_selector=ours)  # another namespace
     assert api.calls["list"] == 2
+
+
+def test_a_found_class_is_remembered_for_its_seconds_and_absence_never():
+    api, now = FakeApi(), [100.0]
+    cached = CachedApi(api, {}, remember={r.VIRTUAL_MACHINE_CLASS: 10.0}, clock=lambda: now[0])
+    with pytest.raises(NotFound):
+        cached.get(r.VIRTUAL_MACHINE_CLASS, "generic")
+    api.put(r.VIRTUAL_MACHINE_CLASS, {"metadata": {"name": "generic"}})
+    assert cached.get(r.VIRTUAL_MACHINE_CLASS, "generic")["metadata"]["name"] == "generic"  # not NotFound again
+    got = cached.get(r.VIRTUAL_MACHINE_CLASS, "generic")
+    got["metadata"]["name"] = "mutated"  # a copy: callers may mutate it
+    assert cached.get(r.VIRTUAL_MACHINE_CLASS, "generic")["metadata"]["name"] == "generic"
+    assert api.calls["get"] == 2 and cached.hits == 2
+    now[0] += 10.0
+    cached.get(r.VIRTUAL_MACHINE_CLASS, "generic")
+    assert api.calls["get"] == 3  # expired: the API answers again
+    api.put(r.VIRTUAL_DISK, {"metadata": {"name": "d"}}, "ns")
+    cached.get(r.VIRTUAL_DISK, "d", "ns")
+    cached.get(r.VIRTUAL_DISK, "d", "ns")
+    assert api.calls["get"] == 5  # kinds not listed are never remembered
