@@ -7,8 +7,9 @@ from .controller import DONE, RETRY, Controller, ReconcileMetrics, Result
 from .health import HealthServer
 from .informer import Informer, key_of
 from .leader import LeaderElector
+from .predicates import status_only
 from .settings import ConfigInvalid, load, parse_duration
 from .workqueue import QueueFull, ShutDown, WorkQueue
 
 __all__ = ["DONE", "RETRY", "ConfigInvalid", "Controller", "HealthServer", "Informer", "LeaderElector", "QueueFull",
-           "ReconcileMetrics", "Result", "ShutDown", "WorkQueue", "key_of", "load", "parse_duration"]
+           "ReconcileMetrics", "Result", "ShutDown", "WorkQueue", "key_of", "load", "parse_duration", "status_only"]
