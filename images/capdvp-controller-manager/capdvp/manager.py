@@ -20,7 +20,7 @@ from pathlib import Path
 
 from dvp_common.dvp.connection import DVPConnection
 from dvp_common.kube import KubeClient
-from dvp_common.runtime import HealthServer, Informer, LeaderElector
+from dvp_common.runtime import HealthServer, Informer, LeaderElector, status_only
 from prometheus_client import CollectorRegistry
 
 from capdvp import resources as r
@@ -84,8 +84,12 @@ class Manager:
     # event wiring -------------------------------------------------------------------------------------------
     def _wire(self) -> None:
         ns = self.settings.watch_namespace
-        both = _on_any(lambda o: self.machines.enqueue(o["metadata"]["namespace"], o["metadata"]["name"]))
-        self.guest_informers[r.DECKHOUSE_MACHINE].add_handlers(*both)
+        def dm_changed(o: dict) -> None:
+            self.machines.enqueue(o["metadata"]["namespace"], o["metadata"]["name"])
+        # The DeckhouseMachine's status is ours alone: the echo of a status patch is not work (about half of the
+        # passes of a scale-up), while a spec, metadata or resync event is.
+        self.guest_informers[r.DECKHOUSE_MACHINE].add_handlers(
+            dm_changed, lambda old, new: None if status_only(old, new) else dm_changed(new), dm_changed)
         self.guest_informers[r.DECKHOUSE_CLUSTER].add_handlers(
             *_on_any(lambda o: self.clusters.enqueue(o["metadata"]["namespace"], o["metadata"]["name"])))
 

@@ -1,0 +1,55 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Which informer events wake a machine (no API: the handlers are called as the informers call them)."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from capdvp import resources as r
+from capdvp.controllers.context import ReconcileConfig
+from capdvp.manager import Manager
+from capdvp.settings import Settings
+from dvp_common.dvp.connection import DVPConnection, DVPSettings
+from dvp_common.kube import KubeClient
+
+NS = "capi"
+DM = {"apiVersion": "infrastructure.cluster.x-k8s.io/v1alpha1", "kind": "DeckhouseMachine",
+      "metadata": {"name": "w-1", "namespace": NS, "resourceVersion": "10", "generation": 1},
+      "spec": {"vmClassName": "generic"}, "status": {"ready": False}}
+
+
+@pytest.fixture
+def manager():
+    nowhere = KubeClient.from_url("https://127.0.0.1:9", token="never-used")  # nothing is sent: no informer runs
+    settings = Settings(dvp=DVPSettings("", "dvp-ns", "uuid"), reconcile=ReconcileConfig("dvp-ns", "uuid"),
+                        watch_namespace=NS, health_bind=None, metrics_bind=None, webhook_bind=None)
+    m = Manager(settings, nowhere, DVPConnection(nowhere, "dvp-ns", "uuid"))
+    yield m
+    nowhere.close()
+
+
+def update(manager: Manager, old: dict, new: dict) -> int:
+    """Emit an update as the DeckhouseMachine informer does; how many keys got queued."""
+    manager.guest_informers[r.DECKHOUSE_MACHINE]._emit(1, old, new)
+    return len(manager.machines.queue)
+
+
+def bumped(**changes) -> dict:
+    new = copy.deepcopy(DM)
+    new["metadata"]["resourceVersion"] = "11"
+    new.update(changes)
+    return new
+
+
+def test_the_echo_of_our_status_patch_is_not_work(manager):
+    assert update(manager, DM, bumped(status={"ready": True})) == 0
+
+
+def test_a_spec_change_is(manager):
+    assert update(manager, DM, bumped(spec={"vmClassName": "large"})) == 1
+
+
+def test_a_resync_is(manager):
+    assert update(manager, DM, copy.deepcopy(DM)) == 1
