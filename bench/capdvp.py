@@ -6,16 +6,22 @@ Two set-ups, the same production reconcilers:
 
 * `run_real()`: the whole controller (python -m capdvp's Manager: informers, cached reads, workers) against real
   kube-apiservers (tests/harness) with tests/dvp_sim playing DVP: disks provision in DISK_S, VMs start in BOOT_S.
+  The simulator runs as its own process (`python -m dvp_sim`), for the floor and for capdvp alike: DVP's
+  controllers never share the provider's interpreter, and in one process the two took turns on one GIL.
   The simulator's floor for one machine is the sum of the latencies on its chain; all 100 machines should be
   provisioned within floor + 10 s. DVP requests per machine come from the DVP client's own counters (informer
-  LIST/WATCH included).
+  LIST/WATCH included). Both runs observe their objects through watches (a LIST of 100 objects every 0.2 s
+  loaded the API servers and the process being measured).
 * `run()`: the reconcilers and runner over the in-memory API of tests/capdvp with a round trip per call and a
   small scheduler playing DVP (no processes needed): isolates capdvp's own cost.
 """
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -116,17 +122,114 @@ def run(machines: int = MACHINES) -> dict:
             "vms": len(world.dvp.kinds(r.VIRTUAL_MACHINE.kind))}
 
 
+class SimProcess:
+    """`python -m dvp_sim` scoped to one namespace, from the moment it says it runs (its informers synced)."""
+
+    def __init__(self, kubeconfig: str, namespace: str, latency: dict[str, float], default: float) -> None:
+        self.kubeconfig, self.namespace, self.latency, self.default = kubeconfig, namespace, latency, default
+        self.dir = Path(tempfile.mkdtemp(prefix="bench-capdvp-sim-"))
+        self.log = self.dir / "dvp_sim.log"
+        self.proc: subprocess.Popen | None = None
+
+    def __enter__(self) -> SimProcess:
+        config = self.dir / "dvp.kubeconfig"
+        config.touch(mode=0o600)
+        config.write_text(self.kubeconfig)
+        argv = [sys.executable, "-m", "dvp_sim", "--kubeconfig", str(config), "--namespace", self.namespace,
+                "--default-latency", str(self.default)]
+        for key, seconds in self.latency.items():
+            argv += ["--latency", f"{key}={seconds}"]
+        with open(self.log, "wb") as log:
+            self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=log)
+        assert self.proc.stdout is not None
+        ready = threading.Thread(target=self.proc.stdout.readline, daemon=True)  # "dvp_sim: running (...)"
+        ready.start()
+        ready.join(60)
+        if ready.is_alive() or self.proc.poll() is not None:
+            self.__exit__()
+            raise RuntimeError(f"bench: dvp_sim did not start within 60s: {self.tail()}")
+        return self
+
+    def tail(self) -> str:
+        lines = self.log.read_text(errors="replace").strip().splitlines() if self.log.exists() else []
+        return lines[-1] if lines else "(no output)"
+
+    def __exit__(self, *exc: object) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        shutil.rmtree(self.dir, ignore_errors=True)  # the kubeconfig holds an admin token
+
+
+class Watcher:
+    """When `count` objects of one kind first satisfy `done`, as a watch reports them."""
+
+    def __init__(self, client, res, namespace: str, done, count: int) -> None:
+        from dvp_common.runtime import Informer
+
+        self.informer = Informer(client, res, namespace, watch_timeout=5)
+        self.done, self.count = done, count
+        self.names: set[str] = set()
+        self.at: float | None = None
+        self.reached = threading.Event()
+        self.informer.add_handlers(on_add=self._seen, on_update=lambda _old, new: self._seen(new))
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self.informer.run, args=(self._stop,), daemon=True)
+
+    def _seen(self, obj: dict) -> None:
+        name = obj["metadata"]["name"]
+        if self.done(obj):
+            self.names.add(name)
+        else:
+            self.names.discard(name)
+        if self.at is None and len(self.names) >= self.count:
+            self.at = time.monotonic()
+            self.reached.set()
+
+    def __enter__(self) -> Watcher:
+        self._thread.start()
+        if not self.informer.synced.wait(30):
+            self._stop.set()
+            raise RuntimeError(f"bench: the {self.informer.resource.kind} watch did not sync within 30s")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(10)
+
+
+def _running(vm: dict) -> bool:
+    return (vm.get("status") or {}).get("phase") == "Running"
+
+
+def _provisioned(dm: dict) -> bool:
+    return bool(((dm.get("status") or {}).get("initialization") or {}).get("provisioned"))
+
+
+def _reasons(dms: Watcher, pending: set[str]) -> list[tuple[str, int]]:
+    """The three commonest Ready messages of the machines not provisioned."""
+    reasons: dict[str, int] = {}
+    for o in dms.informer.items():
+        if o["metadata"]["name"] in pending:
+            ready = next((c for c in (o.get("status") or {}).get("conditions") or [] if c["type"] == "Ready"), {})
+            why = ready.get("message") or ready.get("reason") or "no status"
+            reasons[why] = reasons.get(why, 0) + 1
+    return sorted(reasons.items(), key=lambda kv: -kv[1])[:3]
+
+
 def _sim_floor(dvp_api, spec: dict, machines: int, latency: dict, default: float) -> float:
     """The simulator alone: the same VMs, Secrets and disks created directly (WORKERS writers), until all run."""
     from concurrent.futures import ThreadPoolExecutor
 
     from capdvp.domain import manifests
     from capdvp.domain.machine_spec import parse_spec
-    from dvp_sim import SimConfig, Simulator
 
     ns, uuid = dvp_api.create_namespace("floor"), "floor-uuid"
-    sim = Simulator(dvp_api.client(), SimConfig(namespace=ns, latency=latency, default_latency=default,
-                                                watch_timeout=1)).start()
+    sim = SimProcess(dvp_api.kubeconfig(), ns, latency, default).__enter__()
     client = dvp_api.client()
     parsed = parse_spec(spec)
 
@@ -136,17 +239,16 @@ def _sim_floor(dvp_api, spec: dict, machines: int, latency: dict, default: float
             client.create(r.SECRET if obj["kind"] == "Secret" else r.VIRTUAL_DISK, obj, ns)
 
     try:
-        started = time.monotonic()
-        with ThreadPoolExecutor(WORKERS) as pool:
-            list(pool.map(make, [f"floor-{i:03d}" for i in range(machines)]))
-        while time.monotonic() - started < REAL_TIMEOUT_S:
-            vms = client.list(r.VIRTUAL_MACHINE, ns).items
-            if all((v.get("status") or {}).get("phase") == "Running" for v in vms):
-                return time.monotonic() - started
-            time.sleep(0.2)
-        raise RuntimeError(f"the simulator alone did not run {machines} VMs within {REAL_TIMEOUT_S:g}s")
+        with Watcher(client, r.VIRTUAL_MACHINE, ns, _running, machines) as vms:
+            started = time.monotonic()
+            with ThreadPoolExecutor(WORKERS) as pool:
+                list(pool.map(make, [f"floor-{i:03d}" for i in range(machines)]))
+            if vms.reached.wait(max(0.0, REAL_TIMEOUT_S - (time.monotonic() - started))) and vms.at is not None:
+                return vms.at - started
+        raise RuntimeError(f"the simulator alone did not run {machines} VMs within {REAL_TIMEOUT_S:g}s; "
+                           f"dvp_sim: {sim.tail()}")
     finally:
-        sim.stop()
+        sim.__exit__()
         client.close()
 
 
@@ -157,7 +259,7 @@ def run_real(machines: int = MACHINES) -> dict:
     from capdvp.settings import Settings
     from capdvp_real import RealEnv
     from dvp_common.dvp.connection import DVPConnection, DVPSettings
-    from dvp_sim import SimConfig, Simulator, seed
+    from dvp_sim import seed
     from harness.apiserver import ControlPlane, dvp_crd_files, guest_crd_files
 
     latency = {"VirtualDisk.Provisioning": DISK_S, "VirtualMachine.Starting": BOOT_S}
@@ -171,8 +273,7 @@ def run_real(machines: int = MACHINES) -> dict:
         seed.storage_class(env.dvp, "bench-sc")
         spec = env.spec(rootDiskStorageClass="bench-sc", additionalDisks=[{"size": "1Gi", "storageClass": "bench-sc"}])
         sim_floor = _sim_floor(dvp_api, spec, machines, latency, default)
-        sim = Simulator(dvp_api.client(), SimConfig(namespace=env.dvp_ns, latency=latency, default_latency=default,
-                                                     watch_timeout=1)).start()
+        sim = SimProcess(dvp_api.kubeconfig(), env.dvp_ns, latency, default).__enter__()
         dvp_conn = DVPConnection(dvp_api.client(), env.dvp_ns, env.uuid)
         settings = Settings(dvp=DVPSettings(dvp_api.kubeconfig(), env.dvp_ns, env.uuid), reconcile=env.config,
                             watch_namespace=env.ns, health_bind=None, metrics_bind=None, webhook_bind=None,
@@ -180,39 +281,25 @@ def run_real(machines: int = MACHINES) -> dict:
         manager = Manager(settings, guest_api.client(), dvp_conn)
         manager.start()
         try:
-            started = time.monotonic()
-            names = [f"worker-{i:03d}" for i in range(machines)]
-            # As fast as the floor's writers: CAPI's MachineSet controller creates replicas concurrently too.
-            with ThreadPoolExecutor(WORKERS) as pool:
-                list(pool.map(lambda n: env.capi_machine(n, spec), names))
-            created = time.monotonic() - started
-            pending = set(names)
-            vms_running = None
-            while pending and time.monotonic() - started < REAL_TIMEOUT_S:
-                time.sleep(0.2)
-                if vms_running is None:
-                    vms = env.dvp.list(r.VIRTUAL_MACHINE, env.dvp_ns).items
-                    if len(vms) == machines and all((v.get("status") or {}).get("phase") == "Running" for v in vms):
-                        vms_running = time.monotonic() - started
-                items = env.guest.list(r.DECKHOUSE_MACHINE, env.ns).items
-                pending = {o["metadata"]["name"] for o in items
-                           if not ((o.get("status") or {}).get("initialization") or {}).get("provisioned")}
-            wall = time.monotonic() - started
-            if pending:
-                reasons: dict[str, int] = {}
-                for o in items:
-                    if o["metadata"]["name"] in pending:
-                        ready = next((c for c in (o.get("status") or {}).get("conditions") or []
-                                      if c["type"] == "Ready"), {})
-                        reasons[ready.get("message") or ready.get("reason") or "no status"] = reasons.get(
-                            ready.get("message") or ready.get("reason") or "no status", 0) + 1
-                top = sorted(reasons.items(), key=lambda kv: -kv[1])[:3]
-                raise RuntimeError(f"{len(pending)} of {machines} machines not provisioned within {REAL_TIMEOUT_S:g}s; "
-                                   f"sim stats {sim.stats}; e.g. {top}")
+            with Watcher(env.dvp, r.VIRTUAL_MACHINE, env.dvp_ns, _running, machines) as vms, \
+                    Watcher(env.guest, r.DECKHOUSE_MACHINE, env.ns, _provisioned, machines) as dms:
+                started = time.monotonic()
+                names = [f"worker-{i:03d}" for i in range(machines)]
+                # As fast as the floor's writers: CAPI's MachineSet controller creates replicas concurrently too.
+                with ThreadPoolExecutor(WORKERS) as pool:
+                    list(pool.map(lambda n: env.capi_machine(n, spec), names))
+                created = time.monotonic() - started
+                dms.reached.wait(max(0.0, REAL_TIMEOUT_S - created))
+                wall = (dms.at if dms.at is not None else time.monotonic()) - started
+                vms_running = vms.at - started if vms.at is not None else None
+                pending = set(names) - dms.names
+                if pending:
+                    raise RuntimeError(f"{len(pending)} of {machines} machines not provisioned within "
+                                       f"{REAL_TIMEOUT_S:g}s; e.g. {_reasons(dms, pending)}; dvp_sim: {sim.tail()}")
             counts = dvp_conn.client.metrics.snapshot()
         finally:
             manager.shutdown()
-            sim.stop()
+            sim.__exit__()
             env.close()
     reads = sum(n for k, n in counts.items() if k.split()[0] in ("get", "list", "watch"))
     writes = sum(n for k, n in counts.items() if k.split()[0] in ("create", "patch", "update", "delete"))
