@@ -146,8 +146,9 @@ class SimProcess:
         ready.start()
         ready.join(60)
         if ready.is_alive() or self.proc.poll() is not None:
+            why = self.tail()
             self.__exit__()
-            raise RuntimeError(f"bench: dvp_sim did not start within 60s: {self.tail()}")
+            raise RuntimeError(f"bench: dvp_sim did not start within 60s: {why}")
         return self
 
     def tail(self) -> str:
