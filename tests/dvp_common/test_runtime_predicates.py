@@ -41,3 +41,11 @@ def test_spec_and_metadata_changes_are_not():
 
 def test_a_resync_replays_the_same_version_and_is_not_filtered():
     assert not status_only(BASE, copy.deepcopy(BASE))
+
+
+def test_with_watched_fields_only_their_changes_count():
+    watched = ("phase", "ipAddress")
+    assert status_only(BASE, changed(status={"phase": "Pending", "conditions": [{"type": "X"}]}), watched)
+    assert not status_only(BASE, changed(status={"phase": "Running"}), watched)
+    assert not status_only(BASE, changed(status={"phase": "Pending", "ipAddress": "10.0.0.1"}), watched)
+    assert not status_only(BASE, changed(spec={"size": 2}, status={"phase": "Pending"}), watched)
