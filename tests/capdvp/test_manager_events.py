@@ -22,7 +22,7 @@ DM = {"apiVersion": "infrastructure.cluster.x-k8s.io/v1alpha1", "kind": "Deckhou
 
 @pytest.fixture
 def manager():
-    nowhere = KubeClient.from_url("https://127.0.0.1:9", token="never-used")  # nothing is sent: no informer runs
+    nowhere = KubeClient.from_url("https://127.0.0.1:9")  # nothing is ever sent: no informer runs
     settings = Settings(dvp=DVPSettings("", "dvp-ns", "uuid"), reconcile=ReconcileConfig("dvp-ns", "uuid"),
                         watch_namespace=NS, health_bind=None, metrics_bind=None, webhook_bind=None)
     m = Manager(settings, nowhere, DVPConnection(nowhere, "dvp-ns", "uuid"))
@@ -53,3 +53,28 @@ def test_a_spec_change_is(manager):
 
 def test_a_resync_is(manager):
     assert update(manager, DM, copy.deepcopy(DM)) == 1
+
+
+VM = {"apiVersion": "virtualization.deckhouse.io/v1alpha2", "kind": "VirtualMachine",
+      "metadata": {"name": "w-1", "namespace": "dvp-ns", "resourceVersion": "20",
+                   "labels": {"dvp.deckhouse.io/hostname": "w-1"}},
+      "spec": {"runPolicy": "AlwaysOn"}, "status": {"phase": "Pending", "conditions": []}}
+
+
+def vm_update(manager: Manager, new_status: dict) -> int:
+    new = copy.deepcopy(VM)
+    new["metadata"]["resourceVersion"] = "21"
+    new["status"] = new_status
+    manager.dvp_informers[r.VIRTUAL_MACHINE]._emit(1, VM, new)
+    return len(manager.machines.queue)
+
+
+def test_vm_conditions_the_reconciler_never_reads_wake_nothing(manager):
+    assert vm_update(manager, {"phase": "Pending", "conditions": [{"type": "BlockDevicesReady"}]}) == 0
+
+
+@pytest.mark.parametrize("new_status", [{"phase": "Running", "conditions": []},
+                                        {"phase": "Pending", "conditions": [], "ipAddress": "10.0.0.7"}])
+def test_vm_phase_or_address_wakes_its_machine(manager, new_status):
+    assert vm_update(manager, new_status) == 1
+    assert manager.machines.queue.get(timeout=0) == (NS, "w-1")

@@ -39,6 +39,10 @@ log = logging.getLogger(__name__)
 # Seconds a VirtualMachineClass or boot image found in DVP counts as present for the next machines' pre-creation
 # check (the provider may only `get` those: no watch). A class deleted meanwhile leaves the VM Pending in DVP.
 PREREQUISITE_MEMORY_S = 10.0
+# The status fields of our DVP objects the machine reconciler reads (phase.py: phase, ipAddress; machine_delete.py:
+# blockDeviceRefs). An update changing none of them, nor spec or metadata (conditions, progress, statistics DVP
+# keeps writing), is no news for the machine. Reading another status field means listing it here.
+DVP_STATUS_READ = ("phase", "ipAddress", "blockDeviceRefs")
 
 
 class Manager:
@@ -120,8 +124,12 @@ class Manager:
             host = (o["metadata"].get("labels") or {}).get(ownership.HOSTNAME)
             if host:
                 self.machines.enqueue(ns, host)
+
+        def dvp_updated(old: dict, new: dict) -> None:
+            if not status_only(old, new, DVP_STATUS_READ):
+                dvp_changed(new)
         for inf in self.dvp_informers.values():
-            inf.add_handlers(*_on_any(dvp_changed))
+            inf.add_handlers(dvp_changed, dvp_updated, dvp_changed)
 
     # lifecycle ----------------------------------------------------------------------------------------------
     def _spawn(self, target: Callable[[], None], name: str) -> None:
