@@ -23,7 +23,7 @@ import requests
 import yaml
 
 from . import pki
-from .apiserver import UPSTREAM, ApiServer
+from .apiserver import UPSTREAM, ApiServer, ControlPlane
 from .processes import HarnessError, Process, free_port, tool
 
 TOOL = "cluster-api-controller"
@@ -126,26 +126,7 @@ class CapiController:
     def _wait_ready(self) -> None:
         """/readyz includes the webhook server's own check, so 200 means webhooks are served too."""
         assert self.process is not None
-        url = f"http://127.0.0.1:{self.health_port}/readyz"
-        deadline = time.monotonic() + READY_TIMEOUT
-        last = ""
-        with requests.Session() as session:
-            session.trust_env = False
-            while True:
-                if not self.process.alive():
-                    raise HarnessError(f"{TOOL} exited with code {self.process.proc.returncode}; last log lines "
-                                       f"({self.log}):\n{self.tail()}")
-                try:
-                    resp = session.get(url, timeout=2)
-                    if resp.status_code == 200:
-                        return
-                    last = f"HTTP {resp.status_code}"
-                except requests.RequestException as exc:
-                    last = type(exc).__name__
-                if time.monotonic() > deadline:
-                    raise HarnessError(f"{TOOL} not ready within {READY_TIMEOUT:.0f}s ({url}: {last}); last log "
-                                       f"lines ({self.log}):\n{self.tail()}")
-                time.sleep(0.1)
+        ControlPlane._wait_ready(self.process, f"http://127.0.0.1:{self.health_port}/readyz", None, None, TOOL)
 
     def _wait_webhooks_called(self) -> None:
         """The API server loads new webhook configurations asynchronously: wait until a dry-run Machine comes back
