@@ -13,6 +13,7 @@ import base64
 
 from lib import bindings, legacy, migration
 from lib import values as v
+from lib.fingerprint import sealed
 from lib.hookrun import run
 from lib.snapshots import first, results
 
@@ -45,12 +46,6 @@ config = bindings.render({
 })
 
 
-def seal_of(fingerprint: str, data_b64: str) -> str:
-    from lib.fingerprint import sealed
-
-    return sealed(fingerprint, data_b64)
-
-
 def bundle_secret(data_b64: str, seal: str) -> dict:
     return {"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
             "metadata": {"name": migration.BUNDLE_SECRET, "namespace": v.NAMESPACE, "labels": migration.LABELS,
@@ -77,14 +72,12 @@ def main(ctx) -> None:
     stored = first(ctx, SNAPSHOT_BUNDLE)
     has_marker = bool(results(ctx, SNAPSHOT_MARKER))
     if pending:
-        current = stored is not None and stored.get("seal") == seal_of(fingerprint, stored.get("data") or "")
-        if not current:
+        # A stored bundle whose seal matches was written from this very input and not edited since.
+        if stored is None or stored.get("seal") != sealed(fingerprint, stored.get("data") or ""):
             if pcc is None:
                 pcc = legacy.validated_configuration(results(ctx, migration.SNAPSHOT_LEGACY))
             data = base64.b64encode(migration.bundle_text(pcc, cluster).encode()).decode()
-            seal = seal_of(fingerprint, data)
-            if (stored or {}).get("data") != data or (stored or {}).get("seal") != seal:
-                ctx.kubernetes.create_or_update(bundle_secret(data, seal))
+            ctx.kubernetes.create_or_update(bundle_secret(data, sealed(fingerprint, data)))
         if not has_marker:
             ctx.kubernetes.create_or_update(marker())
     else:
