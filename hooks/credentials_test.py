@@ -17,7 +17,7 @@ KUBECONFIG = yaml.safe_dump(
         "kind": "Config",
         "current-context": "dvp",
         "clusters": [
-            {"name": "dvp", "cluster": {"server": "https://dvp.example:6443", "certificate-authority-data": "Q0E="}}
+            {"name": "dvp", "cluster": {"server": "https://dvp.example:6443"}}
         ],
         "contexts": [{"name": "dvp", "context": {"cluster": "dvp", "user": "sa", "namespace": "tenant"}}],
         "users": [{"name": "sa", "user": {"token": "tok-en"}}],
@@ -94,26 +94,30 @@ def kubeconfig_with(user):
 
 
 OBJ = "Secret d8-cloud-provider-dvp/d8-credentials"
+HINT = "use an inline token or client-certificate-data with client-key-data"
+EXEC = 'kubeconfig: users[name="sa"].user.exec: exec plugins are not supported; ' + HINT
 REJECTIONS = [
     ({"authScheme": "token"}, f"{OBJ}: data.authScheme: must be kubeconfig"),
     ({"authScheme": None}, f"{OBJ}: data.authScheme: must be kubeconfig"),
     ({"secret": ""}, f"{OBJ}: data.secret: must not be empty"),
     ({"identity": "someone"}, f"{OBJ}: data.identity: is not allowed with authScheme kubeconfig"),
-    ({"secret": "not base64 !!"}, f"{OBJ}: data.secret: is not valid base64 of UTF-8 text"),
-    ({"secret": t.b64("clusters: [unclosed")}, f"{OBJ}: data.secret: is not valid YAML at line 2"),
-    ({"secret": t.b64("just text")}, f"{OBJ}: data.secret: is not a kubeconfig (expected a mapping)"),
-    ({"secret": t.b64("clusters: []")}, f"{OBJ}: data.secret: is not a valid kubeconfig: clusters is empty"),
+    ({"secret": "not base64 !!"}, f"{OBJ}: data.secret: kubeconfig is not base64 of UTF-8 text"),
+    ({"secret": t.b64("clusters: [unclosed")}, f"{OBJ}: data.secret: kubeconfig is not valid YAML (line 1)"),
+    ({"secret": t.b64("just text")}, f"{OBJ}: data.secret: kubeconfig is not a mapping"),
+    ({"secret": t.b64("clusters: []")},
+     f"{OBJ}: data.secret: kubeconfig: current-context: is not set and there is not exactly one context"),
     (
         {"secret": kubeconfig_with({"exec": {"command": "aws"}})},
-        f"{OBJ}: data.secret: user sa uses exec authentication, which is not supported",
+        f'{OBJ}: data.secret: kubeconfig: users[name="sa"].user.exec: exec plugins are not supported; {HINT}',
     ),
     (
         {"secret": kubeconfig_with({"auth-provider": {"name": "oidc"}})},
-        f"{OBJ}: data.secret: user sa uses auth-provider authentication, which is not supported",
+        f'{OBJ}: data.secret: kubeconfig: users[name="sa"].user.auth-provider: auth providers are not supported; '
+        f"{HINT}",
     ),
     (
         {"secret": kubeconfig_with({"username": "u"})},
-        f"{OBJ}: data.secret: user sa needs a token or client-certificate-data",
+        f'{OBJ}: data.secret: kubeconfig: users[name="sa"].user.username: basic auth is not supported; {HINT}',
     ),
 ]
 
@@ -134,7 +138,7 @@ def test_process_rejection_writes_nothing_and_prints_one_line():
         t.synchronization(hook, snaps),
         {"cloudProviderDvp": {"internal": {}}},
         {},
-        f"{OBJ}: data.secret: user sa uses exec authentication, which is not supported",
+        f"{OBJ}: data.secret: {EXEC}",
     )
 
 
@@ -143,7 +147,8 @@ def test_legacy_kubeconfig_is_checked_too():
     with pytest.raises(
         InvalidInput,
         match=r"^Secret kube-system/d8-provider-cluster-configuration: "
-        r"data\[cloud-provider-cluster-configuration.yaml\].provider.kubeconfigDataBase64: user sa uses exec",
+        r"data\[cloud-provider-cluster-configuration.yaml\].provider.kubeconfigDataBase64: kubeconfig: "
+        r"users\[name=\"sa\"\].user.exec: exec plugins",
     ):
         run(snaps)
 
@@ -174,5 +179,4 @@ def test_v1_module_config_kubeconfig_stands_in_last():
     assert out.values["cloudProviderDvp"]["internal"]["credentialSecrets"] == EXPECTED
     with pytest.raises(InvalidInput) as err:
         run(t.snapshots(hook, module_config=[module_config_v1(kubeconfig_with({"exec": {"command": "x"}}))]))
-    assert str(err.value) == ("ModuleConfig cloud-provider-dvp: spec.settings.provider.kubeconfigDataBase64: "
-                              "user sa uses exec authentication, which is not supported")
+    assert str(err.value) == f"ModuleConfig cloud-provider-dvp: spec.settings.provider.kubeconfigDataBase64: {EXEC}"

@@ -27,7 +27,11 @@ def main(argv: list[str]) -> int:
     if settings.kubeconfig:
         from .dvp.kube import KubeDvp  # only processes with DVP credentials load the client
 
-        api = KubeDvp.from_kubeconfig(settings.kubeconfig, settings.namespace)
+        try:
+            api = KubeDvp.from_kubeconfig(settings.kubeconfig, settings.namespace)
+        except ValueError as exc:  # dvp_common's ConfigError: one line naming the kubeconfig field
+            print(f"dvp_csi: DVP_KUBERNETES_CONFIG_BASE64: {exc}", file=sys.stderr)
+            return 2
     elif settings.controller:
         print("dvp_csi: DVP_KUBERNETES_CONFIG_BASE64 is required in controller mode", file=sys.stderr)
         return 2

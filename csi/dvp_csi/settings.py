@@ -36,7 +36,7 @@ class Settings:
     driver_name: str = DRIVER_NAME
     namespace: str = ""
     cluster_uuid: str = ""
-    kubeconfig: str = field(default="", repr=False)  # raw or base64 kubeconfig of DVP; never logged
+    kubeconfig: str = field(default="", repr=False)  # base64 of the DVP kubeconfig; never logged
     device_dir: str = "/dev/disk/by-id"
     metrics_address: str = ""  # host:port for /metrics; off by default (9808/9809 belong to the sidecars)
     log_level: str = "Info"

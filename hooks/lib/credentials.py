@@ -2,17 +2,21 @@
 # SPDX-License-Identifier: Apache-2.0
 """The credentials contract (Secret d8-cloud-provider-dvp/d8-credentials) as pure functions.
 
-A credential is a base64 kubeconfig of a ServiceAccount: static token or client certificate only, because the
-components run without the exec plugins or auth providers a human kubeconfig relies on."""
+A credential is a base64 kubeconfig of a ServiceAccount, judged by the one kubeconfig rule (inline token or client
+certificate only: the components run without exec plugins, auth providers or the files a human kubeconfig names).
+The value keeps that one encoding on its way: `secret` in the Secret, in values and in the components' Secret."""
 
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 from lib.errors import InvalidInput
-from lib.snapshots import b64text, parse_yaml
+from lib.snapshots import b64text
 
 SECRET_TYPE = "cloud-provider.deckhouse.io/credentials"  # noqa: S105 - a Secret type
 SECRET_NAME = "d8-credentials"  # noqa: S105 - a Secret name
 AUTH_SCHEME = "kubeconfig"
+DVP_COMMON = str(Path(__file__).resolve().parents[2] / "images" / "dvp-common")
 
 
 @dataclass(frozen=True)
@@ -50,27 +54,18 @@ def from_secret(item: dict, namespace: str, known: frozenset[str] = frozenset())
 
 
 def check_kubeconfig(kubeconfig_b64: str, obj: str, field: str) -> None:
-    doc = parse_yaml(b64text(kubeconfig_b64, obj, field), obj, field)
-    if not isinstance(doc, dict):
-        raise InvalidInput(obj, field, "is not a kubeconfig (expected a mapping)")
-    for section in ("clusters", "contexts", "users"):
-        if not isinstance(doc.get(section), list) or not doc[section]:
-            raise InvalidInput(obj, field, f"is not a valid kubeconfig: {section} is empty")
-    contexts = {c.get("name"): c.get("context") or {} for c in doc["contexts"] if isinstance(c, dict)}
-    current = doc.get("current-context") or (next(iter(contexts)) if len(contexts) == 1 else None)
-    if current not in contexts:
-        raise InvalidInput(obj, field, "is not a valid kubeconfig: current-context names no context")
-    clusters = {c.get("name"): c.get("cluster") or {} for c in doc["clusters"] if isinstance(c, dict)}
-    users = {u.get("name"): u.get("user") or {} for u in doc["users"] if isinstance(u, dict)}
-    ctx = contexts[current]
-    if not clusters.get(ctx.get("cluster"), {}).get("server"):
-        raise InvalidInput(obj, field, f"is not a valid kubeconfig: context {current} has no cluster server")
-    if ctx.get("user") not in users:
-        raise InvalidInput(obj, field, f"is not a valid kubeconfig: context {current} names no user")
-    for uname, user in users.items():
-        for plugin in ("exec", "auth-provider"):
-            if plugin in user:
-                raise InvalidInput(obj, field, f"user {uname} uses {plugin} authentication, which is not supported")
-    user = users[ctx["user"]]
-    if not (user.get("token") or user.get("client-certificate-data")):
-        raise InvalidInput(obj, field, f"user {ctx['user']} needs a token or client-certificate-data")
+    """The one kubeconfig rule (dvp_common.kubeconfig), the same the webhook and the components apply."""
+    rule = _kubeconfig_rule()
+    try:
+        rule.parse_base64(kubeconfig_b64)
+    except rule.KubeconfigInvalid as exc:
+        raise InvalidInput(obj, field, str(exc)) from None
+
+
+def _kubeconfig_rule():
+    """dvp_common.kubeconfig from the module's own tree (it imports only the standard library and PyYAML)."""
+    if DVP_COMMON not in sys.path:
+        sys.path.append(DVP_COMMON)
+    from dvp_common import kubeconfig
+
+    return kubeconfig

@@ -48,10 +48,9 @@ def kubeconfig(url):
 
 @pytest.fixture
 def conn(api):
-    env = {"DVP_KUBERNETES_CONFIG_BASE64": base64.b64encode(kubeconfig(api.url).encode()).decode(),
-           "DVP_NAMESPACE": NS, "CLUSTER_UUID": UUID}
+    # The fake API speaks plain HTTP, which the kubeconfig rule refuses; the settings path is tested below.
     api.state.max_watch_seconds = 5
-    return DVPConnection.from_settings(DVPSettings.from_env(env), retry=RetryPolicy(base=0.01, cap=0.05))
+    return DVPConnection.from_token(api.url, TOKEN, None, NS, UUID, retry=RetryPolicy(base=0.01, cap=0.05))
 
 
 def when_watching(conn, api, coll, obj):
@@ -71,9 +70,15 @@ def foreign(name, coll, api, uuid="other-cluster", component="csi", extra=None):
 def test_settings_from_env():
     with pytest.raises(ConfigError, match="DVP settings: DVP_NAMESPACE, CLUSTER_UUID not set"):
         DVPSettings.from_env({"DVP_KUBERNETES_CONFIG_BASE64": "x"})
-    settings = DVPSettings.from_env({"DVP_KUBERNETES_CONFIG_BASE64": TOKEN, "DVP_NAMESPACE": NS,
-                                     "CLUSTER_UUID": UUID})
-    assert TOKEN not in repr(settings)
+    with pytest.raises(ConfigError, match="^DVP settings: DVP_KUBERNETES_CONFIG_BASE64 is not base64 of UTF-8 text$"):
+        DVPSettings.from_env({"DVP_KUBERNETES_CONFIG_BASE64": kubeconfig("https://h"), "DVP_NAMESPACE": NS,
+                              "CLUSTER_UUID": UUID})
+    text = kubeconfig("https://dvp.example:6443")
+    settings = DVPSettings.from_env({"DVP_KUBERNETES_CONFIG_BASE64": base64.b64encode(text.encode()).decode(),
+                                     "DVP_NAMESPACE": NS, "CLUSTER_UUID": UUID})
+    assert settings.kubeconfig == text and TOKEN not in repr(settings)
+    conn = DVPConnection.from_settings(settings)
+    assert (conn.client.transport.credentials.host, conn.namespace) == ("https://dvp.example:6443", NS)
 
 
 def test_disk_create_is_idempotent_labelled_and_waits_until_ready(conn, api):

@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Credentials: kubeconfig (raw/base64, token, client certificate, CA as data or file), ServiceAccount, TLS."""
+"""Credentials: kubeconfig through the one rule (text or base64, token, client pair, inline CA), ServiceAccount."""
 
 from __future__ import annotations
 
@@ -37,51 +37,74 @@ def pki():
     return make_pki()
 
 
-def test_raw_and_base64_kubeconfig_give_the_same_credentials():
+def test_text_and_base64_are_two_explicit_entry_points_never_guessed():
     raw = kubeconfig(cluster_extra={"insecure-skip-tls-verify": True})
-    for text in (raw, b64(raw), b64(raw)[:20] + "\n" + b64(raw)[20:], raw.encode()):
-        creds = cfg.from_kubeconfig(text)
+    for creds in (cfg.from_kubeconfig(raw), cfg.from_kubeconfig(raw.encode()), cfg.from_kubeconfig_base64(b64(raw)),
+                  cfg.from_kubeconfig_base64(b64(raw)[:20] + "\n" + b64(raw)[20:])):
         assert (creds.host, creds.token, creds.insecure, creds.namespace) == (
             "https://127.0.0.1:6443", TOKEN, True, "proj")
+    with pytest.raises(ConfigError, match="^kubeconfig is not a mapping$"):
+        cfg.from_kubeconfig(b64(raw))  # base64 is not YAML: no sniffing
+    with pytest.raises(ConfigError, match="^kubeconfig is not base64 of UTF-8 text$"):
+        cfg.from_kubeconfig_base64(raw)
 
 
 def test_context_selects_namespace():
     assert cfg.from_kubeconfig(kubeconfig(), context="other").namespace is None
 
 
-def test_certificate_data_and_files(tmp_path, pki):
+def test_certificate_data(pki):
     ca, _, client = pki
     creds = cfg.from_kubeconfig(kubeconfig(
         cluster_extra={"certificate-authority-data": b64(ca.cert)},
         user={"client-certificate-data": b64(client.cert), "client-key-data": b64(client.key)}))
     assert (creds.ca_data, creds.client_cert_data, creds.client_key_data, creds.token) == (
         ca.cert, client.cert, client.key, None)
+
+
+def test_file_references_are_refused_without_reading_them(tmp_path, pki):
+    ca, _, client = pki
     (tmp_path / "ca.crt").write_bytes(ca.cert)
-    (tmp_path / "tls.crt").write_bytes(client.cert)
-    (tmp_path / "tls.key").write_bytes(client.key)
-    creds = cfg.from_kubeconfig(kubeconfig(
-        cluster_extra={"certificate-authority": str(tmp_path / "ca.crt")},
-        user={"client-certificate": "tls.crt", "client-key": "tls.key"}), base_dir=tmp_path)
-    assert (creds.ca_data, creds.client_cert_data, creds.client_key_data) == (ca.cert, client.cert, client.key)
+    for text, field in (
+        (kubeconfig(cluster_extra={"certificate-authority": str(tmp_path / "ca.crt")}),
+         'clusters[name="c"].cluster.certificate-authority'),
+        (kubeconfig(cluster_extra={"certificate-authority": "/dev/zero"}),
+         'clusters[name="c"].cluster.certificate-authority'),
+        (kubeconfig(user={"client-certificate": "tls.crt", "client-key-data": b64(client.key)}),
+         'users[name="u"].user.client-certificate'),
+        (kubeconfig(user={"tokenFile": "/var/run/secrets/kubernetes.io/serviceaccount/token"}),
+         'users[name="u"].user.tokenFile'),
+    ):
+        with pytest.raises(ConfigError) as info:
+            cfg.from_kubeconfig(text)
+        assert str(info.value).startswith(f"kubeconfig: {field}: file references are not allowed; inline it as ")
 
 
 @pytest.mark.parametrize(("text", "message"), [
     ("", "kubeconfig is empty"),
-    ("!!!notbase64", "kubeconfig is neither YAML nor base64 of YAML"),
     ("- a\n- b: c", "kubeconfig is not a mapping"),
-    (kubeconfig(context="missing"), 'kubeconfig: contexts[name="missing"] not found'),
-    (kubeconfig(server=""), 'kubeconfig: clusters[name="c"].cluster.server is not set'),
+    (kubeconfig(context="missing"), "kubeconfig: current-context: names no entry of contexts"),
+    (kubeconfig(server=""), 'kubeconfig: clusters[name="c"].cluster.server: is required'),
     (kubeconfig(user={"exec": {"command": "aws", "args": ["--token", TOKEN]}}),
-     'kubeconfig: users[name="u"].user.exec is not supported; use a token or a client certificate'),
+     'kubeconfig: users[name="u"].user.exec: exec plugins are not supported; use an inline token or '
+     "client-certificate-data with client-key-data"),
     (kubeconfig(user={"auth-provider": {"name": "oidc", "config": {"id-token": TOKEN}}}),
-     'kubeconfig: users[name="u"].user.auth-provider is not supported; use a token or a client certificate'),
+     'kubeconfig: users[name="u"].user.auth-provider: auth providers are not supported; use an inline token or '
+     "client-certificate-data with client-key-data"),
     (kubeconfig(user={"username": "admin", "password": TOKEN}),
-     'kubeconfig: users[name="u"].user basic auth is not supported; use a token or a client certificate'),
-    (kubeconfig(user={"client-certificate-data": b64("-----BEGIN x")}),
-     "client certificate and client key must be given together"),
+     'kubeconfig: users[name="u"].user.username: basic auth is not supported; use an inline token or '
+     "client-certificate-data with client-key-data"),
+    (kubeconfig(user={"client-certificate-data": b64("-----BEGIN CERTIFICATE-----")}),
+     'kubeconfig: users[name="u"].user.client-key-data: is required with the other half of the client pair'),
     (kubeconfig(cluster_extra={"certificate-authority-data": "%%%" + TOKEN}),
-     'kubeconfig: clusters[name="c"].cluster.certificate-authority-data is not base64 PEM'),
-    (kubeconfig(server="127.0.0.1:6443"), "server must be an http(s) URL"),
+     'kubeconfig: clusters[name="c"].cluster.certificate-authority-data: is not base64'),
+    (kubeconfig(cluster_extra={"certificate-authority-data": b64("-----BEGIN CERTIFICATE-----\nAAAA\n"
+                                                                 "-----END CERTIFICATE-----\n")}),
+     'kubeconfig: clusters[name="c"].cluster.certificate-authority-data: is not a parsable PEM certificate'),
+    (kubeconfig(server="127.0.0.1:6443"),
+     'kubeconfig: clusters[name="c"].cluster.server: must be an https:// URL with a host'),
+    (kubeconfig(server="http://127.0.0.1:6443"),
+     'kubeconfig: clusters[name="c"].cluster.server: must be an https:// URL with a host'),
 ])
 def test_bad_kubeconfig_is_one_clear_line_without_secrets(text, message):
     with pytest.raises(ConfigError) as info:
@@ -141,7 +164,7 @@ def test_tls_with_ca_data_and_client_certificate(pki, tmp_path):
     try:
         text = kubeconfig(server=server.url, cluster_extra={"certificate-authority-data": b64(ca.cert)},
                           user={"client-certificate-data": b64(client.cert), "client-key-data": b64(client.key)})
-        kube = KubeClient.from_kubeconfig(b64(text))
+        kube = KubeClient.from_credentials(cfg.from_kubeconfig_base64(b64(text)))
         assert kube.list(CONFIG_MAP, "ns").items == []
         without_ca = KubeClient.from_url(server.url, token=TOKEN, retry=NO_RETRY)
         with pytest.raises(Transient, match="SSLError"):
@@ -155,7 +178,7 @@ def test_tls_with_ca_data_and_client_certificate(pki, tmp_path):
 
 def test_nothing_secret_reaches_the_logs(api, caplog):
     caplog.set_level(logging.DEBUG)
-    kube = KubeClient.from_kubeconfig(b64(kubeconfig(server=api.url)))
+    kube = KubeClient.from_url(api.url, token=TOKEN)
     kube.create(CONFIG_MAP, {"metadata": {"name": "x"}}, "ns")
     kube.get(CONFIG_MAP, "x", "ns")
     assert api.state.headers[-1]["Authorization"] == f"Bearer {TOKEN}"

@@ -62,8 +62,9 @@ def test_review_over_tls(server, tls):
 
 
 def test_bad_bodies_over_tls_keep_the_server_up(server, tls):
-    assert post(server, "/validate-volumesnapshot", b"not json", tls.ca_cert).json() == denied(
-        "AdmissionReview: body is not JSON (JSONDecodeError)", code=400, uid="")
+    resp = post(server, "/validate-volumesnapshot", b"not json", tls.ca_cert)
+    assert (resp.status_code, resp.json()) == (400, denied("AdmissionReview: body is not JSON (JSONDecodeError)",
+                                                           code=400, uid=""))
     # a lying Content-Length beyond the limit is refused without reading
     with socket.create_connection(("127.0.0.1", server.port), timeout=5) as raw:
         ctx = ssl.create_default_context(cafile=str(tls.ca_cert))
@@ -73,9 +74,10 @@ def test_bad_bodies_over_tls_keep_the_server_up(server, tls):
             while chunk := conn.recv(65536):  # the server closes after answering
                 chunks.append(chunk)
             answer = b"".join(chunks).decode()
-    assert answer.startswith("HTTP/1.1 200 ")
+    assert answer.startswith("HTTP/1.1 413 ")
     doc = json.loads(answer.split("\r\n\r\n", 1)[1])
-    assert doc == denied(f"AdmissionReview: body length 999999999 is not in 0..{8 << 20} bytes", code=400, uid="")
+    assert doc == denied(f"AdmissionReview: body length must be given and at most {3 << 20} bytes", code=400,
+                         uid="")
     # plain HTTP on the TLS port: the handshake fails, the server goes on
     with pytest.raises(requests.exceptions.ConnectionError):
         requests.post(f"http://127.0.0.1:{server.port}/validate-volumesnapshot", data=b"{}", timeout=5)

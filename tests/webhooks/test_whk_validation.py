@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import base64
+import json
 
 import pytest
 from dvp_common.kube import Transient
@@ -54,18 +55,17 @@ def test_other_secrets_pass_untouched():
 
 
 @pytest.mark.parametrize("fields,message", [
-    ({"authScheme": "token"}, f"{REF}: authScheme must be 'kubeconfig', got 'token'"),
+    ({"authScheme": "token"}, f"{REF}: authScheme must be 'kubeconfig'"),
     ({"authScheme": None}, f"{REF}: authScheme is required (must be 'kubeconfig')"),
     ({"identity": "x"}, f"{REF}: identity is not allowed with authScheme 'kubeconfig'"),
     ({"secret": ""}, f"{REF}: secret is required (the DVP kubeconfig, base64)"),
     ({"secret": None}, f"{REF}: secret is required (the DVP kubeconfig, base64)"),
-    ({"secret": "%%%"}, f"{REF}: secret is not a valid kubeconfig: not base64 of a kubeconfig"),
+    ({"secret": "%%%"}, f"{REF}: secret: kubeconfig is not base64 of UTF-8 text"),
     ({"secret": b64("just: text")},
-     f"{REF}: secret is not a valid kubeconfig: kubeconfig: current-context is not set and there is not exactly "
-     "one context"),
+     f"{REF}: secret: kubeconfig: current-context: is not set and there is not exactly one context"),
     ({"secret": b64(KUBECONFIG.replace("{token: abc}", "{exec: {command: aws}}"))},
-     f'{REF}: secret is not a valid kubeconfig: kubeconfig: users[name="sa"].user.exec is not supported; use a '
-     "token or a client certificate"),
+     f'{REF}: secret: kubeconfig: users[name="sa"].user.exec: exec plugins are not supported; use an inline '
+     "token or client-certificate-data with client-key-data"),
 ])
 def test_credentials_denied(fields, message):
     assert sec("CREATE", secret(**fields)) == denied(message)
@@ -73,7 +73,7 @@ def test_credentials_denied(fields, message):
 
 def test_credentials_several_problems_in_one_message():
     assert sec("CREATE", secret(authScheme="token", identity="x")) == denied(
-        f"{REF}: authScheme must be 'kubeconfig', got 'token'; {REF}: identity is not allowed with authScheme "
+        f"{REF}: authScheme must be 'kubeconfig'; {REF}: identity is not allowed with authScheme "
         "'kubeconfig'")
 
 
@@ -92,7 +92,7 @@ def test_credentials_pre_existing_problem_warns_new_one_denies():
     assert sec("UPDATE", labelled, bad_old) == allowed(
         f"{REF}: identity is not allowed with authScheme 'kubeconfig' (already so before this change)")
     assert sec("UPDATE", secret(identity="x", authScheme="x"), bad_old) == denied(
-        f"{REF}: authScheme must be 'kubeconfig', got 'x'",
+        f"{REF}: authScheme must be 'kubeconfig'",
         f"{REF}: identity is not allowed with authScheme 'kubeconfig' (already so before this change)")
     assert sec("UPDATE", secret(), bad_old) == allowed()  # the fix is welcome
 
@@ -102,17 +102,33 @@ def test_credentials_delete_warns():
         f"{REF}: deleting the DVP credentials; the provider loses access to DVP until they are created again")
 
 
-def test_validation_paused_while_migrating():
-    lookups = FakeLookups(migrating=True)
+def as_user(raw: bytes, username: str) -> bytes:
+    doc = json.loads(raw)
+    doc["request"]["userInfo"] = {"username": username, "groups": ["system:serviceaccounts"]}
+    return json.dumps(doc).encode()
+
+
+DECKHOUSE = "system:serviceaccount:d8-system:deckhouse"
+
+
+def test_credentials_pause_while_migrating_is_for_deckhouse_itself_only():
     raw = body("Secret", "CREATE", secret(authScheme="x"), namespace="d8-cloud-provider-dvp")
-    assert run(SECRET_PATH, raw, lookups) == allowed(
+    assert run(SECRET_PATH, as_user(raw, DECKHOUSE), FakeLookups(migrating=True)) == allowed(
         "cloud-provider-dvp: validation is paused while the module configuration migrates")
+    # anyone else is judged, migrating or not; Deckhouse too when nothing migrates
+    for username, migrating in (("admin", True), ("system:serviceaccount:d8-system:other", True), (DECKHOUSE, False)):
+        lookups = FakeLookups(migrating=migrating)
+        assert run(SECRET_PATH, as_user(raw, username), lookups) == denied(f"{REF}: authScheme must be 'kubeconfig'")
+    # a valid Secret is admitted without any lookup
+    lookups = FakeLookups(fail=AssertionError("must not ask"))
+    good = body("Secret", "CREATE", secret(), namespace="d8-cloud-provider-dvp")
+    assert run(SECRET_PATH, as_user(good, DECKHOUSE), lookups) == allowed() and lookups.asked == []
 
 
 def test_lookup_failure_denies_with_500():
     exc = Transient("etcd is busy", status=503, kind="ConfigMap", name="d8-module-is-migrating", verb="get")
-    out = run(SECRET_PATH, body("Secret", "CREATE", secret(), namespace="d8-cloud-provider-dvp"),
-              FakeLookups(fail=exc))
+    raw = body("Secret", "CREATE", secret(authScheme="x"), namespace="d8-cloud-provider-dvp")
+    out = run(SECRET_PATH, as_user(raw, DECKHOUSE), FakeLookups(fail=exc))
     assert out == denied(f"{REF}: cannot check the request now: {exc}", code=500)
 
 

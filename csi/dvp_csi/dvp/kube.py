@@ -10,6 +10,7 @@ from typing import Any
 
 from dvp_common import kube
 from dvp_common.dvp import resources
+from dvp_common.kube import config as kube_config
 
 from .port import DvpAlreadyExists, DvpError, DvpNotFound, DvpQuotaExceeded, DvpUnavailable, Kind, Obj, WaitTimeout
 
@@ -48,8 +49,9 @@ class KubeDvp:
         self.namespace = namespace
 
     @classmethod
-    def from_kubeconfig(cls, kubeconfig: str, namespace: str) -> KubeDvp:
-        return cls(kube.KubeClient.from_kubeconfig(kubeconfig), namespace)
+    def from_kubeconfig(cls, kubeconfig_base64: str, namespace: str) -> KubeDvp:
+        """`kubeconfig_base64`: DVP_KUBERNETES_CONFIG_BASE64 as the pod gets it (the one kubeconfig rule judges it)."""
+        return cls(kube.KubeClient.from_credentials(kube_config.from_kubeconfig_base64(kubeconfig_base64)), namespace)
 
     @_translated
     def ping(self) -> None:

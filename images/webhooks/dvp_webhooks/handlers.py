@@ -31,7 +31,12 @@ def _paused(lookups: Lookups) -> Verdict | None:
 
 
 def secret(req: Request, lookups: Lookups) -> Verdict:
-    return _paused(lookups) or credentials.validate(req)
+    """Every credentials Secret is judged, whoever labelled it what. The one exception is decided here, from the
+    identity the API server authenticated: Deckhouse itself, while it migrates the legacy configuration."""
+    verdict = credentials.validate(req)
+    if verdict.allowed or req.username not in credentials.MODULE_IDENTITIES:
+        return verdict
+    return _paused(lookups) or verdict
 
 
 def node_group(req: Request, lookups: Lookups) -> Verdict:

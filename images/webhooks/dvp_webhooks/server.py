@@ -3,15 +3,16 @@
 """The HTTPS server: POST <route path> takes an AdmissionReview; GET /healthz and /readyz for probes.
 
 TLS is negotiated in the connection's own thread (a slow client never blocks accept); every socket has a
-timeout; bodies are bounded. The certificate pair is re-read when its files change (the certificate hook
-rotates the Secret; the kubelet swaps the files)."""
+timeout; bodies (3 MiB), connections and threads are bounded; every request is answered within the Decider's
+deadline. The certificate pair is re-read when its files' content changes (the certificate hook rotates the
+Secret; the kubelet swaps the files, not always atomically)."""
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
-import os
 import socket
 import ssl
 import threading
@@ -19,45 +20,62 @@ from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from .admission import decide
+from .admission import Decider
 from .domain import review
 from .handlers import Route
 from .lookups import Lookups
 
 log = logging.getLogger("dvp_webhooks")
-MAX_BODY = 8 << 20  # object + oldObject of the largest allowed objects (etcd's limit is 1.5 MiB each)
-SOCKET_TIMEOUT = 15.0  # above the webhook timeouts (10 s / 30 s are the API server's side)
+MAX_BODY = 3 << 20  # the API server's own limit for a request body
+SOCKET_TIMEOUT = 10.0  # per read/write; an idle keep-alive connection is closed after it
+MAX_CONNECTIONS = 64  # one thread each; more are refused at once (the API server keeps a few alive)
 
 
 class _Tls:
+    """The serving pair. A new SSLContext is built from the files when their content changes and swapped in only
+    once it loaded (a certificate without its key, mid-rotation, keeps the old pair serving)."""
+
     def __init__(self, cert_file: str, key_file: str) -> None:
         self.cert_file, self.key_file = cert_file, key_file
         self._lock = threading.Lock()
-        self._stamp: tuple[float, float] | None = None
-        self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        self.context.minimum_version = ssl.TLSVersion.TLSv1_2
-        self.reload()
+        self._digest = b""
+        self.context = self._load()
 
-    def reload(self) -> None:
-        stamp = (os.stat(self.cert_file).st_mtime, os.stat(self.key_file).st_mtime)
-        with self._lock:
-            if stamp != self._stamp:
-                self.context.load_cert_chain(self.cert_file, self.key_file)
-                self._stamp = stamp
+    def _read(self) -> bytes:
+        """The digest of both files' content (a rotation that keeps file times is seen too)."""
+        with open(self.cert_file, "rb") as c, open(self.key_file, "rb") as k:
+            return hashlib.sha256(c.read(1 << 20) + b"\0" + k.read(1 << 20)).digest()
+
+    def _load(self) -> ssl.SSLContext:
+        digest = self._read()
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        # Files changing between the hash and the load are seen at the next check (their digest differs);
+        # a certificate and a key that do not match fail here and change nothing.
+        context.load_cert_chain(self.cert_file, self.key_file)
+        self._digest = digest
+        return context
 
     def maybe_reload(self) -> None:
-        try:
-            self.reload()
-        except (OSError, ssl.SSLError) as exc:  # mid-rotation: keep serving the pair we have
-            log.warning("TLS certificate reload failed: %s", exc)
+        """Before each handshake: two small reads and a hash."""
+        with self._lock:
+            try:
+                if self._read() == self._digest:
+                    return
+                self.context = self._load()
+                log.info("TLS certificate pair reloaded")
+            except (OSError, ssl.SSLError, ValueError) as exc:  # mid-rotation: keep serving the pair we have
+                log.warning("TLS certificate reload failed, the previous pair keeps serving: %s", exc)
 
 
 class WebhookServer:
     def __init__(self, address: str, routes: Mapping[str, Route], lookups: Lookups, cert_file: str,
-                 key_file: str) -> None:
+                 key_file: str, decider: Decider | None = None, max_connections: int = MAX_CONNECTIONS) -> None:
         host, _, port = address.rpartition(":")
         self.routes, self.lookups = dict(routes), lookups
         self.tls = _Tls(cert_file, key_file)
+        self.decider = decider or Decider()
+        self.slots = threading.BoundedSemaphore(max_connections)
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -82,12 +100,13 @@ class WebhookServer:
                 except ValueError:
                     length = -1
                 if length < 0 or length > MAX_BODY:
-                    answer = review.response("", False, f"AdmissionReview: body length {length} is not in "
-                                                        f"0..{MAX_BODY} bytes", code=400)
-                    self.close_connection = True
+                    status = 413 if length > MAX_BODY else 411
+                    answer = review.response("", False, f"AdmissionReview: body length must be given and at most "
+                                                        f"{MAX_BODY} bytes", code=400)
+                    self.close_connection = True  # the body is not read
                 else:
-                    answer = decide(self.rfile.read(length), route, outer.lookups)
-                self._send(200, json.dumps(answer).encode(), "application/json")
+                    status, answer = outer.decider.decide(self.rfile.read(length), route, outer.lookups)
+                self._send(status, json.dumps(answer).encode(), "application/json")
 
             def _send(self, code: int, body: bytes, ctype: str) -> None:
                 self.send_response(code)
@@ -98,6 +117,25 @@ class WebhookServer:
 
         class Server(ThreadingHTTPServer):
             daemon_threads = True
+            block_on_close = False
+
+            def process_request(self, request: Any, client_address: Any) -> None:
+                if not outer.slots.acquire(blocking=False):
+                    log.warning("connection from %s refused: %d connections are open", client_address[0],
+                                max_connections)
+                    self.shutdown_request(request)
+                    return
+                try:
+                    super().process_request(request, client_address)
+                except BaseException:
+                    outer.slots.release()
+                    raise
+
+            def process_request_thread(self, request: Any, client_address: Any) -> None:
+                try:
+                    super().process_request_thread(request, client_address)
+                finally:
+                    outer.slots.release()
 
             def finish_request(self, request: Any, client_address: Any) -> None:
                 request.settimeout(SOCKET_TIMEOUT)
@@ -135,3 +173,4 @@ class WebhookServer:
     def stop(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+        self.decider.close()

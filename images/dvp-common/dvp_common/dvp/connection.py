@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import kubeconfig
 from ..kube.client import KubeClient
 from ..kube.errors import ConfigError
 
@@ -19,7 +20,7 @@ ENV_CLUSTER_UUID = "CLUSTER_UUID"
 
 @dataclass(frozen=True)
 class DVPSettings:
-    kubeconfig: str = field(repr=False)  # raw or base64; despite the variable's name both are accepted
+    kubeconfig: str = field(repr=False)  # the kubeconfig's YAML text, decoded from the variable's base64
     namespace: str
     cluster_uuid: str
 
@@ -29,7 +30,11 @@ class DVPSettings:
         missing = [k for k in (ENV_KUBECONFIG, ENV_NAMESPACE, ENV_CLUSTER_UUID) if not (env.get(k) or "").strip()]
         if missing:
             raise ConfigError(f"DVP settings: {', '.join(missing)} not set")
-        return cls(env[ENV_KUBECONFIG], env[ENV_NAMESPACE].strip(), env[ENV_CLUSTER_UUID].strip())
+        try:
+            text = kubeconfig.decode_base64(env[ENV_KUBECONFIG])
+        except kubeconfig.KubeconfigInvalid as exc:
+            raise ConfigError(f"DVP settings: {ENV_KUBECONFIG} {exc.reason}") from None
+        return cls(text, env[ENV_NAMESPACE].strip(), env[ENV_CLUSTER_UUID].strip())
 
 
 class DVPConnection:
