@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from dvp_common.kube import names
+
 from .domain import class_selection, credentials, nodes, snapshots
 from .domain.review import Request
 from .domain.verdict import Verdict
@@ -39,12 +41,24 @@ def secret(req: Request, lookups: Lookups) -> Verdict:
     return _paused(lookups) or verdict
 
 
+def _bad_name(req: Request, field: str, value: str, rule: str = names.SUBDOMAIN) -> Verdict | None:
+    """A name from the object that is about to be looked up: refused here, before any request, when it cannot be
+    a Kubernetes name (it would otherwise point the lookup at another object)."""
+    problem = names.problem(value, rule)
+    return Verdict.deny(f"{req.ref()}: {field} {problem}") if problem else None
+
+
 def node_group(req: Request, lookups: Lookups) -> Verdict:
     paused = _paused(lookups)
     if paused:
         return paused
     new_ref = nodes.class_reference(req.obj or {})
     old_ref = nodes.class_reference(req.old or {})
+    for ref, what in ((new_ref, "object"), (old_ref, "oldObject")):
+        if ref.get("kind") == nodes.CLASS_KIND and ref.get("name"):
+            bad = _bad_name(req, f"{what}.spec.cloudInstances.classReference.name", ref["name"])
+            if bad:
+                return bad
     ic = lookups.instance_class(new_ref.get("name") or "") if new_ref.get("kind") == nodes.CLASS_KIND else None
     old_ic = ic if old_ref == new_ref else (
         lookups.instance_class(old_ref.get("name") or "") if old_ref.get("kind") == nodes.CLASS_KIND else None)
@@ -73,6 +87,10 @@ def select_snapshot_class(req: Request, lookups: Lookups) -> Verdict:
     pvc_name = class_selection.pvc_name(req)
     if pvc_name is None:
         return Verdict.allow()
+    bad = (_bad_name(req, "request.namespace", req.namespace, names.LABEL)
+           or _bad_name(req, "spec.source.persistentVolumeClaimName", pvc_name))
+    if bad:
+        return bad
     pvc = lookups.pvc(req.namespace, pvc_name)
     sc_name = ((pvc or {}).get("spec") or {}).get("storageClassName") or ""
     return class_selection.select(req, pvc, lookups.storage_class(sc_name))

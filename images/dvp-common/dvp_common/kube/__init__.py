@@ -22,6 +22,7 @@ from .errors import (
 )
 from .faults import Fault, RandomFaults, RequestInfo, ScriptedFaults
 from .metrics import RequestMetrics
+from .names import InvalidName
 from .resources import Resource
 from .retry import NO_RETRY, RetryPolicy
 from .types import ADDED, BOOKMARK, DELETED, MODIFIED, ListResult, WatchEvent, meta, summarize
@@ -29,7 +30,7 @@ from .types import ADDED, BOOKMARK, DELETED, MODIFIED, ListResult, WatchEvent, m
 __all__ = [
     "ADDED", "BOOKMARK", "DELETED", "MODIFIED", "NO_RETRY", "PATCH_TYPES",
     "AlreadyExists", "ApiError", "BadRequest", "ConfigError", "Conflict", "Credentials", "Fault", "Forbidden",
-    "Gone", "Invalid", "KubeClient", "KubeError", "ListResult", "NotFound", "QuotaExceeded", "RandomFaults",
-    "RequestInfo", "RequestMetrics", "Resource", "RetryPolicy", "ScriptedFaults", "Transient", "Unauthorized",
-    "WaitTimeout", "Watch", "WatchEvent", "meta", "summarize",
+    "Gone", "Invalid", "InvalidName", "KubeClient", "KubeError", "ListResult", "NotFound", "QuotaExceeded",
+    "RandomFaults", "RequestInfo", "RequestMetrics", "Resource", "RetryPolicy", "ScriptedFaults", "Transient",
+    "Unauthorized", "WaitTimeout", "Watch", "WatchEvent", "meta", "summarize",
 ]

@@ -1,10 +1,15 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Resource descriptors: where a kind lives in the REST API."""
+"""Resource descriptors: where a kind lives in the REST API. `path` is the one place URL paths are built: the
+namespace and the name are checked against Kubernetes' name rules there and escaped, so no caller can step
+outside the object it names."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import quote
+
+from . import names
 
 
 @dataclass(frozen=True)
@@ -14,30 +19,37 @@ class Resource:
     plural: str
     kind: str
     namespaced: bool = True
+    name_rule: str = names.SUBDOMAIN  # what apimachinery demands of this kind's names
 
     @property
     def api_version(self) -> str:
         return f"{self.group}/{self.version}" if self.group else self.version
 
     def path(self, namespace: str | None = None, name: str | None = None, subresource: str | None = None) -> str:
+        """Raises names.InvalidName (before any request) for a namespace, name or subresource that cannot be one."""
         base = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
         if self.namespaced and namespace:
-            base += f"/namespaces/{namespace}"
+            base += "/namespaces/" + _segment(names.check(namespace, names.LABEL, "namespace"))
         base += f"/{self.plural}"
         if name:
-            base += f"/{name}"
+            base += "/" + _segment(names.check(name, self.name_rule, f"{self.kind} name"))
             if subresource:
-                base += f"/{subresource}"
+                base += "/" + _segment(names.check(subresource, names.LABEL, "subresource"))
         return base
 
     def __str__(self) -> str:
         return f"{self.plural}.{self.group}" if self.group else self.plural
 
 
-NAMESPACE = Resource("", "v1", "namespaces", "Namespace", namespaced=False)
+def _segment(checked: str) -> str:
+    """One path segment, escaped (after the name rules nothing is left to escape; this keeps it so)."""
+    return quote(checked, safe="")
+
+
+NAMESPACE = Resource("", "v1", "namespaces", "Namespace", namespaced=False, name_rule=names.LABEL)
 NODE = Resource("", "v1", "nodes", "Node", namespaced=False)
 POD = Resource("", "v1", "pods", "Pod")
-SERVICE = Resource("", "v1", "services", "Service")
+SERVICE = Resource("", "v1", "services", "Service", name_rule=names.LABEL_1035)
 SECRET = Resource("", "v1", "secrets", "Secret")
 CONFIG_MAP = Resource("", "v1", "configmaps", "ConfigMap")
 EVENT = Resource("", "v1", "events", "Event")

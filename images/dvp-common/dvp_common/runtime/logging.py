@@ -14,21 +14,40 @@ from typing import Any, TextIO
 REDACTED = "<redacted>"
 SECRET_KEYS = re.compile(
     r"token|password|passwd|secret|kubeconfig|authorization|private|(^|[_-])(tls|client|api|ssh)[_-]?key$"
-    r"|cert.*data|key[_-]?data|userdata", re.IGNORECASE)
+    r"|cert.*data|key[_-]?data|authority[_-]?data|userdata", re.IGNORECASE)
+# kubeconfig and Secret keys whose value is a credential, wherever they appear in text (YAML, JSON, key=value)
+_SECRET_FIELDS = (r"client-key-data|client-certificate-data|certificate-authority-data|id-token|refresh-token"  # noqa: S105
+                  r"|tokenFile|token|password|secret|kubeconfig\w*")
+LONG_BASE64 = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40,}={0,2}")  # keys, certificates, kubeconfigs
 SECRET_TEXT = [
     (re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+"), r"\1" + REDACTED),
     (re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.S), REDACTED),
     (re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"), REDACTED),  # JWTs (SA tokens)
-    (re.compile(r"(?i)((?:token|password|secret)[\"']?\s*[:=]\s*[\"']?)[^\s\"',}]+"), r"\1" + REDACTED),
+    (re.compile(rf"(?i)((?:{_SECRET_FIELDS})[\"']?\s*[:=]\s*[\"']?)[^\s\"',}}]+"), r"\1" + REDACTED),
 ]
 LEVELS = {"Debug": logging.DEBUG, "Info": logging.INFO, "Warn": logging.WARNING, "Error": logging.ERROR}
 _STD = set(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime"}
 
 
+def _long_base64(match: re.Match[str]) -> str:
+    run = match.group(0)
+    # hex digests (image digests, hashes) and plain words are not secrets; base64 of key material mixes cases
+    if re.fullmatch(r"[0-9a-fA-F]+", run) or run.isalpha() or run.islower():
+        return run
+    return REDACTED
+
+
 def redact_text(text: str) -> str:
     for pattern, repl in SECRET_TEXT:
         text = pattern.sub(repl, text)
-    return text
+    return LONG_BASE64.sub(_long_base64, text)
+
+
+def scrub(text: object, limit: int = 1024) -> str:
+    """Free text from elsewhere (an upstream error, a response body) made fit to publish in a log, a status
+    condition or a ConfigMap: secrets redacted, one line, at most `limit` characters."""
+    one_line = " ".join(redact_text(str(text)).split())
+    return one_line if len(one_line) <= limit else one_line[: max(limit - 3, 0)] + "..."
 
 
 def redact(value: Any, key: str = "") -> Any:
