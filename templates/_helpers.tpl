@@ -307,4 +307,34 @@ spec:
     targetPort: https
 {{- include "dvp.vpa" (list $context "Deployment" $o.name (list (dict "name" "webhooks" "cpu" (list "10m" "200m") "memory" (list "48Mi" "192Mi")))) }}
 {{- include "dvp.pdb" (list $context $o.name 1) }}
+{{- include "dvp.webhook_network_policy" (list $context $o.name) }}
+{{- end }}
+
+{{- /* Usage: include "dvp.webhook_network_policy" (list . <app>) */ -}}
+{{- /* Only node-level sources (the API server, the kubelet's probes) may reach a webhook port; no pod may. */ -}}
+{{- /* Cilium (Deckhouse's CNI) names the API server as an entity; a plain NetworkPolicy cannot (the API server */ -}}
+{{- /* runs in the host network, and Cilium does not match node addresses with ipBlock), so nothing is */ -}}
+{{- /* rendered on clusters without CiliumNetworkPolicy rather than a policy that would cut the API server off. */ -}}
+{{- define "dvp.webhook_network_policy" }}
+{{- $context := index . 0 }}
+{{- $app := index . 1 }}
+{{- if $context.Capabilities.APIVersions.Has "cilium.io/v2/CiliumNetworkPolicy" }}
+---
+apiVersion: cilium.io/v2
+kind: CiliumNetworkPolicy
+metadata:
+  name: {{ $app }}
+  namespace: {{ include "dvp.namespace" $context }}
+  {{- include "helm_lib_module_labels" (list $context (dict "app" $app)) | nindent 2 }}
+spec:
+  endpointSelector:
+    matchLabels:
+      app: {{ $app }}
+  ingress:
+  - fromEntities: [kube-apiserver, host, remote-node]
+    toPorts:
+    - ports:
+      - port: "8443"
+        protocol: TCP
+{{- end }}
 {{- end }}

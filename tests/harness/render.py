@@ -33,6 +33,8 @@ MODULE_KEY = "cloudProviderDvp"
 API_VERSIONS = (
     "autoscaling.k8s.io/v1",
     "autoscaling.k8s.io/v1/VerticalPodAutoscaler",
+    "cilium.io/v2",
+    "cilium.io/v2/CiliumNetworkPolicy",
     "monitoring.coreos.com/v1",
     "monitoring.coreos.com/v1/PodMonitor",
     "monitoring.coreos.com/v1/PrometheusRule",

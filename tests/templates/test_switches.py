@@ -240,9 +240,9 @@ def test_webhook_configurations_trust_the_ca_from_values(rendered):
     assert [w["rules"][0]["resources"] for w in snap["webhooks"]] == [
         ["volumesnapshots"], ["volumesnapshotcontents"], ["volumesnapshotclasses"]]
     creds = find(objects, "ValidatingWebhookConfiguration", "d8-cloud-provider-dvp-validation")["webhooks"][0]
-    # The module's own Secrets (heritage: deckhouse) never go through the credentials webhook.
-    assert creds["objectSelector"] == {"matchExpressions": [
-        {"key": "heritage", "operator": "NotIn", "values": ["deckhouse"]}]}
+    # Selected by the Secret's type on the API server side, never by a label anyone can set.
+    assert "objectSelector" not in creds
+    assert [c["name"] for c in creds["matchConditions"]] == ["credentials-type"]
 
 
 def test_tls_secrets_hold_the_certificates(rendered):
