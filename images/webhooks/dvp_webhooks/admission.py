@@ -44,9 +44,9 @@ class Decider:
             future = self._pool.submit(judge, req, route, lookups)
             verdict = future.result(timeout=self.deadline)
         except FutureTimeout:
-            log.error("%s: no verdict within %.0f s (a lookup is slow); denied", req.ref(), self.deadline)
+            log.error("%s: no verdict within %g s (a lookup is slow); denied", req.ref(), self.deadline)
             verdict = Verdict.deny(f"{req.ref()}: cannot check the request now: no verdict within "
-                                   f"{self.deadline:.0f} s", code=500)
+                                   f"{self.deadline:g} s", code=500)
         except RuntimeError as exc:  # the pool is shut down: the server is stopping
             verdict = Verdict.deny(f"{req.ref()}: cannot check the request now: {exc}", code=500)
         return 200, answer(req, verdict)

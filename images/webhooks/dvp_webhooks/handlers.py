@@ -49,9 +49,6 @@ def _bad_name(req: Request, field: str, value: str, rule: str = names.SUBDOMAIN)
 
 
 def node_group(req: Request, lookups: Lookups) -> Verdict:
-    paused = _paused(lookups)
-    if paused:
-        return paused
     new_ref = nodes.class_reference(req.obj or {})
     old_ref = nodes.class_reference(req.old or {})
     for ref, what in ((new_ref, "object"), (old_ref, "oldObject")):
@@ -59,6 +56,9 @@ def node_group(req: Request, lookups: Lookups) -> Verdict:
             bad = _bad_name(req, f"{what}.spec.cloudInstances.classReference.name", ref["name"])
             if bad:
                 return bad
+    paused = _paused(lookups)
+    if paused:
+        return paused
     ic = lookups.instance_class(new_ref.get("name") or "") if new_ref.get("kind") == nodes.CLASS_KIND else None
     old_ic = ic if old_ref == new_ref else (
         lookups.instance_class(old_ref.get("name") or "") if old_ref.get("kind") == nodes.CLASS_KIND else None)

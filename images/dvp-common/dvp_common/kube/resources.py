@@ -31,7 +31,7 @@ class Resource:
         if self.namespaced and namespace:
             base += "/namespaces/" + _segment(names.check(namespace, names.LABEL, "namespace"))
         base += f"/{self.plural}"
-        if name:
+        if name is not None:  # None: the collection; "" is no name at all (it would address the collection)
             base += "/" + _segment(names.check(name, self.name_rule, f"{self.kind} name"))
             if subresource:
                 base += "/" + _segment(names.check(subresource, names.LABEL, "subresource"))
