@@ -13,7 +13,7 @@ import logging
 import threading
 
 import pytest
-from dvp_common.kube import InvalidName
+from dvp_common.kube import InvalidName, Resource
 from dvp_common.kube.resources import NAMESPACE, PERSISTENT_VOLUME_CLAIM, SECRET, SERVICE
 from dvp_common.runtime import logging as runtime_logging
 from dvp_webhooks.admission import Decider
@@ -64,6 +64,12 @@ def test_names_follow_each_kinds_rule():
         NAMESPACE.path(None, "a.b")  # Namespaces are labels: no dots
     with pytest.raises(InvalidName, match="^subresource "):
         SECRET.path("ns", "s", "status/../..")
+    # RBAC names are path segments ("system:controller:x"): allowed, escaped; "/", "%", ".." are not
+    cluster_role = Resource("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", namespaced=False)
+    assert cluster_role.path(None, "d8:x?y#z") == "/apis/rbac.authorization.k8s.io/v1/clusterroles/d8:x%3Fy%23z"
+    for bad in ("..", "a/b", "a%2F"):
+        with pytest.raises(InvalidName, match="must be a path segment name"):
+            cluster_role.path(None, bad)
 
 
 @pytest.mark.parametrize("pvc", ["../../victim/persistentvolumeclaims/db-data", "db-data?x=1", "db-data#x"])

@@ -12,12 +12,21 @@ from .errors import KubeError
 SUBDOMAIN = "DNS-1123 subdomain"  # most kinds (ConfigMap, Secret, PVC, custom resources, ...)
 LABEL = "DNS-1123 label"  # Namespace
 LABEL_1035 = "DNS-1035 label"  # Service
+PATH_SEGMENT = "path segment name"  # RBAC kinds (system:controller:...): anything but "/", "%", "." and ".."
+BY_RESOURCE = {("", "namespaces"): LABEL, ("", "services"): LABEL_1035}
+BY_GROUP = {"rbac.authorization.k8s.io": PATH_SEGMENT}
 _LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _PATTERNS = {
     SUBDOMAIN: (re.compile(rf"{_LABEL}(\.{_LABEL})*"), 253),
     LABEL: (re.compile(_LABEL), 63),
     LABEL_1035: (re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?"), 63),
+    PATH_SEGMENT: (re.compile(r"(?!\.\.?\Z)[^/%\x00-\x1f\x7f]+"), 253),
 }
+
+
+def rule_for(group: str, plural: str) -> str:
+    """The name rule apimachinery applies to a resource."""
+    return BY_RESOURCE.get((group, plural)) or BY_GROUP.get(group) or SUBDOMAIN
 
 
 class InvalidName(KubeError, ValueError):
@@ -32,6 +41,8 @@ def problem(name: object, rule: str = SUBDOMAIN) -> str | None:
     if len(name) > limit:
         return f"must be at most {limit} characters ({rule})"
     if not pattern.fullmatch(name):
+        if rule == PATH_SEGMENT:
+            return "must be a path segment name: not '.' or '..', no '/', '%' or control characters"
         return f"must be a {rule}: lower-case letters, digits and '-'" + (", '.'" if rule == SUBDOMAIN else "")
     return None
 

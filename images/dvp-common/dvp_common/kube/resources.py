@@ -19,7 +19,7 @@ class Resource:
     plural: str
     kind: str
     namespaced: bool = True
-    name_rule: str = names.SUBDOMAIN  # what apimachinery demands of this kind's names
+    name_rule: str = ""  # what apimachinery demands of this kind's names; "": names.rule_for(group, plural)
 
     @property
     def api_version(self) -> str:
@@ -32,7 +32,8 @@ class Resource:
             base += "/namespaces/" + _segment(names.check(namespace, names.LABEL, "namespace"))
         base += f"/{self.plural}"
         if name is not None:  # None: the collection; "" is no name at all (it would address the collection)
-            base += "/" + _segment(names.check(name, self.name_rule, f"{self.kind} name"))
+            rule = self.name_rule or names.rule_for(self.group, self.plural)
+            base += "/" + _segment(names.check(name, rule, f"{self.kind} name"))
             if subresource:
                 base += "/" + _segment(names.check(subresource, names.LABEL, "subresource"))
         return base
@@ -43,13 +44,13 @@ class Resource:
 
 def _segment(checked: str) -> str:
     """One path segment, escaped (after the name rules nothing is left to escape; this keeps it so)."""
-    return quote(checked, safe="")
+    return quote(checked, safe=":")
 
 
-NAMESPACE = Resource("", "v1", "namespaces", "Namespace", namespaced=False, name_rule=names.LABEL)
+NAMESPACE = Resource("", "v1", "namespaces", "Namespace", namespaced=False)
 NODE = Resource("", "v1", "nodes", "Node", namespaced=False)
 POD = Resource("", "v1", "pods", "Pod")
-SERVICE = Resource("", "v1", "services", "Service", name_rule=names.LABEL_1035)
+SERVICE = Resource("", "v1", "services", "Service")
 SECRET = Resource("", "v1", "secrets", "Secret")
 CONFIG_MAP = Resource("", "v1", "configmaps", "ConfigMap")
 EVENT = Resource("", "v1", "events", "Event")
