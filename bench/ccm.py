@@ -16,6 +16,7 @@ own). `run()` measures, with the whole Manager (informers, queues, workers):
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import os
 import subprocess
@@ -171,7 +172,8 @@ def run() -> dict:
         with tempfile.TemporaryDirectory() as tmp:
             kubeconfig = Path(tmp) / "guest.kubeconfig"
             kubeconfig.write_text(guest_api.kubeconfig())
-            env = {**os.environ, "DVP_KUBERNETES_CONFIG_BASE64": dvp_api.kubeconfig(), "DVP_NAMESPACE": ns,
+            dvp_kubeconfig = base64.b64encode(dvp_api.kubeconfig().encode()).decode()
+            env = {**os.environ, "DVP_KUBERNETES_CONFIG_BASE64": dvp_kubeconfig, "DVP_NAMESPACE": ns,
                    "CLUSTER_UUID": cluster_uuid,
                    "PYTHONPATH": os.pathsep.join(str(ROOT / p) for p in ("images/dvp-common",
                                                                           "images/cloud-controller-manager"))}
