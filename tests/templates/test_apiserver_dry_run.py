@@ -1,8 +1,8 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
 """The rendered module as a real kube-apiserver judges it: every object the guest API serves is created with
-dryRun=All (full admission and validation, nothing stored). The VPA and prometheus-operator kinds are not served
-there (their CRDs are not available to us); tests/harness/schemas covers them."""
+dryRun=All (full admission and validation, nothing stored). The VPA, prometheus-operator and Cilium kinds are not
+served there (their CRDs are not available to us); tests/harness/schemas covers them."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import requests
 from harness import matrix
 from harness.render import render_values
 
-NOT_SERVED = {"VerticalPodAutoscaler", "PodMonitor", "PrometheusRule"}
+NOT_SERVED = {"VerticalPodAutoscaler", "PodMonitor", "PrometheusRule", "CiliumNetworkPolicy"}
 # Namespaces the module writes into but does not own.
 FOREIGN_NAMESPACES = ("kube-system", "d8-monitoring", "d8-cloud-instance-manager")
 
