@@ -93,7 +93,9 @@ TABLE = [
     ("context naming no user", {**doc(), "contexts": [{"name": "dvp", "context": {"cluster": "dvp", "user": "x"}}]},
      'kubeconfig: contexts[name="dvp"].context.user: names no entry of users'),
     ("YAML aliases", "a: &x [1]\nb: *x\n", "kubeconfig YAML aliases are not allowed (line 2)"),
-    ("deep nesting", "a: " + "[" * 5000 + "]" * 5000 + "\n", "kubeconfig is nested deeper than 12 levels"),
+    ("deep flow nesting", "a: " + "[" * 5000 + "]" * 5000 + "\n", "kubeconfig is nested deeper than 12 levels"),
+    ("deep block nesting", "a:\n" + "".join(" " * i + f"k{i}:\n" for i in range(1, 300)),
+     "kubeconfig is nested deeper than 12 levels"),
     ("not a mapping", "- just\n- a list\n", "kubeconfig is not a mapping"),
     ("too large", "a: '" + "x" * (128 << 10) + "'\n", f"kubeconfig is larger than {128 << 10} bytes"),
 ]

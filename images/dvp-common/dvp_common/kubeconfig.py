@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 import ssl
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +27,8 @@ import yaml
 
 MAX_BYTES = 128 << 10  # a kubeconfig with a CA chain and a client pair is a few KiB
 MAX_DEPTH = 12  # users[].user.exec.env[].value is 6 deep
+MAX_INDENT = 64  # spaces; block nesting deeper than this is refused unparsed
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
 FILE_FIELDS = {"clusters": ("certificate-authority",), "users": ("client-certificate", "client-key", "tokenFile")}
 REFUSED_USER_FIELDS = {
     "exec": "exec plugins are not supported",
@@ -128,6 +131,7 @@ def _load(text: str | bytes) -> dict[str, Any]:
         raise KubeconfigInvalid("", f"is larger than {MAX_BYTES} bytes")
     if not text.strip():
         raise KubeconfigInvalid("", "is empty")
+    _prescan(text)
     try:
         doc = yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader
     except RecursionError:
@@ -139,6 +143,18 @@ def _load(text: str | bytes) -> dict[str, Any]:
         raise KubeconfigInvalid("", "is not a mapping")
     _depth(doc, 0)
     return doc
+
+
+def _prescan(text: str) -> None:
+    """Nesting bounded before the (recursive) parser sees it: flow brackets by count, block nesting by indentation
+    (one level takes at least one space)."""
+    depth = deepest = 0
+    for ch in _NOT_BRACKETS.sub("", text):
+        depth += 1 if ch in "[{" else -1
+        deepest = max(deepest, depth)
+    indent = max((len(line) - len(line.lstrip(" ")) for line in text.splitlines()), default=0)
+    if deepest > MAX_DEPTH or indent > MAX_INDENT:
+        raise KubeconfigInvalid("", f"is nested deeper than {MAX_DEPTH} levels")
 
 
 def _depth(node: Any, level: int) -> None:
