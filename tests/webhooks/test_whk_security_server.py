@@ -94,6 +94,7 @@ def test_connections_beyond_the_cap_are_refused_and_threads_stay_bounded(tls):
             assert s.recv(1) == b""
             s.close()
         assert threading.active_count() <= before + 4
+        assert srv.refused == 20
     finally:
         for s in idle:
             s.close()

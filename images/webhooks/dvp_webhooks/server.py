@@ -16,6 +16,7 @@ import logging
 import socket
 import ssl
 import threading
+import time
 from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -29,6 +30,7 @@ log = logging.getLogger("dvp_webhooks")
 MAX_BODY = 3 << 20  # the API server's own limit for a request body
 SOCKET_TIMEOUT = 10.0  # per read/write; an idle keep-alive connection is closed after it
 MAX_CONNECTIONS = 64  # one thread each; more are refused at once (the API server keeps a few alive)
+REFUSED_LOG_EVERY = 10.0  # seconds between log lines about refused connections
 
 
 class _Tls:
@@ -76,6 +78,7 @@ class WebhookServer:
         self.tls = _Tls(cert_file, key_file)
         self.decider = decider or Decider()
         self.slots = threading.BoundedSemaphore(max_connections)
+        self.refused, self.refused_logged = 0, float("-inf")
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -121,8 +124,12 @@ class WebhookServer:
 
             def process_request(self, request: Any, client_address: Any) -> None:
                 if not outer.slots.acquire(blocking=False):
-                    log.warning("connection from %s refused: %d connections are open", client_address[0],
-                                max_connections)
+                    outer.refused += 1
+                    now = time.monotonic()
+                    if now - outer.refused_logged >= REFUSED_LOG_EVERY:  # a flood must not flood the log
+                        outer.refused_logged = now
+                        log.warning("connection from %s refused: %d connections are open (%d refused so far)",
+                                    client_address[0], max_connections, outer.refused)
                     self.shutdown_request(request)
                     return
                 try:
