@@ -11,6 +11,7 @@ import sys
 
 import yaml
 from dvp_common.kube import KubeClient, Resource
+from dvp_common.kube import config as kube_config
 from dvp_common.kube.resources import NAMESPACE
 
 from capi_templates.nodemanager import ROOT
@@ -42,7 +43,7 @@ def test_a_service_account_kubeconfig_passes_the_credentials_hook_and_works(dvp_
                       config_values={}, initial_values={})
     value = out.values["cloudProviderDvp"]["internal"]["credentialSecrets"]["d8-credentials"]["secret"]
     assert base64.b64decode(value).decode() == kubeconfig
-    client = KubeClient.from_kubeconfig(value)
+    client = KubeClient.from_credentials(kube_config.from_kubeconfig_base64(value))  # values hold base64
     try:
         assert client.get(NAMESPACE, ns)["metadata"]["name"] == ns
     finally:
