@@ -44,8 +44,9 @@ upstream: $(STAMP) ## fetch upstream data files (CRDs, csi.proto) through the Go
 	tools/fetch-upstream
 
 .PHONY: generate
-generate: upstream ## generate the CSI gRPC stubs from the pinned CSI spec
+generate: upstream ## generate the gRPC stubs (CSI from the pinned spec, the dhctl validator from its proto)
 	$(PY) -m dvp_csi.generate
+	$(PY) -m dvp_validator.generate
 
 .PHONY: setup
 setup: venv tools generate bytecode ## everything the tests and the demo need

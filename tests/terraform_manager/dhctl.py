@@ -156,10 +156,10 @@ class Rule:
     value: str | None
 
 
-def load_plan_rules(bundle: Path) -> Rule:
-    """terraform-manager/plan_rules.yml as dhctl reads it: `vmResource: {type, fieldEquals?: {path, value}}`,
-    any other key ignored."""
-    doc = yaml.safe_load((bundle / "terraform-manager" / "plan_rules.yml").read_text())
+def load_plan_rules(path: Path) -> Rule:
+    """plan_rules.yml (the bundle's terraform-manager/plan_rules.yml) as dhctl reads it:
+    `vmResource: {type, fieldEquals?: {path, value}}`, any other key ignored."""
+    doc = yaml.safe_load(path.read_text())
     rule = doc["vmResource"]
     equals = rule.get("fieldEquals")
     return Rule(rule["type"], equals["path"] if equals else None, equals["value"] if equals else None)
