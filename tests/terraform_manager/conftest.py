@@ -5,7 +5,6 @@ there, and that bundle pulled and unpacked the way dhctl does."""
 
 from __future__ import annotations
 
-import os
 import re
 import select
 import subprocess
@@ -17,23 +16,15 @@ import pytest
 from dvp_bundle import __main__ as bundle_cli
 from dvp_bundle import validator_build
 from terraform_manager import dhctl
+from terraform_manager.binaries import CRANE, PROVIDER, need
 
-ROOT = Path(__file__).resolve().parents[2]
-CRANE = ROOT / ".bin" / "crane"
-TOFU = ROOT / ".bin" / "tofu"
-PROVIDER = ROOT / ".bin" / "terraform-provider-kubernetes"
 SERVING = re.compile(r"serving on port (\d+)")
-
-
-def need(binary: Path, tool: str) -> None:
-    if not os.access(binary, os.X_OK):
-        pytest.fail(f"{binary} is missing: build it with `tools/build {tool}` (or `make tools`)", pytrace=False)
 
 
 @pytest.fixture(scope="session")
 def registry() -> Iterator[str]:
     """host:port of an in-memory registry; it goes away with the session."""
-    need(CRANE, "crane")
+    need(CRANE)
     proc = subprocess.Popen([str(CRANE), "registry", "serve", "--address", "127.0.0.1:0"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline, port = time.monotonic() + 30, None
@@ -67,7 +58,7 @@ def validator_binary() -> Path:
 @pytest.fixture(scope="session")
 def pushed_bundle(registry, validator_binary, tmp_path_factory) -> tuple[str, str]:
     """(reference, manifest digest) of the bundle built from the tree and pushed to the local registry."""
-    need(PROVIDER, "terraform-provider-kubernetes")
+    need(PROVIDER)
     image = bundle_cli.assemble(tmp_path_factory.mktemp("bundle") / "layout", PROVIDER, validator_binary)
     ref = f"{registry}/cloud-provider-dvp/terraform-manager:test"
     bundle_cli.push(image, ref)
