@@ -231,6 +231,16 @@ class Step:
                         f"-state={self.state}")
 
 
+def link_versions(destination: Path, source: Path) -> None:
+    """dhctl's link-if-not-exists: an existing link to `source` is kept; anything else already there (a file, a
+    link elsewhere) stops dhctl before tofu runs."""
+    if destination.is_symlink() and os.readlink(destination) == str(source):
+        return
+    if destination.is_symlink() or destination.exists():
+        raise AssertionError(f"dhctl cannot link {destination}: something is already there")
+    destination.symlink_to(source)
+
+
 def prepare_step(bundle: Path, tofu: Path, root: Path, step: str, variables: dict) -> Step:
     """The provider from the bundle in the plugin dir, the layouts and modules copied to <root>/modules, a root
     versions.tf from terraform_versions.yml linked into the step and every module dir that has none, the
@@ -248,8 +258,7 @@ def prepare_step(bundle: Path, tofu: Path, root: Path, step: str, variables: dic
                                            version=settings["version"]))
     cwd = modules / "layouts" / "standard" / step
     for d in [cwd, *(p for p in modules.rglob("*") if p.is_dir() and p.name != "layouts")]:
-        if not (d / "versions.tf").exists():
-            (d / "versions.tf").symlink_to(versions)
+        link_versions(d / "versions.tf", versions)
     var_file = root / "cluster-config.auto.tfvars.json"
     var_file.write_text(json.dumps(variables))
     return Step(tofu, root, root / "plugins", cwd, root / f"{step}.tfstate", var_file)

@@ -39,10 +39,19 @@ def test_the_bundle_holds_candi_the_binaries_and_no_tests(binaries):
     assert [p for p, e in entries.items() if e.executable] == ["terraform-manager/terraform-provider-kubernetes",
                                                                "validator"]
     assert entries["layouts/standard/master-node/inputs.tf"].link == "../inputs.tf"
-    assert not [p for p in entries if "/tests" in p or p.endswith((".tfstate", ".lock.hcl"))]
+    assert not [p for p in entries if "/tests" in p or p.endswith((".tfstate", ".lock.hcl", "versions.tf"))]
     shipped = {p.removeprefix("terraform-modules/") for p in entries if p.startswith("terraform-modules/")
                and p.endswith(".tf")}
-    assert shipped == {str(f.relative_to(CANDI / "terraform-modules")) for f in CANDI.glob("terraform-modules/*/*.tf")}
+    assert shipped == {str(f.relative_to(CANDI / "terraform-modules")) for f in CANDI.glob("terraform-modules/*/*.tf")
+                       if f.name != "versions.tf"}
+
+
+def test_only_versions_tf_requires_providers():
+    """dhctl's versions.tf replaces ours in the bundle: a provider requirement anywhere else would be required
+    twice and fail `tofu init`."""
+    blocks = sorted(str(f.relative_to(CANDI)) for f in CANDI.rglob("*.tf")
+                    if not f.is_symlink() and "required_providers" in f.read_text())
+    assert blocks and all(b.endswith("/versions.tf") for b in blocks), blocks
 
 
 def test_the_image_is_reproducible_and_names_its_content(binaries, tmp_path):

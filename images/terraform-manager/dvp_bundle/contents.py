@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """What the bundle holds and where dhctl looks for it (the image is unpacked into <download dir>/dvp):
 
-    layouts/, terraform-modules/, openapi/    candi/ of the tree (module tests and tofu working files left out)
+    layouts/, terraform-modules/, openapi/    candi/ of the tree (module tests, versions.tf, tofu files left out)
     cni-bootstrap.yml                          the CNI dhctl enables at bootstrap
     terraform-manager/terraform_versions.yml   the pinned OpenTofu and provider versions
     terraform-manager/plan_rules.yml           which planned change is a VM change (vmResource)
@@ -24,8 +24,10 @@ TREE_FILES = {
 }
 PROVIDER = "terraform-manager/terraform-provider-kubernetes"
 VALIDATOR = "validator"
-# Never shipped: the modules' own tests and whatever a local tofu run left behind.
+# Never shipped: the modules' own tests, whatever a local tofu run left behind, and versions.tf: dhctl links its
+# own (from terraform_versions.yml) into every step and module directory and fails on one that is already there.
 SKIP_DIRS = {"tests", ".terraform", "__pycache__"}
+SKIP_NAMES = {"versions.tf"}
 SKIP_SUFFIXES = (".tfstate", ".tfstate.backup", ".tfplan", ".lock.hcl", ".tfvars.json")
 
 
@@ -44,7 +46,7 @@ class Entry:
 def _walk(top: Path, prefix: str) -> Iterator[Entry]:
     yield Entry(prefix)
     for p in sorted(top.iterdir()):
-        if p.name in SKIP_DIRS or p.name.endswith(SKIP_SUFFIXES):
+        if p.name in SKIP_DIRS or p.name in SKIP_NAMES or p.name.endswith(SKIP_SUFFIXES):
             continue
         path = f"{prefix}/{p.name}"
         if p.is_symlink():
