@@ -142,3 +142,11 @@ def test_a_payload_that_does_not_decode_is_bad_input(raw, message):
     with pytest.raises(inputs.BadInput) as exc:
         inputs.parse(raw)
     assert str(exc.value) == message
+
+
+def test_a_group_is_named_by_its_key_in_dhctls_map(loaded):
+    p = payload()
+    worker = p["vars"]["nodeGroups"]["worker"]
+    del worker["metadata"]
+    p["vars"]["instanceClasses"]["worker"]["spec"]["etcdDisk"] = {"size": "10Gi", "storageClass": "fast"}
+    assert [e["code"] for e in check(p, loaded)] == ["etcd_disk_forbidden_for_non_master"]

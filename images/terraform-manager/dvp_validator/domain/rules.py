@@ -147,7 +147,8 @@ def _node_groups(inp: Input, schemas: Schemas, report: Report) -> None:
             report.error(at("NodeGroup", name, [*ref, "name"]), CLASS_NOT_FOUND,
                          f'NodeGroup "{name}": {nodes.CLASS_KIND} "{cref["name"]}" is not among the installer '
                          "resources")
-    used = [ng for ng in groups.values() if isinstance(ng.get("metadata"), dict)]
+    # dhctl's map key is the group's name, whatever its metadata says.
+    used = [{**ng, "metadata": {**(ng.get("metadata") or {}), "name": name}} for name, ng in groups.items()]
     for name, ic in sorted(classes.items()):
         _instance_class(name, ic, nodes.users(name, used, ic), schemas, report)
 
