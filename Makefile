@@ -11,7 +11,7 @@ PY      := $(VENV)/bin/python
 PYTEST  := $(VENV)/bin/pytest
 STAMP   := $(VENV)/.installed
 # Go tools built from the pinned modules under tools/ (each a Go module of its own; see tools/README.md).
-TOOLS   ?= helm kube-apiserver etcd gojq csi-sanity tofu terraform-provider-kubernetes promtool csi-provisioner csi-attacher csi-resizer csi-snapshotter snapshot-controller cluster-api-controller
+TOOLS   ?= helm kube-apiserver etcd gojq csi-sanity tofu terraform-provider-kubernetes promtool csi-provisioner csi-attacher csi-resizer csi-snapshotter snapshot-controller cluster-api-controller crane
 export PATH := $(CURDIR)/.bin:$(PATH)
 
 .PHONY: help
@@ -44,8 +44,9 @@ upstream: $(STAMP) ## fetch upstream data files (CRDs, csi.proto) through the Go
 	tools/fetch-upstream
 
 .PHONY: generate
-generate: upstream ## generate the CSI gRPC stubs from the pinned CSI spec
+generate: upstream ## generate the gRPC stubs (CSI from the pinned spec, the dhctl validator from its proto)
 	$(PY) -m dvp_csi.generate
+	$(PY) -m dvp_validator.generate
 
 .PHONY: setup
 setup: venv tools generate bytecode ## everything the tests and the demo need

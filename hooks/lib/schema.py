@@ -11,10 +11,13 @@ kubeconfig."""
 import functools
 import os
 import re
+import sys
 
 from lib.errors import InvalidInput
 
-MODULE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# A frozen program (the dhctl validator, built with PyInstaller) carries the schema files under sys._MEIPASS.
+MODULE_ROOT = getattr(sys, "_MEIPASS", None) or os.path.dirname(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CHECKED = {"type", "enum", "required", "properties", "additionalProperties", "items", "pattern", "minLength",
            "maxLength", "minimum", "maximum", "minItems", "maxItems", "uniqueItems", "nullable"}
 IGNORED = {"description", "default", "format", "example", "title"}

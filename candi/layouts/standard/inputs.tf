@@ -4,15 +4,6 @@
 // Shared by every step of the layout (each step links this file): dhctl's variables, their normalisation
 // to the v2 objects and the parent DVP connection.
 
-terraform {
-  required_version = ">= 1.12"
-  required_providers {
-    kubernetes = {
-      source = "hashicorp/kubernetes"
-    }
-  }
-}
-
 variable "clusterConfiguration" {
   description = "ClusterConfiguration; cloud.prefix names every object."
   type        = any

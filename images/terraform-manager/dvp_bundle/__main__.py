@@ -1,0 +1,60 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""python -m dvp_bundle --out DIR [--provider P] [--validator V] [--push REF]
+
+Assembles the bundle as an OCI image layout in DIR (the validator is built first when not given, see
+validator_build) and, with --push, pushes it with .bin/crane. Prints the manifest digest."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from . import contents, oci, validator_build
+
+ROOT = Path(__file__).resolve().parents[3]
+CRANE = ROOT / ".bin" / "crane"
+PROVIDER = ROOT / ".bin" / "terraform-provider-kubernetes"
+
+
+class PushError(RuntimeError):
+    pass
+
+
+def assemble(out: Path, provider: Path = PROVIDER, validator: Path | None = None) -> oci.Image:
+    validator = validator or validator_build.build(log=lambda m: print(m, file=sys.stderr))
+    return oci.write_layout(contents.entries(ROOT / "candi", provider, validator), out)
+
+
+def push(image: oci.Image, ref: str, crane: Path = CRANE) -> str:
+    if not os.access(crane, os.X_OK):
+        raise PushError(f"{crane} is missing: build it with `tools/build crane` (or `make tools`)")
+    res = subprocess.run([str(crane), "push", str(image.layout), ref], capture_output=True, text=True, check=False)
+    if res.returncode != 0:
+        raise PushError(f"crane push {ref} failed: {res.stderr.strip()}")
+    return res.stdout.strip()
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m dvp_bundle", description=__doc__.splitlines()[0])
+    p.add_argument("--out", type=Path, required=True, help="directory for the OCI image layout (replaced)")
+    p.add_argument("--provider", type=Path, default=PROVIDER)
+    p.add_argument("--validator", type=Path, help="validator executable (default: built and cached)")
+    p.add_argument("--push", metavar="REF", help="push the image to this reference with crane")
+    args = p.parse_args(argv)
+    try:
+        image = assemble(args.out, args.provider, args.validator)
+        if args.push:
+            push(image, args.push)
+    except (FileNotFoundError, PushError, validator_build.BuildError) as exc:
+        print(f"dvp_bundle: {exc}", file=sys.stderr)
+        return 1
+    print(image.digest)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

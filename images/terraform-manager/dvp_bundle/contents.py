@@ -1,0 +1,70 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""What the bundle holds and where dhctl looks for it (the image is unpacked into <download dir>/dvp):
+
+    layouts/, terraform-modules/, openapi/    candi/ of the tree (module tests, versions.tf, tofu files left out)
+    cni-bootstrap.yml                          the CNI dhctl enables at bootstrap
+    terraform-manager/terraform_versions.yml   the pinned OpenTofu and provider versions
+    terraform-manager/plan_rules.yml           which planned change is a VM change (vmResource)
+    terraform-manager/terraform-provider-kubernetes
+    validator                                  `validator serve ...`, the dhctl validation service
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+TREE_DIRS = {"layouts": "layouts", "terraform-modules": "terraform-modules", "openapi": "openapi"}
+TREE_FILES = {
+    "cni-bootstrap.yml": "cni-bootstrap.yml",
+    "terraform_versions.yml": "terraform-manager/terraform_versions.yml",
+    "plan_rules.yml": "terraform-manager/plan_rules.yml",
+}
+PROVIDER = "terraform-manager/terraform-provider-kubernetes"
+VALIDATOR = "validator"
+# Never shipped: the modules' own tests, whatever a local tofu run left behind, and versions.tf: dhctl links its
+# own (from terraform_versions.yml) into every step and module directory and fails on one that is already there.
+SKIP_DIRS = {"tests", ".terraform", "__pycache__"}
+SKIP_NAMES = {"versions.tf"}
+SKIP_SUFFIXES = (".tfstate", ".tfstate.backup", ".tfplan", ".lock.hcl", ".tfvars.json")
+
+
+@dataclass(frozen=True)
+class Entry:
+    path: str  # inside the image, relative, "/"-separated
+    source: Path | None = None  # a file to copy; None for a directory or a link
+    link: str | None = None  # a symlink's target, as in the tree (relative)
+    executable: bool = False
+
+    @property
+    def is_dir(self) -> bool:
+        return self.source is None and self.link is None
+
+
+def _walk(top: Path, prefix: str) -> Iterator[Entry]:
+    yield Entry(prefix)
+    for p in sorted(top.iterdir()):
+        if p.name in SKIP_DIRS or p.name in SKIP_NAMES or p.name.endswith(SKIP_SUFFIXES):
+            continue
+        path = f"{prefix}/{p.name}"
+        if p.is_symlink():
+            yield Entry(path, link=str(p.readlink()))
+        elif p.is_dir():
+            yield from _walk(p, path)
+        else:
+            yield Entry(path, source=p)
+
+
+def entries(candi: Path, provider: Path, validator: Path) -> list[Entry]:
+    """Every entry of the image, sorted by path (directories before what they hold)."""
+    for binary in (provider, validator):
+        if not binary.is_file():
+            raise FileNotFoundError(f"{binary}: no such file (the bundle needs the provider and the validator)")
+    out = [Entry("terraform-manager")]
+    for src, dst in TREE_DIRS.items():
+        out += _walk(candi / src, dst)
+    out += [Entry(dst, source=candi / src) for src, dst in TREE_FILES.items()]
+    out += [Entry(PROVIDER, source=provider, executable=True), Entry(VALIDATOR, source=validator, executable=True)]
+    return sorted(out, key=lambda e: e.path)

@@ -1,0 +1,184 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""The rules dhctl's input is checked against before bootstrap, converge and destroy.
+
+They are the module's own rules, called where they live: the credentials contract of the hooks
+(`lib.credentials`), the NodeGroup/DVPInstanceClass rules of the validation webhook (`dvp_webhooks.domain.nodes`),
+the schemas Deckhouse and the layouts use (`openapi/config-values.yaml`, `candi/openapi/*`, checked with
+`lib.schema` where its keyword subset covers them). The choice between the legacy DVPClusterConfiguration and
+the v2 objects is the layouts' `migration` module rule: the legacy one only while the v2 objects are incomplete.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from typing import Any
+
+from dvp_webhooks.domain import nodes
+from lib import credentials, schema
+from lib.errors import InvalidInput
+
+from .inputs import Input
+from .violations import Report, at
+
+MODULE_CONFIG = "cloud-provider-dvp"
+MODULE_NAMESPACE = "d8-cloud-provider-dvp"
+MODULE_CONFIG_VERSION = 2
+
+# Codes of our own; the NodeGroup/DVPInstanceClass ones are the webhook's (nodes.*).
+MODULE_CONFIG_REQUIRED = "module_config_required"
+MODULE_CONFIG_INVALID = "module_config_invalid"
+CREDENTIALS_REQUIRED = "credential_secret_required"
+CREDENTIALS_INVALID = "credential_secret_invalid"
+MASTER_REQUIRED = "master_node_group_required"
+MASTER_NOT_PERMANENT = "master_node_group_not_cloud_permanent"
+CLASS_KIND_INVALID = "class_reference_kind_invalid"
+CLASS_NAME_REQUIRED = "class_reference_name_required"
+CLASS_NOT_FOUND = "instance_class_not_found"
+CLASS_INVALID = "instance_class_invalid"
+LEGACY_INVALID = "provider_cluster_configuration_invalid"
+LEGACY_IN_USE = "provider_cluster_configuration_in_use"
+
+
+@dataclass(frozen=True)
+class Schemas:
+    config_values: Any  # a jsonschema validator of ModuleConfig spec.settings
+    instance_class: dict  # DVPInstanceClass spec (lib.schema subset)
+    cluster_configuration: dict  # the legacy DVPClusterConfiguration (lib.schema subset)
+
+
+def validate(inp: Input, schemas: Schemas) -> Report:
+    report = Report()
+    if inp.provider_cluster_configuration is not None and not v2_complete(inp):
+        _legacy(inp.provider_cluster_configuration, schemas, report)
+        return report
+    _module_config(inp.settings, schemas, report)
+    _credentials(inp.secrets, report)
+    if inp.operation != "destroy":
+        _node_groups(inp, schemas, report)
+    return report
+
+
+def v2_complete(inp: Input) -> bool:
+    """The layouts' migration rule: ModuleConfig version >= 2, NodeGroup master, its class and d8-credentials."""
+    version = ((inp.settings or {}).get("spec") or {}).get("version") or 0
+    master = inp.node_groups.get(nodes.MASTER)
+    master_class = nodes.class_reference(master or {}).get("name") or ""
+    return (isinstance(version, int) and version >= MODULE_CONFIG_VERSION and master is not None
+            and master_class in inp.instance_classes and credentials.SECRET_NAME in inp.secrets)
+
+
+def _legacy(pcc: dict, schemas: Schemas, report: Report) -> None:
+    found = schema.first_error(pcc, schemas.cluster_configuration, ())
+    if found:
+        field, reason = found
+        report.error(at("DVPClusterConfiguration", "", field), LEGACY_INVALID,
+                     f"DVPClusterConfiguration: {_dotted(field)} {reason}")
+    report.warn("DVPClusterConfiguration", LEGACY_IN_USE,
+                "the legacy DVPClusterConfiguration is used until ModuleConfig version 2, NodeGroup master, its "
+                "DVPInstanceClass and Secret d8-credentials are all given")
+
+
+def _module_config(mc: dict | None, schemas: Schemas, report: Report) -> None:
+    path = at("ModuleConfig", MODULE_CONFIG)
+    if not mc:
+        report.error(path, MODULE_CONFIG_REQUIRED, f"ModuleConfig {MODULE_CONFIG} is required")
+        return
+    spec = mc.get("spec") or {}
+    version = spec.get("version")
+    if version != MODULE_CONFIG_VERSION:
+        report.error(at("ModuleConfig", MODULE_CONFIG, ["spec", "version"]), MODULE_CONFIG_INVALID,
+                     f"ModuleConfig {MODULE_CONFIG}: spec.version must be {MODULE_CONFIG_VERSION}, got {version!r}")
+        return
+    for err in sorted(schemas.config_values.iter_errors(spec.get("settings") or {}), key=lambda e: list(e.path)):
+        field = ["spec", "settings", *err.absolute_path]
+        reason = _schema_reason(err)
+        if err.validator == "required":
+            field, reason = [*field, err.message.split("'")[1]], "is required"
+        report.error(at("ModuleConfig", MODULE_CONFIG, field), MODULE_CONFIG_INVALID,
+                     f"ModuleConfig {MODULE_CONFIG}: {_dotted(field)} {reason}")
+
+
+def _credentials(secrets: dict[str, dict], report: Report) -> None:
+    if credentials.SECRET_NAME not in secrets:
+        report.error(at("Secret", credentials.SECRET_NAME), CREDENTIALS_REQUIRED,
+                     f"Secret {MODULE_NAMESPACE}/{credentials.SECRET_NAME} of type {credentials.SECRET_TYPE} is "
+                     "required (the DVP kubeconfig)")
+    for name, secret in sorted(secrets.items()):
+        try:
+            credentials.from_secret(_as_filter_result(name, secret), MODULE_NAMESPACE)
+        except InvalidInput as exc:
+            report.error(at("Secret", name, exc.field), CREDENTIALS_INVALID, str(exc))
+
+
+def _as_filter_result(name: str, secret: dict) -> dict:
+    """The hooks' view of a credentials Secret: its type and base64 data, stringData (as written) folded in."""
+    data = {k: v for k, v in (secret.get("data") or {}).items() if k in ("authScheme", "secret", "identity")}
+    for key, value in (secret.get("stringData") or {}).items():
+        if key in ("authScheme", "secret", "identity"):
+            data[key] = base64.b64encode(str(value).encode()).decode()
+    return {"name": name, "type": secret.get("type"), "data": data}
+
+
+def _node_groups(inp: Input, schemas: Schemas, report: Report) -> None:
+    groups, classes = inp.node_groups, inp.instance_classes
+    if nodes.MASTER not in groups:
+        report.error(at("NodeGroup", nodes.MASTER), MASTER_REQUIRED,
+                     f'NodeGroup "{nodes.MASTER}" is required (CloudPermanent, classReference {nodes.CLASS_KIND})')
+    for name, ng in sorted(groups.items()):
+        spec = ng.get("spec") or {}
+        cref = nodes.class_reference(ng)
+        ref = ["spec", "cloudInstances", "classReference"]
+        if name == nodes.MASTER and spec.get("nodeType") != "CloudPermanent":
+            report.error(at("NodeGroup", name, ["spec", "nodeType"]), MASTER_NOT_PERMANENT,
+                         f'NodeGroup "{name}": spec.nodeType must be CloudPermanent, got {spec.get("nodeType")!r}')
+        if spec.get("nodeType") == "CloudPermanent" and cref.get("kind") != nodes.CLASS_KIND:
+            report.error(at("NodeGroup", name, [*ref, "kind"]), CLASS_KIND_INVALID,
+                         f'NodeGroup "{name}": spec.cloudInstances.classReference.kind must be {nodes.CLASS_KIND} '
+                         f"for a CloudPermanent group, got {cref.get('kind')!r}")
+            continue
+        if cref.get("kind") != nodes.CLASS_KIND:
+            continue
+        if not cref.get("name"):
+            report.error(at("NodeGroup", name, [*ref, "name"]), CLASS_NAME_REQUIRED,
+                         f'NodeGroup "{name}": spec.cloudInstances.classReference.name is required')
+        elif cref["name"] not in classes:
+            report.error(at("NodeGroup", name, [*ref, "name"]), CLASS_NOT_FOUND,
+                         f'NodeGroup "{name}": {nodes.CLASS_KIND} "{cref["name"]}" is not among the installer '
+                         "resources")
+    # dhctl's map key is the group's name, whatever its metadata says.
+    used = [{**ng, "metadata": {**(ng.get("metadata") or {}), "name": name}} for name, ng in groups.items()]
+    for name, ic in sorted(classes.items()):
+        _instance_class(name, ic, nodes.users(name, used, ic), schemas, report)
+
+
+def _instance_class(name: str, ic: dict, groups: set[str], schemas: Schemas, report: Report) -> None:
+    found = schema.first_error(ic.get("spec"), schemas.instance_class, ())
+    if found:
+        field, reason = found
+        report.error(at(nodes.CLASS_KIND, name, ["spec", *field]), CLASS_INVALID,
+                     f'{nodes.CLASS_KIND} "{name}": {_dotted(["spec", *field])} {reason}')
+    etcd = at(nodes.CLASS_KIND, name, ["spec", "etcdDisk"])
+    if nodes.MASTER in groups and not nodes.has_etcd_disk(ic):
+        report.error(etcd, nodes.MASTER_ETCD_DISK_REQUIRED,
+                     f'{nodes.CLASS_KIND} "{name}" is used by NodeGroup "master" and needs spec.etcdDisk')
+    others = sorted(groups - {nodes.MASTER})
+    if others and nodes.has_etcd_disk(ic):
+        report.error(etcd, nodes.ETCD_DISK_FORBIDDEN,
+                     f'{nodes.CLASS_KIND} "{name}" has spec.etcdDisk but is used by NodeGroup {", ".join(others)}; '
+                     'only "master" may have an etcd disk')
+
+
+def _dotted(field) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in field).lstrip(".") or "(root)"
+
+
+def _schema_reason(err) -> str:
+    """The schema side of a jsonschema error only: the instance may hold a kubeconfig or a key."""
+    if err.validator in ("additionalProperties", "patternProperties"):
+        return "has an unknown field"
+    if err.validator == "not":
+        return "uses a reserved key"
+    value = err.validator_value
+    return f"violates {err.validator} {value!r}" if not isinstance(value, dict | list) else f"violates {err.validator}"
