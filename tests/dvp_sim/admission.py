@@ -47,7 +47,6 @@ class DvpAdmission:
                     "VirtualMachineBlockDeviceAttachment": self._vmbda}
         routes = {path: Route(kind, GROUP, handlers[kind]) for _, path, kind, _ in WEBHOOKS}
         self.server = WebhookServer(address, routes, None, cert_file, key_file)  # type: ignore[arg-type]
-        self._registered_on: KubeClient | None = None
 
     @property
     def url(self) -> str:
@@ -59,6 +58,7 @@ class DvpAdmission:
 
     def stop(self) -> None:
         self.server.stop()
+        self.client.close()
 
     # registration --------------------------------------------------------------------------------------------
     def configuration(self, ca_pem: str) -> dict[str, Any]:

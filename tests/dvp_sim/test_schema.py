@@ -115,3 +115,10 @@ def test_disk_data_source_takes_only_the_field_its_type_names(dvp, ns):
     body["spec"]["dataSource"]["http"] = {"url": "https://example.invalid/image.qcow2"}
     err = invalid(dvp.create, R.VIRTUAL_DISK, body, ns)
     assert "dataSource of type ObjectRef takes objectRef only" in err.message
+
+
+def test_disk_size_is_an_int_or_string_quantity(dvp, ns):
+    made = dvp.create(R.VIRTUAL_DISK, disk("int-size", size=1073741824), ns)  # type: ignore[arg-type]
+    assert made["spec"]["persistentVolumeClaim"]["size"] == 1073741824
+    err = invalid(dvp.create, R.VIRTUAL_DISK, disk("bad-size", size="ten gigs"), ns)
+    assert "spec.persistentVolumeClaim.size" in err.message
