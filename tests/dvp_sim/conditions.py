@@ -20,7 +20,8 @@ IP_ADDRESS_READY = "VirtualMachineIPAddressReady"
 ATTACHED = "Attached"
 VM_READY = "VirtualMachineReady"
 BLOCK_DEVICE_READY = "BlockDeviceReady"
-CAPACITY_AVAILABLE = "DiskAttachmentCapacityAvailable"
+CAPACITY_AVAILABLE = "DiskAttachmentCapacityAvailableType"  # sic: DVP's type name ends in "Type"
+SIGNAL_SENT = "SignalSent"
 COMPLETED = "Completed"
 BOUND = "Bound"
 
@@ -42,6 +43,13 @@ R_NOT_READY = "NotReady"
 R_ATTACH_SENT = "AttachmentRequestSent"
 R_ATTACHED = "Attached"
 R_SUPERSEDED = "Superseded"
+R_NOT_ATTACHED = "NotAttached"
+R_VM_NOT_FOUND = "VirtualMachineNotFound"
+R_NOT_READY_TO_RUN = "NotReadyToBeExecuted"
+R_NOT_FOR_RUN_POLICY = "NotApplicableForRunPolicy"
+R_NOT_FOR_VM_PHASE = "NotApplicableForVMPhase"
+R_OPERATION_COMPLETED = "OperationCompleted"
+R_SIGNAL_SENT = "SignalSentSuccess"
 
 # annotation with the disk serial (md5 of metadata.uid), so tests of the guest side can find the device
 SERIAL_ANNOTATION = "dvp-sim.deckhouse.io/serial"
@@ -56,9 +64,10 @@ def find(status: dict[str, Any], ctype: str) -> dict[str, Any] | None:
     return next((c for c in status.get("conditions") or [] if c.get("type") == ctype), None)
 
 
-def put(status: dict[str, Any], ctype: str, value: bool, reason: str, message: str = "") -> None:
-    """Set a condition; lastTransitionTime moves only when status flips (so a steady state writes nothing)."""
-    state = "True" if value else "False"
+def put(status: dict[str, Any], ctype: str, value: bool | None, reason: str, message: str = "") -> None:
+    """Set a condition (None: Unknown); lastTransitionTime moves only when status flips (a steady state writes
+    nothing)."""
+    state = "Unknown" if value is None else "True" if value else "False"
     conds = [dict(c) for c in status.get("conditions") or []]
     old = next((c for c in conds if c.get("type") == ctype), None)
     new = {"type": ctype, "status": state, "reason": reason, "message": message,

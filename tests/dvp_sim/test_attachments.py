@@ -49,7 +49,7 @@ def test_attachment_waits_for_a_running_vm(dvp, ns, start_sim):
     assert condition(pending, "VirtualMachineReady")["message"] == "the virtual machine is Starting"
 
 
-def test_sixteen_devices_is_the_limit(dvp, ns, sim):
+def test_a_full_vm_keeps_the_attachment_pending_until_a_slot_frees(dvp, ns, sim):
     names = [f"s{i}" for i in range(15)]
     for name in names + ["hot-1", "hot-2"]:
         dvp.create(R.VIRTUAL_DISK, disk(name, "1Gi"), ns)
@@ -58,12 +58,19 @@ def test_sixteen_devices_is_the_limit(dvp, ns, sim):
     dvp.create(R.VMBDA, vmbda("att-1", "full", "hot-1"), ns)
     assert dvp.wait_for(R.VMBDA, "att-1", phase_is("Attached", "Failed"), WAIT, ns)["status"]["phase"] == "Attached"
     dvp.create(R.VMBDA, vmbda("att-2", "full", "hot-2"), ns)
-    failed = dvp.wait_for(R.VMBDA, "att-2", phase_is("Attached", "Failed"), WAIT, ns)
-    assert failed["status"]["phase"] == "Failed"
-    cap = condition(failed, "DiskAttachmentCapacityAvailable")
-    assert (cap["status"], cap["reason"]) == ("False", "CapacityReached")
-    dvp.delete(R.VMBDA, "att-2", ns)  # a failed attachment leaves without a detach
-    assert dvp.wait_for(R.VMBDA, "att-2", gone, WAIT, ns) is None
+    waiting = dvp.wait_for(R.VMBDA, "att-2", lambda o: o is not None and any(
+        c["type"] == "DiskAttachmentCapacityAvailableType" for c in o.get("status", {}).get("conditions", [])),
+        WAIT, ns)
+    assert waiting["status"]["phase"] == "Pending"
+    cap = condition(waiting, "DiskAttachmentCapacityAvailableType")
+    assert (cap["status"], cap["reason"], cap["message"]) == (
+        "False", "CapacityReached", 'Can not attach 17 block devices (16 is maximum) to `VirtualMachine` "full"')
+    att = condition(waiting, "Attached")
+    assert (att["status"], att["reason"], att["message"]) == (
+        "False", "NotAttached", "Virtual machine block device capacity reached.")
+    dvp.delete(R.VMBDA, "att-1", ns)  # a slot frees: the waiting attachment goes on by itself
+    attached = dvp.wait_for(R.VMBDA, "att-2", phase_is("Attached"), WAIT, ns)
+    assert condition(attached, "DiskAttachmentCapacityAvailableType")["status"] == "True"
 
 
 def test_vm_refuses_more_than_sixteen_static_devices(dvp, ns):

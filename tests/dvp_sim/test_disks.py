@@ -8,7 +8,7 @@ import hashlib
 
 import pytest
 from dvp_common.dvp import resources as R
-from dvp_common.kube import Invalid
+from dvp_common.kube import Forbidden
 
 from dvp_sim import quantity, serial
 from dvp_sim.builders import WAIT, condition, disk, phase_is, vm
@@ -67,13 +67,15 @@ def test_growing_the_size_goes_through_resizing_and_shrinking_is_refused(dvp, ns
     assert grown["status"]["phase"] == "Ready"
     assert rec.until("grow", 5) == ["Pending", "Provisioning", "Ready", "Resizing", "Ready"]
     assert condition(grown, "Resizing")["reason"] == "Resized"
-    with pytest.raises(Invalid, match="the disk size can only grow"):
+    with pytest.raises(Forbidden, match="should be greater than or equal to the current value"):
         dvp.patch(R.VIRTUAL_DISK, "grow", {"spec": {"persistentVolumeClaim": {"size": "2Gi"}}}, ns)
 
 
 def test_storage_class_change_migrates_the_disk(dvp, ns, sim):
     dvp.create(R.VIRTUAL_DISK, disk("mover", "1Gi"), ns)
-    dvp.wait_for(R.VIRTUAL_DISK, "mover", phase_is("Ready"), WAIT, ns)
+    dvp.create(R.VIRTUAL_MACHINE, vm("mover-vm", ["mover"]), ns)  # DVP migrates only a disk a running VM mounts
+    dvp.wait_for(R.VIRTUAL_DISK, "mover", lambda o: (o.get("status") or {}).get("attachedToVirtualMachines"),
+                 WAIT, ns)
     dvp.patch(R.VIRTUAL_DISK, "mover", {"spec": {"persistentVolumeClaim": {"storageClassName": "sim-other"}}}, ns)
     moved = dvp.wait_for(R.VIRTUAL_DISK, "mover",
                          lambda o: o["status"].get("storageClassName") == "sim-other" and

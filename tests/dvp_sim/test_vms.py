@@ -108,15 +108,70 @@ def test_restart_operation_goes_through_stopping_and_starting(dvp, ns, sim, reco
     assert rec.until("r", 6) == ["Pending", "Starting", "Running", "Stopping", "Starting", "Running"]
 
 
-def test_operations_that_cannot_apply(dvp, ns, sim):
+def failed_with(dvp, ns, name: str) -> tuple[str, str, str]:
+    done = dvp.wait_for(R.VIRTUAL_MACHINE_OPERATION, name, phase_is("Completed", "Failed", "InProgress"), WAIT, ns)
+    cond = condition(done, "Completed")
+    return done["status"]["phase"], cond["reason"], cond["message"]
+
+
+def test_start_of_a_running_vm_fails_as_not_applicable_for_its_phase(dvp, ns, sim):
     running_vm(dvp, ns, "q")
     dvp.create(R.VIRTUAL_MACHINE_OPERATION, vmop("start-q", "q", "Start"), ns)
-    done = dvp.wait_for(R.VIRTUAL_MACHINE_OPERATION, "start-q", phase_is("Completed", "Failed"), WAIT, ns)
-    assert (done["status"]["phase"], condition(done, "Completed")["message"]) == (
-        "Completed", "the virtual machine is already Running")
+    assert failed_with(dvp, ns, "start-q") == (
+        "Failed", "NotApplicableForVMPhase",
+        "Operation type Start is not applicable for VirtualMachine in phase Running")
+
+
+def test_operation_on_a_missing_vm_fails(dvp, ns, sim):
     dvp.create(R.VIRTUAL_MACHINE_OPERATION, vmop("stop-ghost", "ghost", "Stop"), ns)
-    failed = dvp.wait_for(R.VIRTUAL_MACHINE_OPERATION, "stop-ghost", phase_is("Completed", "Failed"), WAIT, ns)
-    assert (failed["status"]["phase"], condition(failed, "Completed")["reason"]) == ("Failed", "NotFound")
+    assert failed_with(dvp, ns, "stop-ghost") == ("Failed", "VirtualMachineNotFound", "VirtualMachine not found")
+
+
+def test_stop_of_an_always_on_vm_fails_as_not_applicable_for_its_run_policy(dvp, ns, sim):
+    dvp.create(R.VIRTUAL_DISK, disk("on-d", "1Gi"), ns)
+    dvp.create(R.VIRTUAL_MACHINE, vm("on", ["on-d"], run_policy="AlwaysOn"), ns)
+    dvp.wait_for(R.VIRTUAL_MACHINE, "on", phase_is("Running"), WAIT, ns)
+    dvp.create(R.VIRTUAL_MACHINE_OPERATION, vmop("stop-on", "on", "Stop"), ns)
+    assert failed_with(dvp, ns, "stop-on") == (
+        "Failed", "NotApplicableForRunPolicy",
+        "Operation type Stop is not applicable for VirtualMachine with runPolicy AlwaysOn")
+    assert dvp.get(R.VIRTUAL_MACHINE, "on", ns)["status"]["phase"] == "Running"
+
+
+def test_restart_of_an_always_on_vm_applies(dvp, ns, sim):
+    dvp.create(R.VIRTUAL_DISK, disk("on2-d", "1Gi"), ns)
+    dvp.create(R.VIRTUAL_MACHINE, vm("on2", ["on2-d"], run_policy="AlwaysOn"), ns)
+    dvp.wait_for(R.VIRTUAL_MACHINE, "on2", phase_is("Running"), WAIT, ns)
+    dvp.create(R.VIRTUAL_MACHINE_OPERATION, vmop("restart-on2", "on2", "Restart"), ns)
+    assert dvp.wait_for(R.VIRTUAL_MACHINE_OPERATION, "restart-on2", phase_is("Completed"), WAIT, ns)
+
+
+def test_a_new_operation_fails_while_an_earlier_one_is_unfinished_start_never_supersedes_stop(dvp, ns, start_sim):
+    start_sim(stuck={"VirtualMachine.Stopping"})
+    running_vm(dvp, ns, "busy")
+    dvp.create(R.VIRTUAL_MACHINE_OPERATION, vmop("busy-1-stop", "busy", "Stop"), ns)
+    dvp.wait_for(R.VIRTUAL_MACHINE, "busy", phase_is("Stopping"), WAIT, ns)
+    dvp.create(R.VIRTUAL_MACHINE_OPERATION, vmop("busy-2-start", "busy", "Start"), ns)
+    assert failed_with(dvp, ns, "busy-2-start") == (
+        "Failed", "NotReadyToBeExecuted", "VMOP cannot be executed now. Previously created operation should finish "
+        "first.")
+    assert dvp.get(R.VIRTUAL_MACHINE_OPERATION, "busy-1-stop", ns)["status"]["phase"] == "InProgress"
+
+
+def test_a_stop_supersedes_an_unfinished_start(dvp, ns, start_sim):
+    start_sim(stuck={"VirtualMachine.Starting"})
+    dvp.create(R.VIRTUAL_DISK, disk("sup-d", "1Gi"), ns)
+    dvp.create(R.VIRTUAL_MACHINE, vm("sup", ["sup-d"], run_policy="Manual"), ns)
+    dvp.wait_for(R.VIRTUAL_MACHINE, "sup", phase_is("Stopped"), WAIT, ns)
+    dvp.create(R.VIRTUAL_MACHINE_OPERATION, vmop("sup-1-start", "sup", "Start"), ns)
+    dvp.wait_for(R.VIRTUAL_MACHINE, "sup", phase_is("Starting"), WAIT, ns)
+    dvp.create(R.VIRTUAL_MACHINE_OPERATION, vmop("sup-2-stop", "sup", "Stop"), ns)
+    old = dvp.wait_for(R.VIRTUAL_MACHINE_OPERATION, "sup-1-start", phase_is("Superseded"), WAIT, ns)
+    cond = condition(old, "Completed")
+    assert (cond["status"], cond["reason"], cond["message"]) == (
+        "True", "Superseded", "Superseded by sup-2-stop with type Stop")
+    assert dvp.wait_for(R.VIRTUAL_MACHINE_OPERATION, "sup-2-stop", phase_is("Completed"), WAIT, ns)
+    assert dvp.get(R.VIRTUAL_MACHINE, "sup", ns)["status"]["phase"] == "Stopped"
 
 
 def test_manual_run_policy_vm_stays_stopped_until_started(dvp, ns, sim):

@@ -20,6 +20,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import requests
 import yaml
@@ -134,8 +135,12 @@ class ApiServer:
 class ControlPlane:
     """etcd plus named kube-apiservers sharing it under separate prefixes; stop() ends them all."""
 
-    def __init__(self, workdir: Path | None = None) -> None:
+    def __init__(self, workdir: Path | None = None, dvp_admission: bool = True) -> None:
+        """`dvp_admission`: every server that serves the DVP CRDs also gets DVP's admission webhooks
+        (dvp_sim.admission), as real DVP has; False only for a test that needs the soft world."""
         self._own_dir = workdir is None
+        self.dvp_admission = dvp_admission
+        self.admissions: dict[str, Any] = {}
         self.workdir = Path(workdir or tempfile.mkdtemp(prefix="cpdvp-api-"))
         self.servers: dict[str, ApiServer] = {}
         self.etcd: Process | None = None
@@ -184,6 +189,8 @@ class ControlPlane:
             return server
 
     def stop(self) -> None:
+        for admission in list(self.admissions.values()):
+            admission.stop()
         for server in list(self.servers.values()):  # all drain at once, then each is reaped
             if server.process:
                 server.process.terminate()
@@ -262,8 +269,38 @@ class ControlPlane:
             crds.load(client, crd_files)
         finally:
             client.close()
+        if self.dvp_admission and any(f.parent == DVP_CRDS for f in crd_files):
+            self._start_dvp_admission(server)
         server.started_in = time.monotonic() - server.spawned_at
         self.timings[f"{server.name}.crds"] = server.started_in
+
+    def _start_dvp_admission(self, server: ApiServer) -> None:
+        """Serve DVP's webhooks for this server (TLS from the harness PKI), register them and wait until the
+        server applies them: a dry-run create that only they refuse must come back 403."""
+        from dvp_sim.admission import DvpAdmission
+
+        assert self.pki is not None
+        admission = DvpAdmission(server.client(), str(self.pki.serving_cert), str(self.pki.serving_key)).start()
+        with self._lock:
+            self.admissions[server.name] = admission
+        admission.register(self.pki.ca_pem)
+        probe = {"apiVersion": "virtualization.deckhouse.io/v1alpha2", "kind": "VirtualMachine",
+                 "metadata": {"name": "dvp-admission-probe", "labels": {"probe.kubevirt.io/x": "x"}},
+                 "spec": {"virtualMachineClassName": "probe", "cpu": {"cores": 1}, "memory": {"size": "1Gi"},
+                          "blockDeviceRefs": [{"kind": "VirtualDisk", "name": "probe"}]}}
+        url = f"{server.url}/apis/virtualization.deckhouse.io/v1alpha2/namespaces/default/virtualmachines?dryRun=All"
+        deadline = time.monotonic() + READY_TIMEOUT
+        with requests.Session() as session:
+            session.trust_env = False
+            while True:
+                resp = session.post(url, json=probe, headers={"Authorization": f"Bearer {self.token}"},
+                                    verify=str(self.pki.ca_cert), timeout=5)
+                if resp.status_code == 403:
+                    return
+                if time.monotonic() > deadline:
+                    raise HarnessError(f"kube-apiserver {server.name}: DVP's admission webhooks not in effect within "
+                                       f"{READY_TIMEOUT:.0f}s (probe answered HTTP {resp.status_code})")
+                time.sleep(0.05)  # the server's webhook informer has not seen the configuration yet
 
     @staticmethod
     def _wait_ready(proc: Process, url: str, token: str | None, ca: str | None, what: str) -> None:

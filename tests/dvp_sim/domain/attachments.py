@@ -1,6 +1,7 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""VirtualMachineBlockDeviceAttachment: Pending -> InProgress -> Attached (or Failed/CapacityReached);
+"""VirtualMachineBlockDeviceAttachment: Pending -> InProgress -> Attached; a full VM keeps it Pending
+(DiskAttachmentCapacityAvailableType=False/CapacityReached, Attached=False/NotAttached) until a slot frees;
 deletion holds the vmbda-protection finalizer until the VM and the disk no longer show the attachment."""
 
 from __future__ import annotations
@@ -92,10 +93,11 @@ def _pending(att: Obj, st: Obj, vm: Obj | None, world, cfg, plan: Plan) -> None:
               f"{ref.get('kind')} {ref.get('name')} is {'not found' if device is None else phase(device) or 'Pending'}")
         return
     C.put(st, C.BLOCK_DEVICE_READY, True, C.R_READY)
-    if devices_in_use(att, vm, world) >= MAX_BLOCK_DEVICES:
-        st["phase"] = "Failed"
-        C.put(st, C.CAPACITY_AVAILABLE, False, C.R_CAPACITY,
-              f"the virtual machine already has {MAX_BLOCK_DEVICES} block devices")
+    wanted = devices_in_use(att, vm, world) + 1  # DVP counts the attachment asking too
+    if wanted > MAX_BLOCK_DEVICES:
+        C.put(st, C.CAPACITY_AVAILABLE, False, C.R_CAPACITY, f"Can not attach {wanted} block devices "
+              f"({MAX_BLOCK_DEVICES} is maximum) to `VirtualMachine` \"{meta(vm)['name']}\"")
+        C.put(st, C.ATTACHED, False, C.R_NOT_ATTACHED, "Virtual machine block device capacity reached.")
         return
     C.put(st, C.CAPACITY_AVAILABLE, True, C.R_CAPACITY_OK)
     st["phase"] = "InProgress"
