@@ -1,0 +1,174 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""The total deadline of every request, against a real loopback server that drips its answer.
+
+Each drip comes well inside the read timeout, so the read timeout alone never fires: only the deadline ends
+the request. The server notes when the client hangs up; the tests wait on that, never on a sleep.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import socketserver
+import threading
+
+import pytest
+from dvp_common.kube import KubeClient, RetryPolicy, Transient, deadline
+from dvp_common.kube.resources import CONFIG_MAP
+from dvp_common.kube.transport import DEFAULT_DEADLINE, Transport
+from dvpc_kit import TOKEN
+
+DRIP = 0.1  # seconds between bytes: far inside the 5 s read timeout below
+OK_BODY = json.dumps({"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "ok"}}).encode()
+
+
+class Dripper(socketserver.ThreadingTCPServer):
+    """Answers /ok at once; /slow-body sends its headers, then one body byte per DRIP; /slow-head drips the
+    status line itself. `hung_up` is set when a dripping client closes the connection."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.hung_up = threading.Event()
+        self.requests: list[str] = []
+        self.connections = 0
+        self.stopping = threading.Event()
+        threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.shutdown()
+        self.server_close()
+
+
+class Handler(socketserver.BaseRequestHandler):
+    def handle(self) -> None:
+        server: Dripper = self.server  # type: ignore[assignment]
+        server.connections += 1
+        conn: socket.socket = self.request
+        buffer = b""
+        while True:
+            while b"\r\n\r\n" not in buffer:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    return
+                buffer += chunk
+            head, buffer = buffer.split(b"\r\n\r\n", 1)
+            path = head.split(b" ")[1].decode().split("?")[0]
+            server.requests.append(path)
+            if path.endswith("/ok"):
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+                             + str(len(OK_BODY)).encode() + b"\r\n\r\n" + OK_BODY)
+                continue
+            if path.endswith("/slow-body"):
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n")
+                dripped = b" " * 100000
+            else:
+                dripped = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}" + b" " * 100000
+            for byte in dripped:
+                if server.stopping.wait(DRIP):
+                    return
+                try:
+                    conn.sendall(bytes([byte]))
+                except OSError:
+                    server.hung_up.set()
+                    return
+            return
+
+
+@pytest.fixture
+def dripper():
+    server = Dripper()
+    yield server
+    server.stop()
+
+
+def client_for(server: Dripper, **kwargs) -> KubeClient:
+    transport = Transport(KubeClient.from_url(server.url, token=TOKEN).transport.credentials, timeout=(5.0, 5.0))
+    return KubeClient(transport, retry=RetryPolicy(attempts=3, base=0.01, cap=0.01, jitter=False), **kwargs)
+
+
+def cut(call) -> Transient:
+    """Run `call` in a thread; it must fail with DeadlineExceeded long before the dripped answer ends
+    (10000 s of drips): the join's bound only keeps a broken build from hanging the suite."""
+    box: dict = {}
+
+    def run() -> None:
+        try:
+            box["result"] = call()
+        except Exception as exc:  # noqa: BLE001 - handed to the test
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(30)
+    assert not thread.is_alive(), "the request outlived its deadline"
+    error = box.get("error")
+    assert isinstance(error, Transient), box
+    return error
+
+
+def test_a_dripping_body_is_cut_at_the_call_deadline(dripper):
+    client = client_for(dripper, deadline=0.5)
+    error = cut(lambda: client.get(CONFIG_MAP, "slow-body", "ns"))
+    assert error.reason == "DeadlineExceeded"
+    assert str(error) == 'get ConfigMap "ns/slow-body": 0 DeadlineExceeded: no complete answer within 0.5s'
+    assert dripper.hung_up.wait(10)
+    # the budget covers the retries too: one attempt used it all, none follows
+    assert dripper.requests == ["/api/v1/namespaces/ns/configmaps/slow-body"]
+    # the client goes on working after a cut
+    assert client.get(CONFIG_MAP, "ok", "ns")["metadata"]["name"] == "ok"
+
+
+def test_a_dripping_status_line_is_cut_too(dripper):
+    client = client_for(dripper)
+    error = cut(lambda: client.get(CONFIG_MAP, "slow-head", "ns", deadline=0.4))
+    assert error.reason == "DeadlineExceeded" and "within 0.4s" in str(error)
+    assert dripper.hung_up.wait(10)
+
+
+def test_per_call_deadline_overrides_the_client_default_and_list_all_shares_one(dripper):
+    client = client_for(dripper)
+    assert client.deadline == DEFAULT_DEADLINE == 60.0
+    assert client.get(CONFIG_MAP, "ok", "ns", deadline=5)["metadata"]["name"] == "ok"
+    error = cut(lambda: client.list_all(CONFIG_MAP, "slow-body", deadline=0.3))
+    assert error.reason == "DeadlineExceeded" and error.verb == "list"
+
+
+def test_watch_opening_is_bounded(dripper):
+    client = client_for(dripper, deadline=0.4)
+    error = cut(lambda: client.watch(CONFIG_MAP, "slow-head"))
+    assert error.reason == "DeadlineExceeded" and error.verb == "watch"
+
+
+def test_retries_stop_where_the_budget_ends(api, fake_time):
+    """Retry-After 7 s against a 10 s budget: one retry fits, a second would end past the deadline."""
+    client = KubeClient.from_url(api.url, token=TOKEN, retry=RetryPolicy(attempts=5), sleep=fake_time.sleep,
+                                 clock=fake_time.clock, deadline=10)
+    api.script("GET", "/configmaps/x", 503, {"reason": "ServiceUnavailable", "message": "busy"}, times=5,
+               headers={"Retry-After": "7"})
+    with pytest.raises(Transient, match="503 ServiceUnavailable: busy"):
+        client.get(CONFIG_MAP, "x", "ns1")
+    assert fake_time.sleeps == [7.0]
+    assert [r for r in api.state.requests if r[1].endswith("/configmaps/x")].__len__() == 2
+
+
+def test_a_late_cut_never_reaches_a_connection_given_back(dripper):
+    """The pool takes a connection back from its exchange: a deadline passing afterwards touches nothing, and
+    answers read to the end keep the connection alive for the next request."""
+    client = client_for(dripper)
+    for _ in range(3):
+        assert client.get(CONFIG_MAP, "ok", "ns")["metadata"]["name"] == "ok"
+    with deadline.bounded(100) as exchange:
+        assert client.transport.session.get(dripper.url + "/api/v1/namespaces/ns/configmaps/ok").ok
+        assert exchange.expire() is False  # the connection went back to the pool: nothing of ours to cut
+    assert exchange.expire() is True  # finished: nothing to do
+    assert client.get(CONFIG_MAP, "ok", "ns")["metadata"]["name"] == "ok"
+    assert dripper.connections == 1
