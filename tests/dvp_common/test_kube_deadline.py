@@ -3,14 +3,12 @@
 """The total deadline of every request, against a real loopback server that drips its answer.
 
 Each drip comes well inside the read timeout, so the read timeout alone never fires: only the deadline ends
-the request. The server notes when the client hangs up; the tests wait on that, never on a sleep.
+the request. The server (tests/harness/hostile_http.py) notes when the client hangs up; the tests wait on that.
 """
 
 from __future__ import annotations
 
 import json
-import socket
-import socketserver
 import threading
 
 import pytest
@@ -18,79 +16,21 @@ from dvp_common.kube import KubeClient, RetryPolicy, Transient, deadline
 from dvp_common.kube.resources import CONFIG_MAP
 from dvp_common.kube.transport import DEFAULT_DEADLINE, Transport
 from dvpc_kit import TOKEN
+from harness.hostile_http import HostileHTTP, dripping_body, dripping_head, json_answer
 
-DRIP = 0.1  # seconds between bytes: far inside the 5 s read timeout below
 OK_BODY = json.dumps({"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "ok"}}).encode()
-
-
-class Dripper(socketserver.ThreadingTCPServer):
-    """Answers /ok at once; /slow-body sends its headers, then one body byte per DRIP; /slow-head drips the
-    status line itself. `hung_up` is set when a dripping client closes the connection."""
-
-    daemon_threads = True
-    allow_reuse_address = True
-
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), Handler)
-        self.hung_up = threading.Event()
-        self.requests: list[str] = []
-        self.connections = 0
-        self.stopping = threading.Event()
-        threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}"
-
-    def stop(self) -> None:
-        self.stopping.set()
-        self.shutdown()
-        self.server_close()
-
-
-class Handler(socketserver.BaseRequestHandler):
-    def handle(self) -> None:
-        server: Dripper = self.server  # type: ignore[assignment]
-        server.connections += 1
-        conn: socket.socket = self.request
-        buffer = b""
-        while True:
-            while b"\r\n\r\n" not in buffer:
-                chunk = conn.recv(65536)
-                if not chunk:
-                    return
-                buffer += chunk
-            head, buffer = buffer.split(b"\r\n\r\n", 1)
-            path = head.split(b" ")[1].decode().split("?")[0]
-            server.requests.append(path)
-            if path.endswith("/ok"):
-                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
-                             + str(len(OK_BODY)).encode() + b"\r\n\r\n" + OK_BODY)
-                continue
-            if path.endswith("/slow-body"):
-                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n")
-                dripped = b" " * 100000
-            else:
-                dripped = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}" + b" " * 100000
-            for byte in dripped:
-                if server.stopping.wait(DRIP):
-                    return
-                try:
-                    conn.sendall(bytes([byte]))
-                except OSError:
-                    server.hung_up.set()
-                    return
-            return
 
 
 @pytest.fixture
 def dripper():
-    server = Dripper()
+    """Each drip comes 0.1 s after the last, far inside the 5 s read timeout of client_for."""
+    server = HostileHTTP({"/ok": json_answer(OK_BODY), "/slow-body": dripping_body(),
+                          "/slow-head": dripping_head()}, drip=0.1)
     yield server
     server.stop()
 
 
-def client_for(server: Dripper, **kwargs) -> KubeClient:
+def client_for(server: HostileHTTP, **kwargs) -> KubeClient:
     transport = Transport(KubeClient.from_url(server.url, token=TOKEN).transport.credentials, timeout=(5.0, 5.0))
     return KubeClient(transport, retry=RetryPolicy(attempts=3, base=0.01, cap=0.01, jitter=False), **kwargs)
 
