@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,6 +17,7 @@ from .shapes import Malformed, Skipped
 
 DVP_API_REACHABLE = "DVPAPIReachable"
 DISCOVERY_DATA_VALID = "DiscoveryDataValid"  # the installer's cloud-provider-discovery-data.json parses
+RESOURCE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*")  # a quota's resource name: `requests.storage`, `count/x`
 QUOTA_PREFIX = "DVPQuota"  # + the quota's resource, e.g. DVPQuota:requests.storage
 
 
@@ -71,7 +73,7 @@ def _quota(quota: Any, threshold: float) -> list[Condition]:
     used = shapes.string_map(status.get("used"), "status.used")
     out = []
     for resource in sorted(hard):
-        if len(resource) > 253 or not all(c.isalnum() or c in "-._/" for c in resource):
+        if len(resource) > 253 or not RESOURCE.fullmatch(resource):
             raise Malformed("status.hard names something that is not a resource")
         limit, taken = parse_quantity(hard[resource]), parse_quantity(used.get(resource, "0"))
         if limit is None or taken is None:
