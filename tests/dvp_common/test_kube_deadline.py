@@ -1,6 +1,7 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The total deadline of every request, against a real loopback server that drips its answer.
+"""The total deadline of every request, against a real loopback server that drips its answer; answers of the
+wrong shape from the same server.
 
 Each drip comes well inside the read timeout, so the read timeout alone never fires: only the deadline ends
 the request. The server (tests/harness/hostile_http.py) notes when the client hangs up; the tests wait on that.
@@ -112,3 +113,28 @@ def test_a_late_cut_never_reaches_a_connection_given_back(dripper):
     assert exchange.expire() is True  # finished: nothing to do
     assert client.get(CONFIG_MAP, "ok", "ns")["metadata"]["name"] == "ok"
     assert dripper.connections == 1
+
+
+@pytest.mark.parametrize("body,message", [
+    (b"[1, 2]", "answer is not a JSON object"),
+    (b"[" * 100000 + b"]" * 100000, "answer is not JSON"),
+    (b'{"items": {"a": 1}}', "answer's items is not a list"),
+])
+def test_answers_of_the_wrong_shape_are_errors_not_crashes(body, message):
+    server = HostileHTTP({"/configmaps": json_answer(body)})
+    try:
+        with pytest.raises(Transient) as info:
+            client_for(server).list(CONFIG_MAP, "ns")
+    finally:
+        server.stop()
+    assert info.value.message == message
+
+
+def test_list_items_that_are_not_objects_are_passed_on_for_the_caller_to_judge():
+    server = HostileHTTP({"/configmaps": json_answer(b'{"metadata": [], "items": [1, "x", {"metadata": {}}]}')})
+    try:
+        page = client_for(server).list(CONFIG_MAP, "ns")
+    finally:
+        server.stop()
+    assert page.items == [1, "x", {"metadata": {}, "apiVersion": "v1", "kind": "ConfigMap"}]
+    assert (page.resource_version, page.continue_) == ("", None)
