@@ -25,6 +25,9 @@ from requests.adapters import HTTPAdapter
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 RECHECK = 0.05  # seconds: an exchange still connecting when its deadline passed is looked at again this soon
+# The watchdog wakes at most this often: deadlines are kept to this precision, and a busy client does not pay a
+# thread switch per request.
+RESOLUTION = 0.05
 
 _current = threading.local()
 
@@ -92,7 +95,8 @@ class _Watchdog:
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="dvp-common-deadlines", daemon=True)
                 self._thread.start()
-            self._cond.notify()
+            if self._heap[0][2] is exchange:  # the earliest now: the watchdog must wake sooner than it planned
+                self._cond.notify()
 
     def _run(self) -> None:
         with self._cond:
@@ -102,7 +106,7 @@ class _Watchdog:
                     _, _, exchange = heapq.heappop(self._heap)
                     if not exchange.expire():
                         heapq.heappush(self._heap, (now + RECHECK, next(self._seq), exchange))
-                self._cond.wait(self._heap[0][0] - now if self._heap else None)
+                self._cond.wait(max(self._heap[0][0] - now, RESOLUTION) if self._heap else None)
 
 
 _WATCHDOG = _Watchdog()
