@@ -30,8 +30,12 @@ def sc(name, *, default=None, beta=None, skip=None, reclaim=None, expand=None):
     return obj
 
 
+def entries(*objs):
+    return [discovery.storage_class_entry(o) for o in objs]
+
+
 def test_merge_first_run_fills_kind_zones_and_sorts():
-    out = discovery.merge({}, [sc("b", reclaim="Retain", expand=True), sc("a", default="TRUE")])
+    out = discovery.merge({}, entries(sc("b", reclaim="Retain", expand=True), sc("a", default="TRUE")))
     assert out == {
         "apiVersion": "deckhouse.io/v1", "kind": "DVPCloudDiscoveryData", "zones": ["default"],
         "storageClasses": [
@@ -48,7 +52,7 @@ def test_merge_keeps_vanished_layout_zones_and_moves_default():
                     {"name": "gone", "volumeBindingMode": "WaitForFirstConsumer", "reclaimPolicy": "Delete",
                      "isEnabled": True, "isDefault": True},
                     {"name": "kept", "reclaimPolicy": "Retain", "isEnabled": True}]}
-    out = discovery.merge(previous, [sc("kept", beta="true"), sc("new")])
+    out = discovery.merge(previous, entries(sc("kept", beta="true"), sc("new")))
     assert out["layout"] == "Standard" and out["zones"] == ["z1"]
     assert out["storageClasses"] == [
         {"name": "gone", "volumeBindingMode": "WaitForFirstConsumer", "reclaimPolicy": "Delete", "isEnabled": True},
@@ -108,13 +112,14 @@ def test_orphans():
                                          {"kind": "ClusterVirtualImage", "name": "img"}]},
             "status": {"blockDeviceRefs": [{"kind": "VirtualDisk", "name": "hot"}]}}]
     bdas = [{"spec": {"blockDeviceRef": {"kind": "VirtualDisk", "name": "attached"}}}]
-    ref = orphans.referenced_names(pvs, vms, bdas)
+    ref, unreadable = orphans.referenced_names(pvs, vms, bdas)
+    assert unreadable == []
     assert ref == {"pv-disk", "boot", "hot", "attached"}
     disks = [disk(n) for n in ("pv-disk", "boot", "hot", "attached", "lost", "foreign-handle")]
     disks += [disk("other-cluster", uuid="u2"), disk("young", age_s=60), disk("dying", deleting=True)]
-    found = orphans.find_orphans(disks, ref, "u1", "dvp.deckhouse.io/cluster-uuid", "dvp.deckhouse.io/component",
-                                 NOW, 600)
-    assert found == [orphans.OrphanedDisk("foreign-handle", "uid-foreign-handle", "5Gi", "csi"),
+    found, skipped = orphans.find_orphans(disks, ref, "u1", "dvp.deckhouse.io/cluster-uuid",
+                                          "dvp.deckhouse.io/component", NOW, 600)
+    assert skipped == [] and found == [orphans.OrphanedDisk("foreign-handle", "uid-foreign-handle", "5Gi", "csi"),
                      orphans.OrphanedDisk("lost", "uid-lost", "5Gi", "csi")]
 
 
@@ -123,11 +128,11 @@ def test_instance_types():
         {"cores": {"min": 1, "max": 4}, "memory": {"min": "1Gi", "max": "8Gi"}, "coreFractions": [5, 100]},
         {"cores": {"min": 5, "max": 8}, "dedicatedCores": [True]}]}},
         {"metadata": {"name": "any"}, "spec": {}}]
-    assert instance_types.catalog(classes) == [
+    assert instance_types.catalog(classes) == ([
         instance_types.InstanceType("any", 0, 0, 0, "", "", (), False),
         instance_types.InstanceType("generic", 0, 1, 4, "1Gi", "8Gi", ("5", "100"), False),
         instance_types.InstanceType("generic", 1, 5, 8, "", "", (), True),
-    ]
+    ], [])
 
 
 def test_conditions():
@@ -137,11 +142,11 @@ def test_conditions():
     quota = {"metadata": {"name": "q"}, "status": {"hard": {"requests.storage": "100Gi", "count/x": "10",
                                                              "weird": "lots"},
                                                     "used": {"requests.storage": "95Gi", "count/x": "1"}}}
-    assert cond.quota_conditions([quota], 0.9) == [
+    assert cond.quota_conditions([quota], 0.9) == ([
         cond.Condition("DVPQuota:q:count/x", True, 'ResourceQuota "q": count/x used 1 of 10 (10%)'),
         cond.Condition("DVPQuota:q:requests.storage", False,
                        'ResourceQuota "q": requests.storage used 95Gi of 100Gi (95%, near its limit)'),
-    ]
+    ], [])
     assert cond.parse_quantity("500m") == 0.5 and cond.parse_quantity("2Ki") == 2048
     assert json.loads(cond.render([cond.reachability(None)])) == [
         {"name": "DVPAPIReachable", "ok": True, "message": "the DVP API answers"}]

@@ -17,6 +17,7 @@ from dvp_common.runtime.signals import stop_on_signals
 
 from .discoverer import Discoverer
 from .dvp import DVPReader
+from .errors import Scrub
 from .guest import Guest
 from .metrics import Metrics
 from .settings import load_settings
@@ -38,8 +39,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     metrics = Metrics()
     guest = Guest(guest_client, settings.write_attempts, settings.write_backoff, settings.write_backoff_cap)
-    discoverer = Discoverer(DVPReader(conn), guest, metrics, conn.cluster_uuid, settings.quota_threshold,
-                            settings.orphan_min_age)
+    # The credentials we hold never leave the process, even quoted back in an upstream error page.
+    scrub = Scrub(lambda: (conn.client.transport.credentials.token, guest_client.transport.credentials.token))
+    discoverer = Discoverer(DVPReader(conn, settings.dvp_request_deadline), guest, metrics, conn.cluster_uuid,
+                            settings.quota_threshold, settings.orphan_min_age,
+                            vanished_grace=settings.vanished_class_grace, scrub=scrub)
     health = HealthServer(settings.listen_address, metrics.registry)
     health.add_liveness("discovery-write", discoverer.liveness)
     health.add_readiness("dvp-api", discoverer.readiness)

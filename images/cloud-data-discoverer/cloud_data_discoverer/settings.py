@@ -28,6 +28,10 @@ class Settings:
     write_backoff_cap: float = 30.0
     quota_threshold: float = field(default=0.9, metadata={"help": "a quota used to this fraction is 'near'"})
     orphan_min_age: float = 600.0  # CSI creates a disk before its PV: younger disks are not judged
+    # A class gone from DVP stays in the discovery data this long (a guest StorageClass may still use it).
+    vanished_class_grace: float = 7 * 24 * 3600.0
+    # Each DVP read in all (retries included), however slowly the answer arrives.
+    dvp_request_deadline: float = 60.0
 
     def validate(self) -> None:
         if self.discovery_period <= 0:
@@ -39,6 +43,10 @@ class Settings:
             raise ConfigInvalid(f"--log-level: {self.log_level!r} is not one of {', '.join(LOG_LEVELS)}")
         if self.write_attempts < 1:
             raise ConfigInvalid("--write-attempts must be at least 1")
+        if self.vanished_class_grace < 0:
+            raise ConfigInvalid("--vanished-class-grace must not be negative")
+        if self.dvp_request_deadline <= 0:
+            raise ConfigInvalid("--dvp-request-deadline must be positive")
         if not 0 < self.quota_threshold <= 1:
             raise ConfigInvalid("--quota-threshold must be in (0, 1]")
 

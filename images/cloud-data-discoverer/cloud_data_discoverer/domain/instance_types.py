@@ -8,9 +8,13 @@ policies accepts any size and gives one unbounded entry. Memory stays in the API
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
+
+from . import shapes
+from .shapes import Malformed, Skipped
 
 
 @dataclass(frozen=True, order=True)
@@ -25,24 +29,44 @@ class InstanceType:
     dedicated_cores: bool
 
 
-def _int(value: Any) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return 0
+MAX_POLICIES = 16  # the CRD's maxItems
+FRACTION = re.compile(r"(100|[1-9][0-9]?)%?")
 
 
-def catalog(classes: Iterable[dict[str, Any]]) -> list[InstanceType]:
+def _fractions(value: Any, field: str) -> tuple[str, ...]:
     out = []
-    for vmc in classes:
-        name = (vmc.get("metadata") or {}).get("name") or ""
-        policies = (vmc.get("spec") or {}).get("sizingPolicies") or [{}]
-        for i, policy in enumerate(policies):
-            cores = policy.get("cores") or {}
-            memory = policy.get("memory") or {}
-            fractions = tuple(str(f) for f in policy.get("coreFractions") or ())
-            dedicated = any(bool(v) for v in (policy.get("dedicatedCores") or ()))
-            out.append(InstanceType(name, i, _int(cores.get("min")), _int(cores.get("max")),
-                                    str(memory.get("min") or ""), str(memory.get("max") or ""), fractions,
-                                    dedicated))
-    return sorted(out)
+    for f in shapes.items(value, field):
+        if isinstance(f, bool) or not isinstance(f, int | str) or not FRACTION.fullmatch(str(f)):
+            raise Malformed(f"{field} holds something that is not a core fraction (1-100 or 1%-100%)")
+        out.append(str(f))
+    return tuple(out)
+
+
+def _policy(name: str, i: int, policy: Any) -> InstanceType:
+    field = f"spec.sizingPolicies[{i}]"
+    policy = shapes.mapping(policy, field)
+    cores = shapes.mapping(policy.get("cores"), f"{field}.cores")
+    memory = shapes.mapping(policy.get("memory"), f"{field}.memory")
+    dedicated = shapes.items(policy.get("dedicatedCores"), f"{field}.dedicatedCores")
+    if not all(isinstance(v, bool) for v in dedicated):
+        raise Malformed(f"{field}.dedicatedCores is not a list of booleans")
+    return InstanceType(name, i, shapes.integer(cores.get("min"), f"{field}.cores.min") or 0,
+                        shapes.integer(cores.get("max"), f"{field}.cores.max") or 0,
+                        shapes.quantity(memory.get("min"), f"{field}.memory.min") or "",
+                        shapes.quantity(memory.get("max"), f"{field}.memory.max") or "",
+                        _fractions(policy.get("coreFractions"), f"{field}.coreFractions"), any(dedicated))
+
+
+def entries(vmc: Any) -> list[InstanceType]:
+    """The entries of one VirtualMachineClass; Malformed names the field that keeps the class out."""
+    name = shapes.name(vmc)
+    spec = shapes.mapping(vmc.get("spec"), "spec")
+    policies = shapes.items(spec.get("sizingPolicies"), "spec.sizingPolicies") or [{}]
+    if len(policies) > MAX_POLICIES:
+        raise Malformed(f"spec.sizingPolicies has more than {MAX_POLICIES} entries")
+    return [_policy(name, i, policy) for i, policy in enumerate(policies)]
+
+
+def catalog(classes: Iterable[Any]) -> tuple[list[InstanceType], list[Skipped]]:
+    found, skipped = shapes.judge(shapes.VM_CLASS, "VirtualMachineClass", classes, entries)
+    return sorted(t for ts in found for t in ts), skipped

@@ -15,7 +15,7 @@ from .faults import FaultHook, RequestInfo
 from .metrics import RequestMetrics
 from .resources import Resource
 from .retry import RetryPolicy
-from .transport import EventStream, Transport
+from .transport import DEFAULT_DEADLINE, EventStream, Transport
 from .types import BOOKMARK, ERROR, ListResult, WatchEvent, meta, selector
 
 PATCH_TYPES = {
@@ -47,12 +47,15 @@ class Watch:
 class KubeClient:
     def __init__(self, transport: Transport, *, retry: RetryPolicy | None = None,
                  sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic,
-                 field_manager: str = DEFAULT_FIELD_MANAGER) -> None:
+                 field_manager: str = DEFAULT_FIELD_MANAGER, deadline: float = DEFAULT_DEADLINE) -> None:
         self.transport = transport
         self.retry = retry or RetryPolicy()
         self.sleep = sleep
         self.clock = clock
         self.field_manager = field_manager
+        # Seconds one call may take in all, retries and their backoff included; each verb's `deadline=`
+        # overrides it for that call. Each exchange is cut where the budget ends (transport.request).
+        self.deadline = deadline
         self.namespace = transport.credentials.namespace  # from the kubeconfig context / ServiceAccount, if any
 
     # construction -----------------------------------------------------------------------------------------
@@ -96,17 +99,24 @@ class KubeClient:
         return RequestInfo(verb=verb, method=method, resource=label, namespace=ns or "", name=name or "",
                            path=res.path(ns, name, subresource), kind=res.kind)
 
-    def _call(self, info: RequestInfo, method: str, *, params: dict[str, Any] | None = None, body: Any = None,
-              content_type: str | None = None, retry: bool = True,
+    def _until(self, deadline: float | None) -> float:
+        return self.clock() + (self.deadline if deadline is None else deadline)
+
+    def _call(self, info: RequestInfo, method: str, *, until: float, params: dict[str, Any] | None = None,
+              body: Any = None, content_type: str | None = None, retry: bool = True,
               on_retry_error: Callable[[ApiError], Any] | None = None) -> dict[str, Any]:
         attempt = 0
         while True:
             try:
-                return self.transport.request(info, method, params, body, content_type).body
+                return self.transport.request(info, method, params, body, content_type,
+                                              deadline=until - self.clock()).body
             except Transient as exc:
                 if not retry or attempt + 1 >= self.retry.attempts:
                     raise
-                self.sleep(self.retry.delay(attempt, exc.retry_after))
+                pause = self.retry.delay(attempt, exc.retry_after)
+                if self.clock() + pause >= until:
+                    raise  # no time left for another attempt: the last error says why
+                self.sleep(pause)
                 attempt += 1
             except ApiError as exc:
                 # A retried write whose first answer was lost may see its own effect: let the verb decide.
@@ -121,29 +131,47 @@ class KubeClient:
         return obj
 
     # verbs ------------------------------------------------------------------------------------------------
-    def get(self, res: Resource, name: str, namespace: str | None = None, subresource: str | None = None) -> dict:
-        return self._call(self._info("get", "GET", res, namespace, name, subresource), "GET")
+    def get(self, res: Resource, name: str, namespace: str | None = None, subresource: str | None = None, *,
+            deadline: float | None = None) -> dict:
+        return self._call(self._info("get", "GET", res, namespace, name, subresource), "GET",
+                          until=self._until(deadline))
 
     def list(self, res: Resource, namespace: str | None = None, *, label_selector: str | dict | None = None,
              field_selector: str | dict | None = None, limit: int | None = None, continue_: str | None = None,
-             resource_version: str | None = None) -> ListResult:
+             resource_version: str | None = None, deadline: float | None = None) -> ListResult:
+        return self._list(res, namespace, self._until(deadline), label_selector=label_selector,
+                          field_selector=field_selector, limit=limit, continue_=continue_,
+                          resource_version=resource_version)
+
+    def _list(self, res: Resource, namespace: str | None, until: float, *, label_selector: str | dict | None,
+              field_selector: str | dict | None, limit: int | None, continue_: str | None,
+              resource_version: str | None) -> ListResult:
         params = {k: v for k, v in (("labelSelector", selector(label_selector)),
                                     ("fieldSelector", selector(field_selector)), ("limit", limit),
                                     ("continue", continue_), ("resourceVersion", resource_version)) if v}
-        body = self._call(self._info("list", "GET", res, namespace, collection=True), "GET", params=params)
-        md = body.get("metadata") or {}
-        return ListResult([self._typed(res, i) for i in body.get("items") or []],
-                          str(md.get("resourceVersion") or ""), md.get("continue") or None)
+        info = self._info("list", "GET", res, namespace, collection=True)
+        body = self._call(info, "GET", until=until, params=params)
+        md, items = body.get("metadata"), body.get("items") or []
+        md = md if isinstance(md, dict) else {}
+        if not isinstance(items, list):
+            raise Transient("answer's items is not a list", kind=info.kind, namespace=info.namespace, verb="list")
+        # An item that is not an object is passed on untouched: the caller judges each item alone.
+        return ListResult([self._typed(res, i) if isinstance(i, dict) else i for i in items],
+                          str(md.get("resourceVersion") or ""), str(md.get("continue") or "") or None)
 
     def list_all(self, res: Resource, namespace: str | None = None, *, page_size: int = 500,
-                 **selectors: Any) -> ListResult:
-        """Every page of a list; restarts once if the continue token expires (410)."""
+                 deadline: float | None = None, label_selector: str | dict | None = None,
+                 field_selector: str | dict | None = None) -> ListResult:
+        """Every page of a list; restarts once if the continue token expires (410). `deadline` covers all pages."""
+        until = self._until(deadline)
         for restart in (False, True):
             items: list[dict[str, Any]] = []
             first_rv, token = "", None
             try:
                 while True:
-                    page = self.list(res, namespace, limit=page_size, continue_=token, **selectors)
+                    page = self._list(res, namespace, until, label_selector=label_selector,
+                                      field_selector=field_selector, limit=page_size, continue_=token,
+                                      resource_version=None)
                     items += page.items
                     first_rv = first_rv or page.resource_version
                     if not page.continue_:
@@ -155,7 +183,8 @@ class KubeClient:
         raise AssertionError("unreachable")
 
     def create(self, res: Resource, body: dict[str, Any], namespace: str | None = None, *,
-               get_existing: bool = False, field_manager: str | None = None) -> dict[str, Any]:
+               get_existing: bool = False, field_manager: str | None = None,
+               deadline: float | None = None) -> dict[str, Any]:
         """POST. With get_existing=True, AlreadyExists answers the existing object and transient errors are
         retried (a lost answer then shows up as AlreadyExists): the caller vouches the name is idempotent."""
         namespace = namespace or meta(body).get("namespace")
@@ -164,30 +193,34 @@ class KubeClient:
         info = dataclasses.replace(info, name=name)
         params = {"fieldManager": field_manager or self.field_manager}
         body = self._typed(res, dict(body))
+        until = self._until(deadline)
         try:
-            return self._call(info, "POST", params=params, body=body, retry=get_existing)
+            return self._call(info, "POST", until=until, params=params, body=body, retry=get_existing)
         except AlreadyExists:
             if not get_existing:
                 raise
-            return self.get(res, name, namespace)
+            return self.get(res, name, namespace, deadline=until - self.clock())
 
     def replace(self, res: Resource, body: dict[str, Any], namespace: str | None = None, *,
-                subresource: str | None = None, field_manager: str | None = None) -> dict[str, Any]:
+                subresource: str | None = None, field_manager: str | None = None,
+                deadline: float | None = None) -> dict[str, Any]:
         """PUT the whole object; a stale metadata.resourceVersion raises Conflict."""
         namespace = namespace or meta(body).get("namespace")
         name = meta(body).get("name")
         if not name:
             raise ValueError(f"{res.kind}: metadata.name is required to replace")
         info = self._info("update", "PUT", res, namespace, name, subresource)
-        return self._call(info, "PUT", params={"fieldManager": field_manager or self.field_manager},
+        return self._call(info, "PUT", until=self._until(deadline),
+                          params={"fieldManager": field_manager or self.field_manager},
                           body=self._typed(res, dict(body)))
 
-    def update_status(self, res: Resource, body: dict[str, Any], namespace: str | None = None) -> dict[str, Any]:
-        return self.replace(res, body, namespace, subresource="status")
+    def update_status(self, res: Resource, body: dict[str, Any], namespace: str | None = None, *,
+                      deadline: float | None = None) -> dict[str, Any]:
+        return self.replace(res, body, namespace, subresource="status", deadline=deadline)
 
     def patch(self, res: Resource, name: str, body: Any, namespace: str | None = None, *,
               patch_type: str = "merge", subresource: str | None = None, field_manager: str | None = None,
-              force: bool = False) -> dict[str, Any]:
+              force: bool = False, deadline: float | None = None) -> dict[str, Any]:
         if patch_type not in PATCH_TYPES:
             raise ValueError(f"{res.kind} {name}: unknown patch_type {patch_type!r}")
         params: dict[str, Any] = {"fieldManager": field_manager or self.field_manager}
@@ -197,11 +230,12 @@ class KubeClient:
         # so it is only repeated when it starts with a `test` precondition.
         safe = patch_type != "json" or bool(body) and body[0].get("op") == "test"
         info = self._info("patch", "PATCH", res, namespace, name, subresource)
-        return self._call(info, "PATCH", params=params, body=body, content_type=PATCH_TYPES[patch_type], retry=safe)
+        return self._call(info, "PATCH", until=self._until(deadline), params=params, body=body,
+                          content_type=PATCH_TYPES[patch_type], retry=safe)
 
     def delete(self, res: Resource, name: str, namespace: str | None = None, *, propagation: str | None = None,
                preconditions: dict[str, str] | None = None, grace_period_seconds: int | None = None,
-               missing_ok: bool = False) -> dict[str, Any] | None:
+               missing_ok: bool = False, deadline: float | None = None) -> dict[str, Any] | None:
         """DELETE; returns the object (finalizers pending) or the Status, None when missing and missing_ok.
         A retry that finds the object gone counts as success: our earlier attempt deleted it."""
         body: dict[str, Any] = {"apiVersion": "v1", "kind": "DeleteOptions"}
@@ -218,8 +252,8 @@ class KubeClient:
             raise exc
 
         try:
-            return self._call(self._info("delete", "DELETE", res, namespace, name), "DELETE", body=body,
-                              on_retry_error=gone_on_retry)
+            return self._call(self._info("delete", "DELETE", res, namespace, name), "DELETE",
+                              until=self._until(deadline), body=body, on_retry_error=gone_on_retry)
         except NotFound:
             if missing_ok:
                 return None
@@ -236,15 +270,17 @@ class KubeClient:
                                     ("resourceVersion", resource_version), ("timeoutSeconds", timeout_seconds),
                                     ("allowWatchBookmarks", "true" if allow_bookmarks else None)) if v}
         info = self._info("watch", "GET", res, namespace, collection=True)
-        attempt = 0
+        until, attempt = self._until(None), 0  # the opening has the call budget; the events the watch's time
         while True:
             try:
-                raw = self.transport.stream(info, params, read_timeout=timeout_seconds + 15)
+                raw = self.transport.stream(info, params, read_timeout=timeout_seconds + 15,
+                                            deadline=until - self.clock())
                 break
             except Transient as exc:
-                if attempt + 1 >= self.retry.attempts:
+                pause = self.retry.delay(attempt, exc.retry_after)
+                if attempt + 1 >= self.retry.attempts or self.clock() + pause >= until:
                     raise
-                self.sleep(self.retry.delay(attempt, exc.retry_after))
+                self.sleep(pause)
                 attempt += 1
         return Watch(raw, self._decode(res, info, raw))
 

@@ -18,12 +18,14 @@ from typing import Any
 import requests
 
 from .config import Credentials
+from .deadline import DeadlineAdapter, Exchange, bounded
 from .errors import ApiError, Transient, error_for
 from .faults import Fault, FaultHook, RequestInfo
 from .metrics import RequestMetrics
 from .retry import parse_retry_after
 
-DEFAULT_TIMEOUT = (5.0, 30.0)  # connect, read
+DEFAULT_TIMEOUT = (5.0, 30.0)  # connect, read: each socket operation
+DEFAULT_DEADLINE = 60.0  # seconds for a whole answer, however slowly it arrives (a watch: until it opens)
 
 
 def _private_files(contents: dict[str, bytes]) -> tuple[str, dict[str, str]]:
@@ -54,6 +56,7 @@ class Transport:
         faults: FaultHook | None = None,
         metrics: RequestMetrics | None = None,
         timeout: tuple[float, float] = DEFAULT_TIMEOUT,
+        deadline: float = DEFAULT_DEADLINE,
         clock: Callable[[], float] = time.monotonic,
         user_agent: str = "dvp-common/0.1",
         pool_size: int = 64,
@@ -62,12 +65,13 @@ class Transport:
         self.faults = faults
         self.metrics = metrics if metrics is not None else RequestMetrics()
         self.timeout = timeout
+        self.deadline = deadline
         self.clock = clock
         self.session = requests.Session()
         self.session.headers["User-Agent"] = user_agent
         # Controllers run many workers and hold one connection per informer's watch: keep a larger pool than
         # requests' 10, and no urllib3-level retries (ours decide what is safe to repeat).
-        adapter = requests.adapters.HTTPAdapter(pool_connections=4, pool_maxsize=pool_size, max_retries=0)
+        adapter = DeadlineAdapter(pool_connections=4, pool_maxsize=pool_size, max_retries=0)
         self.session.mount("https://", adapter)
         self.session.mount("http://", adapter)
         # No netrc or CA-bundle variables from the environment (netrc would replace our Authorization
@@ -103,61 +107,92 @@ class Transport:
         return error_for(status, body, kind=info.kind, name=info.name, namespace=info.namespace, verb=info.verb,
                          retry_after=retry_after)
 
+    def _transient(self, info: RequestInfo, message: str, reason: str = "ConnectionError",
+                   status: int | None = None) -> Transient:
+        return Transient(message, status=status, reason=reason, kind=info.kind, name=info.name,
+                         namespace=info.namespace, verb=info.verb)
+
+    def _broken(self, info: RequestInfo, exchange: Exchange, exc: requests.RequestException) -> Transient:
+        if exchange.expired:
+            return self._transient(info, f"no complete answer within {exchange.seconds:.3g}s", "DeadlineExceeded")
+        return self._transient(info, f"{type(exc).__name__} ({exc})")
+
+    def _limit(self, info: RequestInfo, deadline: float | None) -> float:
+        seconds = self.deadline if deadline is None else deadline
+        if seconds <= 0:
+            raise self._transient(info, "no time left for a request", "DeadlineExceeded")
+        return seconds
+
     def _send(self, info: RequestInfo, method: str, params: dict[str, Any] | None, body: Any,
-              content_type: str | None, stream: bool,
+              content_type: str | None, exchange: Exchange,
               read_timeout: float | None) -> tuple[requests.Response, Fault | None]:
+        """Send and read the headers; an error answer is read and raised. `read_timeout` (watches) bounds
+        each read of a long answer; otherwise each read is also bounded by the exchange's deadline."""
         fault = self.faults(info) if self.faults else None
         started = self.clock()
         if fault and not fault.after and (fault.status or fault.connection_error):
             self.metrics.observe(info.verb, info.resource, fault.status or 0, self.clock() - started)
             if fault.connection_error:
-                raise Transient(f"connection error ({fault.message})", reason="ConnectionError", kind=info.kind,
-                                name=info.name, namespace=info.namespace, verb=info.verb)
+                raise self._transient(info, f"connection error ({fault.message})")
             raise self._error(info, fault.status or 500, {"reason": fault.reason, "message": fault.message},
                               fault.retry_after)
         data = None if body is None else json.dumps(body).encode()
+        connect = min(self.timeout[0], exchange.seconds)
         try:
             resp = self.session.request(
                 method, self.credentials.host + info.path, params=params, data=data,
-                headers=self._headers(content_type), stream=stream,
-                timeout=(self.timeout[0], read_timeout or self.timeout[1]),
+                headers=self._headers(content_type), stream=True,
+                timeout=(connect, read_timeout or min(self.timeout[1], exchange.seconds)),
             )
         except requests.RequestException as exc:
             self.metrics.observe(info.verb, info.resource, 0, self.clock() - started)
-            raise Transient(f"{type(exc).__name__} ({exc})", reason="ConnectionError", kind=info.kind,
-                            name=info.name, namespace=info.namespace, verb=info.verb) from None
+            raise self._broken(info, exchange, exc) from None
         code = resp.status_code
         if fault and fault.after and (fault.status or fault.connection_error):
             resp.close()
             code = fault.status or 0
         self.metrics.observe(info.verb, info.resource, code, self.clock() - started)
         if fault and fault.after and fault.connection_error:
-            raise Transient(f"connection lost after sending ({fault.message})", reason="ConnectionError",
-                            kind=info.kind, name=info.name, namespace=info.namespace, verb=info.verb)
+            raise self._transient(info, f"connection lost after sending ({fault.message})")
         if fault and fault.after and fault.status:
             raise self._error(info, fault.status, {"reason": fault.reason, "message": fault.message},
                               fault.retry_after)
         if code >= 400:
             try:
-                payload = resp.content
+                payload = self._content(info, exchange, resp)
             finally:
                 resp.close()
             raise self._error(info, code, payload, parse_retry_after(resp.headers.get("Retry-After")))
         return resp, fault
 
-    def request(self, info: RequestInfo, method: str, params: dict[str, Any] | None = None, body: Any = None,
-                content_type: str | None = None) -> Reply:
-        resp, _ = self._send(info, method, params, body, content_type, False, None)
+    def _content(self, info: RequestInfo, exchange: Exchange, resp: requests.Response) -> bytes:
         try:
-            payload = resp.json() if resp.content else {}
-        except ValueError:
-            raise Transient("answer is not JSON", status=resp.status_code, kind=info.kind, name=info.name,
-                            namespace=info.namespace, verb=info.verb) from None
+            return resp.content  # read to the end: the connection goes back to the pool
+        except requests.RequestException as exc:
+            resp.close()
+            raise self._broken(info, exchange, exc) from None
+
+    def request(self, info: RequestInfo, method: str, params: dict[str, Any] | None = None, body: Any = None,
+                content_type: str | None = None, deadline: float | None = None) -> Reply:
+        """One exchange, cut after `deadline` seconds (None: the transport's) however slowly it arrives."""
+        with bounded(self._limit(info, deadline)) as exchange:
+            resp, _ = self._send(info, method, params, body, content_type, exchange, None)
+            content = self._content(info, exchange, resp)
+        try:
+            payload = resp.json() if content else {}
+        except (ValueError, RecursionError):  # nesting deeper than the parser's stack is no answer either
+            raise self._transient(info, "answer is not JSON", "", resp.status_code) from None
+        if not isinstance(payload, dict):
+            raise self._transient(info, "answer is not a JSON object", "", resp.status_code)
         return Reply(resp.status_code, payload, dict(resp.headers))
 
-    def stream(self, info: RequestInfo, params: dict[str, Any], read_timeout: float) -> EventStream:
-        """Open a watch; iterate the result for its raw event dicts. A broken stream raises Transient."""
-        resp, fault = self._send(info, "GET", params, None, None, True, read_timeout)
+    def stream(self, info: RequestInfo, params: dict[str, Any], read_timeout: float,
+               deadline: float | None = None) -> EventStream:
+        """Open a watch (the opening is cut after `deadline`; the events then arrive for as long as the watch
+        lasts, each read bounded by `read_timeout`); iterate the result for its raw event dicts. A broken
+        stream raises Transient."""
+        with bounded(self._limit(info, deadline)) as exchange:
+            resp, fault = self._send(info, "GET", params, None, None, exchange, read_timeout)
         return EventStream(self, info, resp, fault.drop_watch_after if fault else None)
 
     def _events(self, info: RequestInfo, resp: requests.Response, drop_after: int | None,
@@ -175,7 +210,9 @@ class Transport:
                         continue
                     try:
                         event = json.loads(line)
-                    except ValueError:
+                    except (ValueError, RecursionError):
+                        event = None
+                    if not isinstance(event, dict):
                         raise Transient("watch sent a malformed event", reason="WatchDecode", kind=info.kind,
                                         verb="watch") from None
                     yield event

@@ -9,7 +9,9 @@ import logging
 import re
 import sys
 import time
+from collections.abc import Iterable
 from typing import Any, TextIO
+from urllib.parse import quote
 
 REDACTED = "<redacted>"
 SECRET_KEYS = re.compile(
@@ -90,3 +92,12 @@ def setup(level: str = "Info", stream: TextIO | None = None) -> logging.Logger:
     root.setLevel(LEVELS[level])
     logging.getLogger("urllib3").setLevel(max(LEVELS[level], logging.INFO))  # never log request headers
     return root
+
+
+def redact_values(text: str, values: Iterable[str]) -> str:
+    """`text` without the given secret values (as sent, or percent-encoded as a proxy may echo them), for
+    free text from elsewhere that may quote what we sent, such as an error page echoing our headers."""
+    for value in sorted((v for v in values if v and len(v) >= 8), key=len, reverse=True):
+        for form in (value, quote(value, safe="")):
+            text = text.replace(form, REDACTED)
+    return text
