@@ -20,6 +20,7 @@ VM_CLASS_NOT_FOUND = "VirtualMachineClassNotFound"
 BOOT_IMAGE_NOT_FOUND = "BootImageNotFound"
 QUOTA_EXCEEDED = "QuotaExceeded"
 CREATE_FAILED = "VMCreateFailed"
+DVP_FORBIDDEN = "DVPForbidden"  # retried: an admin grants the permission
 FOREIGN_OBJECT = "ForeignObjectExists"
 INVALID_SPEC = "InvalidSpec"
 # Reasons: VM phases
