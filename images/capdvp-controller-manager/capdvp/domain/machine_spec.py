@@ -13,7 +13,7 @@ from capdvp.domain import quantity
 IMAGE_KINDS = ("ClusterVirtualImage", "VirtualImage", "VirtualDiskSnapshot")
 BOOTLOADERS = ("BIOS", "EFI", "EFIWithSecureBoot")
 RUN_POLICIES = ("AlwaysOn", "AlwaysOff", "Manual", "AlwaysOnUnlessStoppedManually")
-LIVE_MIGRATION_POLICIES = ("Manual", "Never", "AlwaysSafe", "PreferSafe", "AlwaysForced", "PreferForced")
+LIVE_MIGRATION_POLICIES = ("AlwaysSafe", "PreferSafe", "AlwaysForced", "PreferForced")  # DVP's enum
 TOLERATION_OPERATORS = ("Exists", "Equal")
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 MAX_ADDITIONAL_DISKS = 14  # DVP allows 16 block devices; the boot disk and one CSI volume need room
