@@ -159,3 +159,30 @@ def test_a_condition_left_by_a_stale_read_is_settled(world):
     cond = world.condition("w-1", "InPlaceUpdate")
     assert (cond["status"], cond["reason"]) == ("True", "UpdateApplied")
     assert world.dvp.kinds("VirtualMachineOperation") == []
+
+
+def test_a_63_character_machine_gets_short_disk_names_that_hot_plug_finds_again(world):
+    # DVP refuses label values over 63 characters; disk names are label values (virtualDiskName,
+    # virtualMachineDiskName). The old names (<machine>-boot, <machine>-additional-disk-<i>) ran to 83.
+    name = "w" * 63
+    provisioned(world, name)
+    change(world, name, additionalDisks=[{"size": "10Gi", "storageClass": "slow"}, {"size": "5Gi"}])
+    world.reconcile(name)
+    disks = sorted(world.names(r.VIRTUAL_DISK))
+    assert disks == sorted([f"{'w' * 52}-{h}" for h in (
+        _digest(f"{name}-boot"), _digest(f"{name}-additional-disk-0"), _digest(f"{name}-additional-disk-1"))])
+    for kind in ("VirtualDisk", "VirtualMachineBlockDeviceAttachment", "VirtualMachine", "Secret"):
+        for obj in world.dvp.kinds(kind):
+            too_long = {k: v for k, v in obj["metadata"]["labels"].items() if len(v) > 63}
+            assert too_long == {}, f"{kind} {obj['metadata']['name']}"
+    (vmbda,) = world.dvp.kinds("VirtualMachineBlockDeviceAttachment")
+    assert vmbda["spec"]["blockDeviceRef"]["name"] == f"{'w' * 52}-{_digest(f'{name}-additional-disk-1')}"
+    writes = world.dvp.writes()
+    world.reconcile(name)
+    assert world.dvp.writes() == writes  # the short names are found again: nothing is made twice
+
+
+def _digest(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(text.encode()).hexdigest()[:10]

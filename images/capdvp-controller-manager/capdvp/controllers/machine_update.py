@@ -22,7 +22,7 @@ from capdvp.controllers.context import Context, Result, format_time, parse_time
 from capdvp.controllers.status import StatusDraft
 from capdvp.domain import conditions as c
 from capdvp.domain import manifests, names, ownership, updates
-from capdvp.domain.machine_spec import MachineSpec
+from capdvp.domain.machine_spec import MAX_ADDITIONAL_DISKS, MachineSpec
 
 log = logging.getLogger(__name__)
 
@@ -40,10 +40,10 @@ def _ensure(ctx: Context, res, body: dict) -> None:
 def _additional(ctx: Context, machine: str) -> list[dict]:
     labels = {ownership.CLUSTER_UUID: ctx.config.cluster_uuid, ownership.COMPONENT: ownership.COMPONENT_CAPDVP,
               ownership.HOSTNAME: machine}
-    prefix = names.additional_disk_name(machine, 0)[:-1]
+    index = {names.additional_disk_name(machine, i): i for i in range(MAX_ADDITIONAL_DISKS)}
     disks = [d for d in ctx.dvp.list(r.VIRTUAL_DISK, ctx.config.dvp_namespace, label_selector=labels).items
-             if d["metadata"]["name"].startswith(prefix) and d["metadata"]["name"][len(prefix):].isdigit()]
-    return sorted(disks, key=lambda d: int(d["metadata"]["name"][len(prefix):]))
+             if d["metadata"]["name"] in index]
+    return sorted(disks, key=lambda d: index[d["metadata"]["name"]])
 
 
 def _vm_patch(spec: MachineSpec, lmp: str) -> dict:
