@@ -33,7 +33,11 @@ VM_DELETED = "VMDeletedExternally"
 # Reasons: in-place updates
 UPDATE_STOPPING = "StoppingForUpdate"
 UPDATE_STARTING = "StartingAfterUpdate"
+UPDATE_RESTARTING = "RestartingForUpdate"
+UPDATE_WAITING = "WaitingForVMOperation"  # DVP runs one operation per VM at a time
 UPDATE_APPLIED = "UpdateApplied"
+UPDATE_FAILED = "UpdateTimedOut"  # the generation is abandoned (deadline passed, or DVP failed our operation)
+UPDATE_REFUSED = "UpdateNotPossible"  # no restart DVP offers for the VM's runPolicy
 RECREATE_REQUIRED = "RecreateRequired"
 # Reasons: pause and deletion
 CLUSTER_PAUSED = "ClusterPaused"
