@@ -251,3 +251,14 @@ def test_conflict_on_the_finalizer_patch_is_raised_for_a_retry(world):
 def world_spec() -> dict:
     from capdvp_world import MACHINE_SPEC
     return dict(MACHINE_SPEC)
+
+
+def test_a_missing_storage_class_refused_at_disk_create_is_terminal(world):
+    # DVP's disk webhook refuses a disk whose storage class does not exist (403 at create, no condition later).
+    world.capi_machine("w-1")
+    why = 'the storage class "fast" does not exist'
+    world.dvp.fail("create", "VirtualDisk", webhook_denial("VirtualDisk", why, "w-1-boot"), name="w-1-boot")
+    assert world.reconcile("w-1") == DONE
+    assert world.dm("w-1")["status"]["failureMessage"] == (
+        'creating VirtualDisk w-1-boot: DVP refused it: admission webhook '
+        f'"vd.virtualization-controller.validate.d8-virtualization" denied the request: {why}')

@@ -303,3 +303,25 @@ def _digest(text: str) -> str:
     import hashlib
 
     return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
+def test_dvp_refusing_the_new_size_abandons_the_update_and_starts_the_vm_again(world):
+    # DVP's VM webhook checks the class's sizing policy on every write: the patch after Stop is a 403.
+    provisioned(world)
+    change(world, memory="3Gi")
+    generation = world.dm("w-1")["metadata"]["generation"]
+    world.reconcile("w-1")
+    play_vmops(world)  # stopped
+    why = "requested VM memory 3Gi does not match the sizing policy of VirtualMachineClass generic"
+    world.dvp.fail("patch", "VirtualMachine", webhook_denial("VirtualMachine", why, "w-1"))
+    assert world.reconcile("w-1") == Result(requeue_after=5.0)
+    cond = world.condition("w-1", "InPlaceUpdate")
+    assert (cond["reason"], cond["message"]) == ("UpdateTimedOut", (
+        'DVP refused the update: admission webhook "vm.virtualization-controller.validate.d8-virtualization" '
+        f"denied the request: {why}; update of generation {generation} abandoned"))
+    assert ("Start", f"w-1-start-g{generation}") in ops(world)
+    play_vmops(world)
+    assert world.reconcile("w-1") == DONE
+    assert world.vm("w-1")["spec"]["memory"] == {"size": "4Gi"}
+    assert WARM_UPDATE not in world.dm("w-1")["metadata"]["annotations"]
+    assert world.dm("w-1")["status"]["ready"] is True

@@ -24,10 +24,11 @@ def _status(code: int, reason: str, message: str, kind: str = "", name: str = ""
             "reason": reason, "details": {"name": name, "kind": kind}, "code": code}
 
 
-def webhook_denial(kind: str, why: str, name: str = "") -> ApiError:
+def webhook_denial(kind: str, why: str, name: str = "", namespace: str = "", verb: str = "create") -> ApiError:
+    """What the client raises for the request (kind, name, namespace, verb) DVP's webhook refused."""
     hook = f"{WEBHOOKS[kind]}.virtualization-controller.validate.d8-virtualization"
     return error_for(403, _status(403, "Forbidden", f'admission webhook "{hook}" denied the request: {why}'),
-                     name=name, verb="create")
+                     kind=kind, name=name, namespace=namespace, verb=verb)
 
 
 def rbac_denial(verb: str, resource: str, namespace: str, name: str = "", group: str = GROUP) -> ApiError:

@@ -18,7 +18,7 @@ import contextlib
 import datetime as dt
 import logging
 
-from dvp_common.kube import AdmissionDenied, AlreadyExists
+from dvp_common.kube import AdmissionDenied, AlreadyExists, Invalid
 
 from capdvp import resources as r
 from capdvp.controllers import guest
@@ -202,6 +202,10 @@ def reconcile_update(ctx: Context, dm: dict, spec: MachineSpec, vm: dict, contro
         return _stop_start(ctx, dm, spec, vm, plan, lmp, gen, draft)
     except _Blocked as exc:
         return _waiting(draft, c.UPDATE_WAITING, str(exc))
+    except (AdmissionDenied, Invalid) as exc:
+        # DVP's validators refused the new spec (e.g. a size outside the class's sizing policy): it never will
+        # accept it, so the generation is given up and the VM runs on with its old spec.
+        return _abandon(ctx, dm, vm, gen, method, f"DVP refused the update: {exc.message}", draft)
 
 
 def _failure(vmop: dict) -> str:
