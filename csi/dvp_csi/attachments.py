@@ -17,7 +17,7 @@ from .domain import disks, names, ownership
 from .domain.errors import CsiError, not_found
 from .domain.labels import HOSTNAME
 from .dvp import objects
-from .dvp.port import DvpAlreadyExists, DvpQuotaExceeded, Kind, Obj, WaitTimeout
+from .dvp.port import DvpAlreadyExists, DvpQuotaExceeded, DvpRefused, Kind, Obj, WaitTimeout
 from .lookup import Lookup
 from .settings import Settings
 
@@ -51,6 +51,12 @@ class Attachments:
                 self.api.create(Kind.VMBDA, body)
             except DvpAlreadyExists:
                 pass
+            except DvpRefused as exc:
+                # DVP refuses a new attachment of a disk while an earlier one is still Terminating: retried.
+                if any(a["metadata"].get("deletionTimestamp") for a in self.lookup.attachments(volume_id)):
+                    raise CsiError(grpc.StatusCode.ABORTED, f"volume {volume_id}: an earlier attachment is still "
+                                   f"terminating; retry once it is gone ({exc})") from exc
+                raise
             except DvpQuotaExceeded as exc:
                 raise CsiError(grpc.StatusCode.RESOURCE_EXHAUSTED,
                                f"VirtualMachineBlockDeviceAttachment {name}: {exc}") from exc
@@ -77,7 +83,7 @@ class Attachments:
 
     def _wait_attached(self, name: str, timeout: float) -> None:
         def done(a: Obj | None) -> bool:
-            return a is None or disks.phase(a) in (ATTACHED, FAILED)
+            return a is None or disks.phase(a) in (ATTACHED, FAILED) or disks.capacity_reached(a)
 
         try:
             att = self.api.wait(Kind.VMBDA, name, done, min(timeout, self.s.timeouts.attach))
@@ -88,13 +94,16 @@ class Attachments:
         if att is None:
             raise CsiError(grpc.StatusCode.ABORTED,
                            f"VirtualMachineBlockDeviceAttachment {name} was deleted while attaching")
-        if disks.phase(att) == FAILED:
-            reason = disks.condition(att, "Attached").get("message") or "Failed"
-            self.api.delete(Kind.VMBDA, name)  # a fresh one is made on retry
-            if disks.capacity_reached(att):
-                raise CsiError(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                               f"VirtualMachineBlockDeviceAttachment {name}: the VM has no free block device slot")
-            raise CsiError(grpc.StatusCode.INTERNAL, f"VirtualMachineBlockDeviceAttachment {name} failed: {reason}")
+        if disks.phase(att) == ATTACHED:
+            return
+        # Pending at the VM's limit, or Failed: either way a fresh attachment is made on retry (perhaps on
+        # another node), so this one must not stay behind and attach later.
+        self.api.delete(Kind.VMBDA, name)
+        if disks.capacity_reached(att):
+            detail = disks.condition(att, disks.CAPACITY_CONDITION).get("message") or "no free block device slot"
+            raise CsiError(grpc.StatusCode.RESOURCE_EXHAUSTED, f"VirtualMachineBlockDeviceAttachment {name}: {detail}")
+        reason = disks.condition(att, "Attached").get("message") or "Failed"
+        raise CsiError(grpc.StatusCode.INTERNAL, f"VirtualMachineBlockDeviceAttachment {name} failed: {reason}")
 
     def unpublish(self, volume_id: str, node_id: str, timeout: float) -> None:
         disk = self.api.get(Kind.VIRTUAL_DISK, volume_id)

@@ -12,7 +12,7 @@ from typing import Any
 import grpc
 
 from .domain.errors import CsiError, invalid
-from .dvp.port import DvpError, DvpNotFound, DvpUnavailable, WaitTimeout
+from .dvp.port import DvpError, DvpNotFound, DvpRefused, DvpUnavailable, WaitTimeout
 
 log = logging.getLogger(__name__)
 # Leave the caller time to receive our answer before its own deadline fires.
@@ -28,6 +28,8 @@ def status_of(exc: Exception) -> tuple[grpc.StatusCode, str]:
         return grpc.StatusCode.DEADLINE_EXCEEDED, str(exc)
     if isinstance(exc, DvpNotFound):
         return grpc.StatusCode.NOT_FOUND, str(exc)
+    if isinstance(exc, DvpRefused):
+        return grpc.StatusCode.FAILED_PRECONDITION, f"DVP refused the request: {exc}"
     if isinstance(exc, DvpError):
         return grpc.StatusCode.INTERNAL, f"DVP API error: {exc}"
     return grpc.StatusCode.INTERNAL, f"internal error: {type(exc).__name__}: {exc}"

@@ -106,3 +106,18 @@ def test_doc_ru_twin_describes_every_field_in_russian(kind):
 @pytest.mark.parametrize("name", sorted(FILES.values()))
 def test_no_cyrillic_in_the_english_crds(name):
     assert not re.search(CYRILLIC, (CRDS / name).read_text())
+
+
+# DVP's VirtualMachine enums (virtualization.deckhouse.io/v1alpha2): our CRDs admit exactly these.
+DVP_LIVE_MIGRATION_POLICIES = ["AlwaysSafe", "PreferSafe", "AlwaysForced", "PreferForced"]
+
+
+def test_live_migration_policy_enum_is_dvps_in_every_crd():
+    machine = schema("DeckhouseMachine")["properties"]["spec"]["properties"]
+    template = schema("DeckhouseMachineTemplate")["properties"]["spec"]["properties"]["template"]["properties"][
+        "spec"]["properties"]
+    (version,) = yaml.safe_load((CRDS / "dvpinstanceclass.yaml").read_text())["spec"]["versions"]
+    instance_class = version["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["virtualMachine"][
+        "properties"]
+    for where in (machine, template, instance_class):
+        assert where["liveMigrationPolicy"]["enum"] == DVP_LIVE_MIGRATION_POLICIES

@@ -56,8 +56,20 @@ def test_spec_defaults():
     ({"additionalDisks": [{"storageClass": "x"}]}, "spec.additionalDisks[0].size: required"),
     ({"additionalDisks": [{"size": "1Gi"}] * 15}, "spec.additionalDisks: at most 14 disks, got 15"),
     ({"liveMigrationPolicy": "Always"},
-     "spec.liveMigrationPolicy: 'Always' is not one of Manual, Never, AlwaysSafe, PreferSafe, AlwaysForced, "
-     "PreferForced"),
+     "spec.liveMigrationPolicy: 'Always' is not one of AlwaysSafe, PreferSafe, AlwaysForced, PreferForced"),
+    # DVP's enum has no Manual or Never (they appear only in a Go marker upstream; DVP refuses them).
+    ({"liveMigrationPolicy": "Manual"},
+     "spec.liveMigrationPolicy: 'Manual' is not one of AlwaysSafe, PreferSafe, AlwaysForced, PreferForced"),
+    ({"additionalLabels": {"vm.kubevirt.io/name": "x"}},
+     "spec.additionalLabels: key 'vm.kubevirt.io/name' contains kubevirt.io, which DVP reserves"),
+    ({"additionalAnnotations": {"kubevirt.io/allow-pod-bridge-network-live-migration": ""}},
+     "spec.additionalAnnotations: key 'kubevirt.io/allow-pod-bridge-network-live-migration' contains kubevirt.io, "
+     "which DVP reserves"),
+    ({"additionalLabels": {"team": "t" * 64}},
+     f"spec.additionalLabels: value '{'t' * 64}' of 'team' is not a label value (at most 63 of [A-Za-z0-9-_.], "
+     "alphanumeric ends)"),
+    ({"liveMigrationPolicy": "Never"},
+     "spec.liveMigrationPolicy: 'Never' is not one of AlwaysSafe, PreferSafe, AlwaysForced, PreferForced"),
 ])
 def test_spec_errors_name_the_field(patch, message):
     with pytest.raises(SpecError) as err:

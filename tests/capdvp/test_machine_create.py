@@ -10,7 +10,8 @@ from capdvp import resources as r
 from capdvp.controllers.context import DONE, RETRY, Result
 from capdvp.controllers.machine import FINALIZER
 from capdvp_world import DVP_NS, NS, UUID
-from dvp_common.kube import Conflict, Forbidden, Invalid, QuotaExceeded
+from dvp_common.kube import Conflict, QuotaExceeded
+from harness.dvp_answers import rbac_denial, schema_invalid, webhook_denial
 
 LABELS = {"deckhouse.io/managed-by": "deckhouse", "dvp.deckhouse.io/cluster-uuid": UUID,
           "dvp.deckhouse.io/component": "capdvp", "dvp.deckhouse.io/hostname": "w-1"}
@@ -192,24 +193,45 @@ def test_quota_on_a_disk_after_the_vm_was_created_resumes_later(world):
     assert world.dvp.calls["create"] == 5  # VM, Secret, boot (refused), boot, additional
 
 
-def test_forbidden_is_a_retried_condition_with_a_hint(world):
+def test_rbac_forbidden_is_retried_naming_the_verb_and_resource(world):
     world.capi_machine("w-1")
-    world.dvp.fail("create", "VirtualMachine", Forbidden("virtualmachines is forbidden: User cannot create"))
+    world.dvp.fail("create", "VirtualMachine", rbac_denial("create", "virtualmachines", DVP_NS))
     assert world.reconcile("w-1") == RETRY
-    assert world.condition("w-1")["message"].startswith(
-        "creating VirtualMachine w-1: forbidden by DVP; check the provider's DVP RBAC")
+    cond = world.condition("w-1")
+    assert (cond["reason"], cond["message"]) == ("DVPForbidden", (
+        "creating VirtualMachine w-1: the provider's DVP ServiceAccount may not create "
+        "virtualmachines.virtualization.deckhouse.io; grant it in the DVP project (docs/SECURITY.md)"))
+    assert "failureReason" not in world.dm("w-1")["status"]
+    world.reconcile("w-1")
+    assert world.vm("w-1") is not None  # granted: the next pass creates it
 
 
-def test_rejected_spec_is_a_terminal_failure(world):
+def test_a_dvp_webhook_denial_is_terminal_with_dvps_message(world):
+    # DVP's VM validator refuses a size outside the class's sizing policy with 403, not 422.
     world.capi_machine("w-1")
-    world.dvp.fail("create", "VirtualMachine", Invalid("cores 2 not allowed by sizing policy"))
+    why = "requested VM memory 4Gi does not match the sizing policy of VirtualMachineClass generic"
+    world.dvp.fail("create", "VirtualMachine", webhook_denial("VirtualMachine", why, "w-1"))
     assert world.reconcile("w-1") == DONE
     status = world.dm("w-1")["status"]
     assert status["failureReason"] == "CreateError"
-    assert status["failureMessage"].endswith("cores 2 not allowed by sizing policy")
+    assert status["failureMessage"] == (
+        'creating VirtualMachine w-1: DVP refused it: admission webhook '
+        '"vm.virtualization-controller.validate.d8-virtualization" denied the request: ' + why)
     before = world.dvp.calls.copy()
     world.reconcile("w-1")
     assert world.dvp.calls == before  # terminal: nothing more is tried
+
+
+def test_a_schema_error_is_terminal_with_dvps_message_and_no_guess(world):
+    world.capi_machine("w-1")
+    world.dvp.fail("create", "VirtualMachine", schema_invalid(
+        "VirtualMachine", "w-1", "spec.liveMigrationPolicy",
+        'Unsupported value: "Never": supported values: "AlwaysSafe", "PreferSafe", "AlwaysForced", "PreferForced"'))
+    assert world.reconcile("w-1") == DONE
+    message = world.dm("w-1")["status"]["failureMessage"]
+    assert message.startswith('creating VirtualMachine w-1: DVP refused it: VirtualMachine.virtualization.deckhouse.io '
+                              '"w-1" is invalid: spec.liveMigrationPolicy: Unsupported value: "Never"')
+    assert "sizing" not in message
 
 
 def test_conflict_on_the_finalizer_patch_is_raised_for_a_retry(world):
@@ -229,3 +251,14 @@ def test_conflict_on_the_finalizer_patch_is_raised_for_a_retry(world):
 def world_spec() -> dict:
     from capdvp_world import MACHINE_SPEC
     return dict(MACHINE_SPEC)
+
+
+def test_a_missing_storage_class_refused_at_disk_create_is_terminal(world):
+    # DVP's disk webhook refuses a disk whose storage class does not exist (403 at create, no condition later).
+    world.capi_machine("w-1")
+    why = 'the storage class "fast" does not exist'
+    world.dvp.fail("create", "VirtualDisk", webhook_denial("VirtualDisk", why, "w-1-boot"), name="w-1-boot")
+    assert world.reconcile("w-1") == DONE
+    assert world.dm("w-1")["status"]["failureMessage"] == (
+        'creating VirtualDisk w-1-boot: DVP refused it: admission webhook '
+        f'"vd.virtualization-controller.validate.d8-virtualization" denied the request: {why}')

@@ -93,6 +93,21 @@ def test_publish_to_a_full_vm_is_resource_exhausted(tmp_path):
                     "already has 16 block devices")
 
 
+def test_dvps_capacity_signal_on_a_pending_attachment_is_resource_exhausted(tmp_path):
+    # Our own count passes (it allows more than DVP here), so DVP's answer is what decides: the VMBDA stays
+    # Pending, Attached=False, and DiskAttachmentCapacityAvailableType=False with reason CapacityReached.
+    dvp = MemoryDvp()
+    dvp.add_vm("vm-full", "full", CLUSTER, static_disks=16)
+    s = make_settings(tmp_path)
+    s = dataclasses.replace(s, max_block_devices=32, timeouts=dataclasses.replace(s.timeouts, attach=5))
+    for r in serve(s, dvp):
+        r.controller.CreateVolume(create("pvc-1"))
+        expect_code(C.RESOURCE_EXHAUSTED, r.controller.ControllerPublishVolume, publish("pvc-1", node="full"),
+                    "VirtualMachineBlockDeviceAttachment vmbda-pvc-1-vm-full: Can not attach 17 block devices (16 is "
+                    "maximum) to `VirtualMachine` 'vm-full'")
+        assert vmbdas(dvp) == []  # not left Pending to attach behind the caller's back
+
+
 def test_publish_to_a_stopped_vm_times_out_as_deadline_exceeded(tmp_path):
     dvp = MemoryDvp()
     dvp.add_vm("vm-off", "off", CLUSTER, phase="Stopped")
@@ -214,3 +229,42 @@ def test_the_reaper_thread_detaches_in_the_background_and_counts(tmp_path):
             thread.join(5)
         assert metrics.REGISTRY.get_sample_value("dvp_csi_dead_vm_detaches_total") == before + 1
         assert not thread.is_alive()
+
+
+class _TerminatingVmbdas(MemoryDvp):
+    """DVP keeps a deleted VMBDA Terminating (finalizer) for a while and its webhook refuses a new attachment of
+    the same disk meanwhile: 403 `admission webhook "vmbda...." denied the request`."""
+
+    def delete(self, kind, name):
+        if kind is Kind.VMBDA:
+            att = self.get(kind, name)
+            if att is not None:
+                att["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+                self.put(kind, att)
+                return True
+        return super().delete(kind, name)
+
+    def create(self, kind, body):
+        if kind is Kind.VMBDA:
+            disk = body["spec"]["blockDeviceRef"]["name"]
+            if any(a["metadata"].get("deletionTimestamp") and a["spec"]["blockDeviceRef"]["name"] == disk
+                   for a in self.list(Kind.VMBDA, {})):
+                from dvp_csi.dvp.port import DvpRefused
+                from harness.dvp_answers import webhook_denial
+
+                raise DvpRefused(str(webhook_denial(
+                    "VirtualMachineBlockDeviceAttachment", f"the previous attachment of VirtualDisk {disk} is "
+                    "still terminating", body["metadata"]["name"])))
+        return super().create(kind, body)
+
+
+def test_attach_while_the_previous_vmbda_terminates_is_aborted_for_a_retry(tmp_path):
+    dvp = _TerminatingVmbdas()
+    dvp.add_vm("vm-worker-0", "worker-0", CLUSTER)
+    dvp.add_vm("vm-worker-1", "worker-1", CLUSTER)
+    for r in serve(make_settings(tmp_path), dvp):
+        r.controller.CreateVolume(create("pvc-t"))
+        r.controller.ControllerPublishVolume(publish("pvc-t", node="worker-1"))
+        dvp.set_vm_phase("vm-worker-1", "Stopped")  # its node died: the driver detaches, DVP keeps it Terminating
+        expect_code(C.ABORTED, r.controller.ControllerPublishVolume, publish("pvc-t", node="worker-0"),
+                    "an earlier attachment is still terminating")

@@ -269,3 +269,33 @@ def test_capabilities(csi):
     assert caps == {R.CREATE_DELETE_VOLUME, R.PUBLISH_UNPUBLISH_VOLUME, R.EXPAND_VOLUME, R.LIST_VOLUMES,
                     R.LIST_VOLUMES_PUBLISHED_NODES, R.CREATE_DELETE_SNAPSHOT, R.LIST_SNAPSHOTS, R.CLONE_VOLUME,
                     R.GET_VOLUME, R.GET_SNAPSHOT}
+
+
+class _StubClient:
+    """A kube client whose create answers as DVP's disk webhook does for a storage class that does not exist."""
+
+    def create(self, res, body, namespace=None, **kw):
+        from harness.dvp_answers import webhook_denial
+
+        raise webhook_denial("VirtualDisk", 'the storage class "gone" does not exist', body["metadata"]["name"],
+                             namespace)
+
+    def get(self, res, name, namespace=None, **kw):
+        from dvp_common.kube import NotFound
+
+        raise NotFound(f"{res.plural} {name!r} not found")
+
+    def list_all(self, res, namespace=None, **kw):
+        from dvp_common.kube import ListResult
+
+        return ListResult([], "1", "")
+
+
+def test_dvps_webhook_refusal_at_create_is_failed_precondition_with_dvps_message(tmp_path):
+    from dvp_csi.dvp.kube import KubeDvp
+
+    for r in serve(make_settings(tmp_path), KubeDvp(_StubClient(), "proj")):
+        expect_code(C.FAILED_PRECONDITION, r.controller.CreateVolume, create("pvc-1", sc="gone"),
+                    'DVP refused the request: create VirtualDisk "proj/pvc-1": 403 Forbidden: admission webhook '
+                    '"vd.virtualization-controller.validate.d8-virtualization" denied the request: the storage class '
+                    '"gone" does not exist')

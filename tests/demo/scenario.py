@@ -180,22 +180,24 @@ class Demo:
 
     def start_components(self) -> None:
         guest_kc = str(self.work / "guest.kubeconfig")
-        env, capdvp_env = self.credentials_env("dvp-credentials"), self.credentials_env("dvp-credentials-capdvp")
+        env = {c: self.credentials_env(f"dvp-credentials-{c}") for c in ("discoverer", "ccm", "capdvp", "csi")}
         self.csi_socket = self.work / "csi.sock"
         self.csi_socket.unlink(missing_ok=True)
         specs = [
             ("cloud-data-discoverer", ["-m", "cloud_data_discoverer", "--discovery-period=2s",
-                                       "--listen-address=127.0.0.1:0", f"--kubeconfig={guest_kc}"], env),
+                                       "--listen-address=127.0.0.1:0", f"--kubeconfig={guest_kc}"],
+             env["discoverer"]),
             ("cloud-controller-manager", ["-m", "dvp_ccm", f"--kubeconfig={guest_kc}",
                                           "--health-probe-bind-address=0", "--metrics-bind-address=0",
                                           "--node-monitor-period=1s", "--node-status-update-frequency=30s",
-                                          f"--workers={self.s.workers}"], env),
+                                          f"--workers={self.s.workers}"], env["ccm"]),
             ("capdvp-controller-manager", ["-m", "capdvp", f"--kubeconfig={guest_kc}", "--namespace", CAPI_NS,
                                            "--health-probe-bind-address=0", "--webhook-bind-address=0",
                                            "--control-plane-endpoint=127.0.0.1:6443", "--resync-seconds=30",
                                            f"--workers={self.s.workers}"],
-             capdvp_env),
-            ("csi-controller", ["-m", "dvp_csi", "--mode=controller", f"--endpoint=unix://{self.csi_socket}"], env),
+             env["capdvp"]),
+            ("csi-controller", ["-m", "dvp_csi", "--mode=controller", f"--endpoint=unix://{self.csi_socket}"],
+             env["csi"]),
         ]
         for name, mode in (("validation-webhook", "validation"), ("snapshot-webhooks", "snapshot")):
             tls = self.tls_files(f"{name}-tls")
@@ -203,7 +205,7 @@ class Demo:
             self.webhook_ports[name] = port
             specs.append((name, ["-m", "dvp_webhooks", mode, f"--kubeconfig={guest_kc}",
                                  f"--listen-address=127.0.0.1:{port}", f"--tls-cert-file={tls / 'tls.crt'}",
-                                 f"--tls-key-file={tls / 'tls.key'}"], env))
+                                 f"--tls-key-file={tls / 'tls.key'}"], env["discoverer"]))
         for name, argv, cenv in specs:
             if self.s.faults is not None and "webhook" not in name:
                 argv = ["-m", "demo.faulty", argv[1], *argv[2:]]

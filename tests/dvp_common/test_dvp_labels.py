@@ -43,6 +43,26 @@ def test_vmbda_name_and_long_names_stay_unique():
     assert len(a) == len(b) == 253 and a != b and a.startswith("vmbda-ddd")
 
 
+def test_short_name_fits_a_label_value_and_is_stable():
+    assert L.short_name("w-1-boot") == "w-1-boot"
+    assert L.short_name("a" * 63) == "a" * 63
+    long = L.short_name("m" * 63 + "-boot")
+    assert long == "m" * 52 + "-" + __import__("hashlib").sha256(("m" * 63 + "-boot").encode()).hexdigest()[:10]
+    assert len(long) == 63 and long == L.short_name("m" * 63 + "-boot")
+    assert L.short_name("m" * 63 + "-additional-disk-0") != L.short_name("m" * 63 + "-additional-disk-1")
+    assert L.short_name("x" * 51 + "--" + "y" * 20).count("--") == 0  # no dash run before the hash
+
+
+def test_refused_metadata_is_dvps_rule():
+    assert L.refused_metadata("team", "a", label=True) is None
+    assert L.refused_metadata("team", "", label=True) is None
+    assert L.refused_metadata("kubevirt.io/x", "a", label=False) is not None
+    assert L.refused_metadata("a.kubevirt.io/x", "a", label=True) is not None
+    assert L.refused_metadata("team", "x" * 64, label=True) is not None
+    assert L.refused_metadata("team", "x" * 64, label=False) is None  # annotations have no value limit
+    assert L.refused_metadata("team", "-x", label=True) is not None
+
+
 def test_lb_names():
     assert L.lb_name("0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0") == "a0f1e2d3c4b5a69788796a5b4c3d2e1f"
     key = L.lb_label_key("A0f1e2d3c-4b5a")

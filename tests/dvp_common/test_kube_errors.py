@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from dvp_common.kube import (
     NO_RETRY,
+    AdmissionDenied,
     AlreadyExists,
     ApiError,
     BadRequest,
@@ -17,16 +18,27 @@ from dvp_common.kube import (
     KubeClient,
     NotFound,
     QuotaExceeded,
+    RBACDenied,
     Transient,
     Unauthorized,
 )
 from dvp_common.kube.resources import SECRET
 from dvpc_kit import TOKEN
 
+# The two 403 shapes of kube-apiserver: the authorizer's and an admission webhook's (DVP's validators).
+RBAC_MESSAGE = ('virtualmachineoperations.virtualization.deckhouse.io is forbidden: User '
+                '"system:serviceaccount:proj:provider" cannot list resource "virtualmachineoperations" in API group '
+                '"virtualization.deckhouse.io" in the namespace "proj"')
+WEBHOOK_MESSAGE = ('admission webhook "vm.virtualization-controller.validate.d8-virtualization" denied the request: '
+                   'virtual machine memory 3Gi does not fit the sizing policy of class generic')
 CASES = [
     (400, "BadRequest", "bad body", BadRequest),
     (401, "Unauthorized", "Unauthorized", Unauthorized),
-    (403, "Forbidden", 'secrets "s" is forbidden: User cannot get', Forbidden),
+    (403, "Forbidden", 'unable to create new content in namespace ns1 because it is being terminated', Forbidden),
+    (403, "Forbidden", RBAC_MESSAGE, RBACDenied),
+    (403, "Forbidden", WEBHOOK_MESSAGE, AdmissionDenied),
+    (403, "Forbidden", "secrets is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied request: no",
+     AdmissionDenied),
     (403, "Forbidden", 'exceeded quota: q1, requested: requests.storage=10Gi', QuotaExceeded),
     (404, "NotFound", 'secrets "s" not found', NotFound),
     (409, "AlreadyExists", 'secrets "s" already exists', AlreadyExists),
@@ -58,6 +70,17 @@ def test_status_maps_to_exception(api, code, reason, message, exc_type):
 
 def test_conflict_hierarchy():
     assert issubclass(AlreadyExists, Conflict)
+    assert issubclass(RBACDenied, Forbidden) and issubclass(AdmissionDenied, Forbidden)
+
+
+def test_rbac_denial_names_the_verb_and_resource():
+    from dvp_common.kube.errors import error_for
+
+    err = error_for(403, {"reason": "Forbidden", "message": RBAC_MESSAGE})
+    assert (err.denied_verb, err.denied_resource) == ("list", "virtualmachineoperations.virtualization.deckhouse.io")
+    core = error_for(403, {"reason": "Forbidden", "message": 'secrets "s" is forbidden: User "u" cannot get resource '
+                                                             '"secrets" in API group "" in the namespace "p"'})
+    assert (type(core), core.denied_verb, core.denied_resource) == (RBACDenied, "get", "secrets")
 
 
 def test_non_json_error_body_is_kept_as_message(api):

@@ -46,8 +46,8 @@ def test_nodes_off_removes_ccm_capdvp_their_secret_and_node_webhooks(rendered):
     assert "cloud-controller-manager" not in deployments
     assert "capdvp-controller-manager" not in deployments
     secrets = names(objects, "Secret")
-    assert "dvp-credentials" in secrets
-    assert "dvp-credentials-capdvp" not in secrets
+    assert "dvp-credentials-csi" in secrets and "dvp-credentials-discoverer" in secrets
+    assert "dvp-credentials-capdvp" not in secrets and "dvp-credentials-ccm" not in secrets
     assert "capdvp-webhook-tls" not in secrets
     assert "d8-cloud-provider-dvp-capdvp" not in names(objects, "ValidatingWebhookConfiguration")
     vwc = find(objects, "ValidatingWebhookConfiguration", "d8-cloud-provider-dvp-validation")
@@ -152,11 +152,17 @@ def test_csi_driver_object(rendered):
     assert driver["spec"]["podInfoOnMount"] is False
 
 
+COMPONENT_SECRETS = ("dvp-credentials-capdvp", "dvp-credentials-ccm", "dvp-credentials-csi",
+                     "dvp-credentials-discoverer")
+
+
 def test_credentials_secrets_carry_kubeconfig_namespace_and_uuid(rendered):
     values = matrix.case("defaults")
     kubeconfig_b64 = values["cloudProviderDvp"]["internal"]["credentialSecrets"]["d8-credentials"]["secret"]
-    for name in ("dvp-credentials", "dvp-credentials-capdvp"):
-        secret = find(rendered("defaults"), "Secret", name, NS)
+    objects = rendered("defaults")
+    assert sorted(n for n in names(objects, "Secret") if n.startswith("dvp-credentials")) == list(COMPONENT_SECRETS)
+    for name in COMPONENT_SECRETS:
+        secret = find(objects, "Secret", name, NS)
         assert secret["data"] == {
             "kubernetesConfigBase64": b64(kubeconfig_b64),
             "namespace": b64("demo-cluster"),
@@ -164,10 +170,23 @@ def test_credentials_secrets_carry_kubeconfig_namespace_and_uuid(rendered):
         }
 
 
+def test_a_component_credentials_secret_gives_that_component_its_own_kubeconfig():
+    values = matrix.case("defaults")
+    creds = values["cloudProviderDvp"]["internal"]["credentialSecrets"]
+    shared = creds["d8-credentials"]["secret"]
+    own = base64.b64encode(b"apiVersion: v1\nkind: Config\n# the CSI ServiceAccount\n").decode()
+    creds["d8-credentials-csi"] = {"authScheme": "kubeconfig", "secret": own}
+    objects = render_values(values)
+    data = {n: find(objects, "Secret", n, NS)["data"]["kubernetesConfigBase64"] for n in COMPONENT_SECRETS}
+    assert data == {"dvp-credentials-capdvp": b64(shared), "dvp-credentials-ccm": b64(shared),
+                    "dvp-credentials-csi": b64(own), "dvp-credentials-discoverer": b64(shared)}
+
+
 def test_python_components_read_the_dvp_connection_from_their_secret(rendered):
     objects = rendered("defaults")
-    expected = {"cloud-controller-manager": "dvp-credentials", "capdvp-controller-manager": "dvp-credentials-capdvp",
-                "cloud-data-discoverer": "dvp-credentials", "csi-controller": "dvp-credentials"}
+    expected = {"cloud-controller-manager": "dvp-credentials-ccm",
+                "capdvp-controller-manager": "dvp-credentials-capdvp",
+                "cloud-data-discoverer": "dvp-credentials-discoverer", "csi-controller": "dvp-credentials-csi"}
     main = {"csi-controller": "csi-driver"}
     for deployment, secret in expected.items():
         c = container(find(objects, "Deployment", deployment), main.get(deployment, deployment))

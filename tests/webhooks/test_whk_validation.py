@@ -226,6 +226,19 @@ def test_instance_class_rules():
             "(already so before this change)"]}
 
 
+def test_instance_class_vm_metadata_dvp_refuses_is_denied():
+    bad = ic("wk")
+    bad["spec"]["virtualMachine"]["additionalLabels"] = {"vm.kubevirt.io/name": "x", "team": "t" * 64}
+    bad["spec"]["virtualMachine"]["additionalAnnotations"] = {"kubevirt.io/x": ""}
+    assert icr("CREATE", bad) == denied(
+        'DVPInstanceClass.deckhouse.io "wk": spec.virtualMachine.additionalLabels: value '
+        f"'{'t' * 64}' of 'team' is not a label value (at most 63 of [A-Za-z0-9-_.], alphanumeric ends); "
+        'DVPInstanceClass.deckhouse.io "wk": spec.virtualMachine.additionalLabels: key \'vm.kubevirt.io/name\' '
+        "contains kubevirt.io, which DVP reserves; "
+        'DVPInstanceClass.deckhouse.io "wk": spec.virtualMachine.additionalAnnotations: key \'kubevirt.io/x\' '
+        "contains kubevirt.io, which DVP reserves")
+
+
 def test_instance_class_delete_in_use():
     groups = [ng("w1", ic="wk"), ng("w2", ic="wk")]
     assert icr("DELETE", None, ic("wk"), groups=groups) == denied(

@@ -85,9 +85,15 @@ def vm_block_devices(vm: Mapping[str, Any]) -> int:
     return len(refs) if refs is not None else static_disk_count(vm)
 
 
+# DVP's VMBDA condition for the VM's block device limit: the type's name really ends in "Type". When the limit is
+# reached DVP sets it False (reason CapacityReached) and keeps the VMBDA Pending with Attached=False, not Failed.
+CAPACITY_CONDITION = "DiskAttachmentCapacityAvailableType"
+CAPACITY_REACHED = "CapacityReached"
+
+
 def capacity_reached(vmbda: Mapping[str, Any]) -> bool:
-    cond = condition(vmbda, "DiskAttachmentCapacityAvailable")
-    return cond.get("status") == "False" or condition(vmbda, "Attached").get("reason") == "CapacityReached"
+    cond = condition(vmbda, CAPACITY_CONDITION)
+    return cond.get("status") == "False" and cond.get("reason") == CAPACITY_REACHED
 
 
 def static_disk_count(vm: Mapping[str, Any]) -> int:

@@ -12,7 +12,17 @@ from dvp_common import kube
 from dvp_common.dvp import resources
 from dvp_common.kube import config as kube_config
 
-from .port import DvpAlreadyExists, DvpError, DvpNotFound, DvpQuotaExceeded, DvpUnavailable, Kind, Obj, WaitTimeout
+from .port import (
+    DvpAlreadyExists,
+    DvpError,
+    DvpNotFound,
+    DvpQuotaExceeded,
+    DvpRefused,
+    DvpUnavailable,
+    Kind,
+    Obj,
+    WaitTimeout,
+)
 
 RESOURCES = {
     Kind.VIRTUAL_DISK: resources.VIRTUAL_DISK,
@@ -33,6 +43,8 @@ def _translated(fn: Callable[..., Any]) -> Callable[..., Any]:
             raise DvpQuotaExceeded(str(exc)) from exc
         except kube.NotFound as exc:
             raise DvpNotFound(str(exc)) from exc
+        except (kube.AdmissionDenied, kube.Invalid) as exc:
+            raise DvpRefused(str(exc)) from exc
         except kube.Transient as exc:
             raise DvpUnavailable(str(exc)) from exc
         except kube.WaitTimeout as exc:

@@ -232,8 +232,12 @@ class MemoryDvp:
         refs = vm.setdefault("status", {}).setdefault("blockDeviceRefs", [
             {"kind": r["kind"], "name": r["name"], "hotplugged": False} for r in vm["spec"].get("blockDeviceRefs", [])])
         if not attached and len(refs) >= MAX_BLOCK_DEVICES:
-            status.update(phase="Failed", conditions=[{"type": "DiskAttachmentCapacityAvailable", "status": "False",
-                                                       "reason": "CapacityReached", "message": "16 block devices"}])
+            status.update(phase="Pending", conditions=[
+                {"type": "Attached", "status": "False", "reason": "NotAttached",
+                 "message": "Virtual machine block device capacity reached."},
+                {"type": disks.CAPACITY_CONDITION, "status": "False", "reason": disks.CAPACITY_REACHED,
+                 "message": f"Can not attach {len(refs) + 1} block devices ({MAX_BLOCK_DEVICES} is maximum) to "
+                            f"`VirtualMachine` {vm['metadata']['name']!r}"}])
             return
         if not attached:
             refs.append({"kind": "VirtualDisk", "name": disk["metadata"]["name"], "hotplugged": True,

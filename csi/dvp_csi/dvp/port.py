@@ -41,6 +41,11 @@ class DvpQuotaExceeded(DvpError):
     pass
 
 
+class DvpRefused(DvpError):
+    """DVP's validators refused the object (403 admission webhook denial, 422 schema error): as written it will
+    never be accepted; the message is DVP's."""
+
+
 class WaitTimeout(DvpError):
     """A bounded wait ran out; carries the last object seen."""
 

@@ -66,7 +66,8 @@ class Manager:
         self.dvp_informers = {
             r.VIRTUAL_MACHINE: Informer(dvp.client, r.VIRTUAL_MACHINE, dvp_ns, label_selector=ours),
             r.VIRTUAL_DISK: Informer(dvp.client, r.VIRTUAL_DISK, dvp_ns, label_selector=ours),
-            r.SECRET: Informer(dvp.client, r.SECRET, dvp_ns, label_selector=ours),  # cloud-init Secrets
+            # No informer on DVP Secrets: list/watch would read every Secret of the project (other clusters'
+            # cloud-init data included); cloud-init Secrets are read by name.
         }
         remember = {res: PREREQUISITE_MEMORY_S for res in (r.VIRTUAL_MACHINE_CLASS, *r.IMAGE_RESOURCES.values())}
         ctx = Context(CachedApi(guest, self.guest_informers),

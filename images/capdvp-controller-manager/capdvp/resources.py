@@ -30,5 +30,7 @@ VIRTUAL_DISK_SNAPSHOT = dvp.VIRTUAL_DISK_SNAPSHOT
 
 IMAGE_RESOURCES = {"VirtualImage": VIRTUAL_IMAGE, "ClusterVirtualImage": CLUSTER_VIRTUAL_IMAGE,
                    "VirtualDiskSnapshot": VIRTUAL_DISK_SNAPSHOT}
-# Everything capdvp may create in DVP, for the cluster clean-up (VMOPs and VMBDAs first: they pin VMs and disks).
-DVP_OWNED = (VMOP, VMBDA, VIRTUAL_MACHINE, VIRTUAL_DISK, SECRET)
+# What capdvp lists and deletes in DVP for the cluster clean-up (VMOPs and VMBDAs first: they pin VMs and disks).
+# Cloud-init Secrets are not listed: listing Secrets would read every Secret of the project, and each of ours is
+# owned by its VM, so DVP's garbage collector removes it with the VM.
+DVP_OWNED = (VMOP, VMBDA, VIRTUAL_MACHINE, VIRTUAL_DISK)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from dvp_common.kube import AlreadyExists, ApiError, Forbidden, Invalid, QuotaExceeded
+from dvp_common.kube import AdmissionDenied, AlreadyExists, ApiError, Forbidden, Invalid, QuotaExceeded, RBACDenied
 
 from capdvp import resources as r
 from capdvp.controllers.context import DONE, RETRY, Context, Result
@@ -39,20 +39,27 @@ def _refuse_foreign(draft: StatusDraft, kind: str, name: str, ns: str) -> Outcom
 
 
 def _api_failure(draft: StatusDraft, what: str, exc: ApiError) -> Outcome:
-    """Map a DVP refusal onto a condition: quota and permissions are retried, a rejected spec is terminal."""
+    """Map a DVP refusal onto a condition (rule: dvp_common.kube.errors). DVP's validators (403 webhook denial,
+    422 schema error) refuse the spec itself: terminal, with DVP's own words. Quota and missing permissions are
+    fixable by an admin without touching the machine: retried, naming the verb and resource."""
     if isinstance(exc, QuotaExceeded):
         draft.readiness(c.Condition(c.VM_READY, c.FALSE, c.QUOTA_EXCEEDED,
                                     f"creating {what}: DVP quota exceeded: {exc.message}"))
         return Outcome(None, RETRY)
-    if isinstance(exc, Forbidden):
-        draft.readiness(c.Condition(c.VM_READY, c.FALSE, c.CREATE_FAILED,
-                                    f"creating {what}: forbidden by DVP; check the provider's DVP RBAC: {exc.message}"))
-        return Outcome(None, RETRY)
-    if isinstance(exc, Invalid):
-        msg = f"creating {what}: DVP rejected the spec (check the VirtualMachineClass sizing policy): {exc.message}"
+    if isinstance(exc, AdmissionDenied | Invalid):
+        msg = f"creating {what}: DVP refused it: {exc.message}"
         draft.readiness(c.Condition(c.VM_READY, c.FALSE, c.CREATE_FAILED, msg))
         draft.failure, draft.ready = (c.FAILURE_CREATE, msg), False
         return Outcome(None)
+    if isinstance(exc, RBACDenied):
+        draft.readiness(c.Condition(c.VM_READY, c.FALSE, c.DVP_FORBIDDEN,
+                                    f"creating {what}: the provider's DVP ServiceAccount may not {exc.denied_verb} "
+                                    f"{exc.denied_resource}; grant it in the DVP project (docs/SECURITY.md)"))
+        return Outcome(None, RETRY)
+    if isinstance(exc, Forbidden):
+        draft.readiness(c.Condition(c.VM_READY, c.FALSE, c.DVP_FORBIDDEN,
+                                    f"creating {what}: forbidden by DVP: {exc.message}"))
+        return Outcome(None, RETRY)
     raise exc
 
 

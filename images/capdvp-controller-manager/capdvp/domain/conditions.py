@@ -20,6 +20,7 @@ VM_CLASS_NOT_FOUND = "VirtualMachineClassNotFound"
 BOOT_IMAGE_NOT_FOUND = "BootImageNotFound"
 QUOTA_EXCEEDED = "QuotaExceeded"
 CREATE_FAILED = "VMCreateFailed"
+DVP_FORBIDDEN = "DVPForbidden"  # retried: an admin grants the permission
 FOREIGN_OBJECT = "ForeignObjectExists"
 INVALID_SPEC = "InvalidSpec"
 # Reasons: VM phases
@@ -32,7 +33,11 @@ VM_DELETED = "VMDeletedExternally"
 # Reasons: in-place updates
 UPDATE_STOPPING = "StoppingForUpdate"
 UPDATE_STARTING = "StartingAfterUpdate"
+UPDATE_RESTARTING = "RestartingForUpdate"
+UPDATE_WAITING = "WaitingForVMOperation"  # DVP runs one operation per VM at a time
 UPDATE_APPLIED = "UpdateApplied"
+UPDATE_FAILED = "UpdateTimedOut"  # the generation is abandoned (deadline passed, or DVP failed our operation)
+UPDATE_REFUSED = "UpdateNotPossible"  # no restart DVP offers for the VM's runPolicy
 RECREATE_REQUIRED = "RecreateRequired"
 # Reasons: pause and deletion
 CLUSTER_PAUSED = "ClusterPaused"

@@ -8,12 +8,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from dvp_common.dvp import labels as L
+
 from capdvp.domain import quantity
 
 IMAGE_KINDS = ("ClusterVirtualImage", "VirtualImage", "VirtualDiskSnapshot")
 BOOTLOADERS = ("BIOS", "EFI", "EFIWithSecureBoot")
 RUN_POLICIES = ("AlwaysOn", "AlwaysOff", "Manual", "AlwaysOnUnlessStoppedManually")
-LIVE_MIGRATION_POLICIES = ("Manual", "Never", "AlwaysSafe", "PreferSafe", "AlwaysForced", "PreferForced")
+LIVE_MIGRATION_POLICIES = ("AlwaysSafe", "PreferSafe", "AlwaysForced", "PreferForced")  # DVP's enum
 TOLERATION_OPERATORS = ("Exists", "Equal")
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 MAX_ADDITIONAL_DISKS = 14  # DVP allows 16 block devices; the boot disk and one CSI volume need room
@@ -111,13 +113,17 @@ def _qty(value: Any, where: str, positive: bool = True) -> str:
     return str(value)
 
 
-def _pairs(spec: dict, key: str, path: str) -> Pairs:
+def _pairs(spec: dict, key: str, path: str, dvp_metadata: str = "") -> Pairs:
+    """A string map; `dvp_metadata` ("label" or "annotation") also applies DVP's rule for VM metadata."""
     value = spec.get(key) or {}
     if not isinstance(value, dict):
         raise SpecError(f"{path}.{key}: must be a map of strings")
     for k, v in value.items():
         if not isinstance(v, str):
             raise SpecError(f"{path}.{key}.{k}: must be a string, got {type(v).__name__}")
+        refused = L.refused_metadata(k, v, label=dvp_metadata == "label") if dvp_metadata else None
+        if refused:
+            raise SpecError(f"{path}.{key}: {refused}")
     return tuple(sorted(value.items()))
 
 
@@ -140,8 +146,8 @@ def _tolerations(spec: dict, path: str) -> tuple[Toleration, ...]:
 
 
 def _placement(spec: dict, path: str) -> Placement:
-    return Placement(labels=_pairs(spec, "additionalLabels", path),
-                     annotations=_pairs(spec, "additionalAnnotations", path),
+    return Placement(labels=_pairs(spec, "additionalLabels", path, "label"),
+                     annotations=_pairs(spec, "additionalAnnotations", path, "annotation"),
                      node_selector=_pairs(spec, "nodeSelector", path),
                      priority_class=_str(spec, "priorityClassName", path),
                      tolerations=_tolerations(spec, path))

@@ -3,6 +3,8 @@
 """Names of the DVP objects made for a DeckhouseMachine, and the providerID.
 
 The VM is named after the DeckhouseMachine, so a machine finds its VM again after a restart without any state.
+Disk names are also label values (at most 63 characters): past that they get the short form of
+`labels.short_name`, which is recomputed on every lookup.
 """
 
 from __future__ import annotations
@@ -19,11 +21,11 @@ def vm_name(machine_name: str) -> str:
 
 
 def boot_disk_name(machine_name: str) -> str:
-    return f"{machine_name}-boot"
+    return L.short_name(f"{machine_name}-boot")
 
 
 def additional_disk_name(machine_name: str, index: int) -> str:
-    return f"{machine_name}-additional-disk-{index}"
+    return L.short_name(f"{machine_name}-additional-disk-{index}")
 
 
 def cloud_init_secret_name(machine_name: str) -> str:

@@ -117,3 +117,24 @@ def classify(desired: MachineSpec, desired_lmp: str, actual: Actual) -> Plan:
     if hot:
         return Plan(Kind.HOT, tuple(hot), new_disks)
     return Plan(Kind.NONE)
+
+
+# How DVP lets a warm update restart the VM, by the VM's current runPolicy (DVP fails a VirtualMachineOperation
+# its policy does not permit): Stop and Start only under Manual and AlwaysOnUnlessStoppedManually; under AlwaysOn
+# only Restart, which applies a patched spec on the way; under AlwaysOff nothing (the VM never runs).
+STOP_START, RESTART = "stop-start", "restart"
+_METHODS = {"Manual": STOP_START, "AlwaysOnUnlessStoppedManually": STOP_START, "AlwaysOn": RESTART}
+
+# VirtualMachineOperation phases after which DVP accepts the next operation on the same VM.
+VMOP_FINISHED = frozenset({"Completed", "Failed", "Superseded"})
+
+
+def warm_method(run_policy: str) -> str:
+    """STOP_START, RESTART, or "" when DVP offers no way to restart the VM."""
+    return _METHODS.get(run_policy, "")
+
+
+def unfinished_operations(vmops: Sequence[Mapping], vm_name: str) -> list[Mapping]:
+    """Operations on this VM DVP still counts: it refuses (403) a new one while any is unfinished."""
+    return [o for o in vmops if (o.get("spec") or {}).get("virtualMachineName") == vm_name
+            and (o.get("status") or {}).get("phase") not in VMOP_FINISHED]

@@ -46,8 +46,10 @@ def parse_provider_id(value: str) -> str | None:
     return match.group(1)
 
 
-def _fit(name: str, limit: int) -> str:
-    """Names past the API's limit keep a readable head and a hash tail, so they stay unique and stable."""
+def short_name(name: str, limit: int = MAX_LABEL_NAME) -> str:
+    """`name` when it fits `limit`, else a readable head and a hash of the whole name: unique, stable across
+    restarts and releases (lookups recompute it), and a valid label value or object name. DVP refuses label values
+    over 63 characters, and disk names are label values (`virtualDiskName`, `virtualMachineDiskName`)."""
     if len(name) <= limit:
         return name
     digest = hashlib.sha256(name.encode()).hexdigest()[:10]
@@ -55,7 +57,7 @@ def _fit(name: str, limit: int) -> str:
 
 
 def vmbda_name(disk: str, hostname: str) -> str:
-    return _fit(f"vmbda-{disk}-{hostname}", MAX_NAME)
+    return short_name(f"vmbda-{disk}-{hostname}", MAX_NAME)
 
 
 def lb_label_key(lb_name: str) -> str:
@@ -66,3 +68,17 @@ def lb_label_key(lb_name: str) -> str:
 def lb_name(service_uid: str) -> str:
     """The DVP Service name for a guest LoadBalancer Service: "a" + uid without dashes, 32 characters."""
     return ("a" + service_uid.replace("-", ""))[:32]
+
+
+_LABEL_VALUE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$")
+
+
+def refused_metadata(key: str, value: str, *, label: bool) -> str | None:
+    """Why DVP would refuse this label (label=True) or annotation on a VM or disk, None when it is accepted: DVP's
+    webhooks deny keys that contain `kubevirt.io` (KubeVirt's own metadata), and label values are at most 63
+    characters of [A-Za-z0-9-_.], starting and ending alphanumeric."""
+    if "kubevirt.io" in key:
+        return f"key {key!r} contains kubevirt.io, which DVP reserves"
+    if label and (len(value) > MAX_LABEL_NAME or not _LABEL_VALUE.match(value)):
+        return f"value {value!r} of {key!r} is not a label value (at most 63 of [A-Za-z0-9-_.], alphanumeric ends)"
+    return None

@@ -5,6 +5,7 @@
 from .client import PATCH_TYPES, KubeClient, Watch
 from .config import Credentials
 from .errors import (
+    AdmissionDenied,
     AlreadyExists,
     ApiError,
     BadRequest,
@@ -16,6 +17,7 @@ from .errors import (
     KubeError,
     NotFound,
     QuotaExceeded,
+    RBACDenied,
     Transient,
     Unauthorized,
     WaitTimeout,
@@ -29,8 +31,8 @@ from .types import ADDED, BOOKMARK, DELETED, MODIFIED, ListResult, WatchEvent, m
 
 __all__ = [
     "ADDED", "BOOKMARK", "DELETED", "MODIFIED", "NO_RETRY", "PATCH_TYPES",
-    "AlreadyExists", "ApiError", "BadRequest", "ConfigError", "Conflict", "Credentials", "Fault", "Forbidden",
-    "Gone", "Invalid", "InvalidName", "KubeClient", "KubeError", "ListResult", "NotFound", "QuotaExceeded",
-    "RandomFaults", "RequestInfo", "RequestMetrics", "Resource", "RetryPolicy", "ScriptedFaults", "Transient",
-    "Unauthorized", "WaitTimeout", "Watch", "WatchEvent", "meta", "summarize",
+    "AdmissionDenied", "AlreadyExists", "ApiError", "BadRequest", "ConfigError", "Conflict", "Credentials",
+    "Fault", "Forbidden", "Gone", "Invalid", "InvalidName", "KubeClient", "KubeError", "ListResult", "NotFound", "QuotaExceeded",
+    "RBACDenied", "RandomFaults", "RequestInfo", "RequestMetrics", "Resource", "RetryPolicy", "ScriptedFaults",
+    "Transient", "Unauthorized", "WaitTimeout", "Watch", "WatchEvent", "meta", "summarize",
 ]

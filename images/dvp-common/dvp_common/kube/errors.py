@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 
@@ -72,6 +73,24 @@ class Forbidden(ApiError):
     status = 403
 
 
+class AdmissionDenied(Forbidden):
+    """403 from an admission webhook or policy (DVP's validators): the object as written is refused, so repeating
+    the request cannot help; the message is the validator's."""
+
+
+class RBACDenied(Forbidden):
+    """403 from the authorizer: our credentials lack `denied_verb` on `denied_resource`. An admin can grant it, so
+    callers retry (with backoff) and name both in their status."""
+
+    def __init__(self, message: str, **kw: Any) -> None:
+        super().__init__(message, **kw)
+        match = _RBAC.search(self.message)
+        self.denied_verb = match.group("verb") if match else ""
+        resource = match.group("resource") if match else ""
+        group = (match.group("group") or "") if match else ""
+        self.denied_resource = f"{resource}.{group}" if group else resource
+
+
 class NotFound(ApiError):
     status = 404
 
@@ -114,6 +133,16 @@ class WaitTimeout(KubeError, TimeoutError):
         super().__init__(_one_line(f"timed out after {timeout:g}s waiting for {what}; last seen: {last_state}"))
 
 
+# The two 403 shapes kube-apiserver writes. Authorizer: `<res> "<name>" is forbidden: User "<u>" cannot <verb>
+# resource "<res>" in API group "<group>" ...`. Admission: `admission webhook "<name>" denied the request: <why>`,
+# or for a ValidatingAdmissionPolicy `... is forbidden: ValidatingAdmissionPolicy '<p>' with binding '<b>' denied
+# request: <why>`. Quota refusals (`exceeded quota`) are told apart first.
+_RBAC = re.compile(r'is forbidden: User "[^"]*" cannot (?P<verb>[a-z]+) resource "(?P<resource>[^"]+)"'
+                   r'(?: in API group "(?P<group>[^"]*)")?')
+_ADMISSION = re.compile(r'admission webhook "[^"]+" denied the request|ValidatingAdmissionPolicy \S+ with binding '
+                        r'\S+ denied request')
+
+
 def _is_quota(message: str) -> bool:
     low = message.lower()
     return "exceeded quota" in low or "quota exceeded" in low or "quotaexceeded" in low
@@ -153,6 +182,10 @@ def error_for(
     cls: type[ApiError]
     if status in (403, 422) and _is_quota(message):
         cls = QuotaExceeded
+    elif status == 403 and _RBAC.search(message):
+        cls = RBACDenied
+    elif status == 403 and _ADMISSION.search(message):
+        cls = AdmissionDenied
     elif status == 409:
         cls = AlreadyExists if reason == "AlreadyExists" else Conflict
     elif status == 429 or status >= 500:

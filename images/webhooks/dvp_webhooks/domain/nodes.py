@@ -6,6 +6,8 @@
   classReference kind is DVPInstanceClass.
 - A class used by NodeGroup "master" has an etcdDisk (master_etcd_disk_required); a class used by any other
   group has none (etcd_disk_forbidden_for_non_master). The class need not exist yet when a group names it.
+- A class's VM labels and annotations are ones DVP accepts (dvp_common.dvp.labels.refused_metadata): DVP would
+  refuse every VM made from the class.
 - A class cannot be deleted while a NodeGroup references it or status.nodeGroupConsumers lists one
   (instance_class_in_use).
 """
@@ -14,6 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
+
+from dvp_common.dvp import labels as L
 
 from .review import Request
 from .verdict import Verdict, classify
@@ -81,6 +85,17 @@ def validate_node_group(req: Request, ic: dict[str, Any] | None, old_ic: dict[st
     return verdict
 
 
+def _metadata_problems(ref: str, ic: dict[str, Any] | None) -> list[str]:
+    vm = ((ic or {}).get("spec") or {}).get("virtualMachine") or {}
+    out = []
+    for field, label in (("additionalLabels", True), ("additionalAnnotations", False)):
+        for key, value in sorted((vm.get(field) or {}).items()):
+            refused = L.refused_metadata(str(key), str(value), label=label)
+            if refused:
+                out.append(f"{ref}: spec.virtualMachine.{field}: {refused}")
+    return out
+
+
 def validate_instance_class(req: Request, node_groups: list[dict[str, Any]]) -> Verdict:
     ic = req.current
     groups = users(req.name, node_groups, ic)
@@ -89,5 +104,6 @@ def validate_instance_class(req: Request, node_groups: list[dict[str, Any]]) -> 
             return Verdict.deny(f"{req.ref()}: used by NodeGroup {', '.join(sorted(groups))}; move those groups to "
                                 f"another class first ({IN_USE})")
         return Verdict.allow()
-    old = _etcd_problems(req.ref(), req.name, req.old, groups) if req.old is not None else []
-    return classify(req, _etcd_problems(req.ref(), req.name, ic, groups), old)
+    old = (_etcd_problems(req.ref(), req.name, req.old, groups) + _metadata_problems(req.ref(), req.old)
+           if req.old is not None else [])
+    return classify(req, _etcd_problems(req.ref(), req.name, ic, groups) + _metadata_problems(req.ref(), ic), old)
