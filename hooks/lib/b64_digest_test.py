@@ -25,9 +25,9 @@ def test_decode_judges_as_the_standard_library(text):
 
 def test_decode_refuses_non_ascii_text_as_the_standard_library():
     with pytest.raises(ValueError):
-        base64.b64decode("Ж", validate=True)
+        base64.b64decode("\u0416", validate=True)
     with pytest.raises(ValueError):
-        b64.decode("Ж")
+        b64.decode("\u0416")
 
 
 @pytest.mark.parametrize("data", [b"", b"a", b"ab", b"abc", bytes(range(256)) * 3])
