@@ -73,6 +73,14 @@ def _cases() -> dict[str, tuple[dict, dict]]:
     legacy = {"legacy_cluster_configuration": [f.pcc_secret()]}
     _, before_helm = _steady(importlib.import_module("legacy_cluster_configuration"), legacy, values)
     cases["migration_resources"] = (legacy, before_helm)
+    masters = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"master-{i}", "labels": {
+        "node-role.kubernetes.io/master": ""}}, "spec": {"taints": [
+            {"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}]}} for i in range(3)]
+    cases["wait_master_nodes_initialized"] = ({"master_nodes": masters}, values)
+    # Its working path is a DVP API round trip (tests/hooks_api); here the run that finds isolation off.
+    no_isolation = json.loads(json.dumps(values))
+    no_isolation["cloudProviderDvp"]["provider"] = {"parameters": {"namespace": "demo", "networkPolicy": "None"}}
+    cases["network_policies"] = ({}, no_isolation)
     big = json.loads(json.dumps(values))
     big["cloudProviderDvp"]["internal"]["providerDiscoveryData"]["storageClasses"] = [
         {"name": f"sc-{i}", "reclaimPolicy": "Delete", "allowVolumeExpansion": True, "isDefault": i == 0}
@@ -96,12 +104,24 @@ def _cases() -> dict[str, tuple[dict, dict]]:
     return cases
 
 
+def _context(module, snaps: dict) -> list:
+    """What shell-operator hands the hook: Synchronization of its first binding; afterHelm for the hooks that
+    run only then; its schedule for a hook that has no kubernetes binding."""
+    t, _, _ = _lib()
+    config = t.hook_config(module)
+    if not config.get("kubernetes"):
+        return [{"binding": config["schedule"][0]["name"], "type": "Schedule", "snapshots": snaps}]
+    if "afterHelm" in config and "beforeHelm" not in config:
+        return t.after_helm(snaps)
+    return t.synchronization(module, snaps)
+
+
 def _steady(module, objects: dict, values: dict) -> tuple[dict, dict]:
     """The cluster and values after the hook ran once on them: what every later run sees."""
     from deckhouse import hook
 
     t, _, _ = _lib()
-    out = hook.testrun(module.main, binding_context=t.synchronization(module, t.snapshots(module, **objects)),
+    out = hook.testrun(module.main, binding_context=_context(module, t.snapshots(module, **objects)),
                        config_values={}, initial_values=values)
     objects = {k: list(v) for k, v in objects.items()}
     for op in out.kube_operations.data:
@@ -122,7 +142,7 @@ def _run_env(tmp: str, name: str, objects: dict, values: dict, steady: bool = Tr
     if steady:
         objects, values = _steady(module, objects, values)
     snaps = t.snapshots(module, **objects)
-    files = {"BINDING_CONTEXT_PATH": t.synchronization(module, snaps), "VALUES_PATH": values,
+    files = {"BINDING_CONTEXT_PATH": _context(module, snaps), "VALUES_PATH": values,
              "CONFIG_VALUES_PATH": {}}
     env = t._env()
     for var, content in files.items():

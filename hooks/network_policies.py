@@ -13,6 +13,7 @@ not there yet. DVP failures fail the run with one line (the next minute tries ag
 import sys
 import time
 
+from lib import dvp
 from lib import network_policy as np
 from lib.bindings import render
 from lib.hookrun import run
@@ -54,6 +55,7 @@ def main(ctx) -> None:
     target = np.Target(ctx.values)
     if target.skip:
         return
+    dvp.importable()
     from dvp_common.dvp import DVPConnection, NetworkPolicies
     from dvp_common.kube import KubeError
 

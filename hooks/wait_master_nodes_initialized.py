@@ -11,7 +11,7 @@ ServiceAccount, or the kubeconfig file in KUBECONFIG) and watch those Nodes."""
 import os
 import sys
 
-from lib import bindings
+from lib import bindings, dvp
 from lib.hookrun import run
 from lib.snapshots import results
 
@@ -65,6 +65,7 @@ def main(ctx) -> None:
     waiting = sorted(n["name"] for n in results(ctx, SNAPSHOT) if n.get("uninitialized"))
     if not waiting:
         return
+    dvp.importable()
     from dvp_common.kube import KubeClient
 
     client = KubeClient.from_file_or_service_account(os.environ.get("KUBECONFIG", ""))
