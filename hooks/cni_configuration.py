@@ -7,10 +7,9 @@ The module renders that Secret; when the cluster already holds one with a cni ke
 an admin), its data is passed through unchanged: base64 of a YAML map of the Secret's base64 values, which the
 template decodes into `data:`."""
 
-import base64
 import json
 
-from lib import bindings
+from lib import b64, bindings
 from lib import values as v
 from lib.hookrun import run
 from lib.snapshots import first
@@ -32,7 +31,7 @@ def passthrough(data: dict) -> str | None:
         return None
     # Keys are quoted (a key such as "on" must stay a string); base64 values need no quoting.
     text = "".join(f"{json.dumps(key)}: {data[key]}\n" for key in sorted(data))
-    return base64.b64encode(text.encode()).decode()
+    return b64.encode(text.encode())
 
 
 def main(ctx) -> None:

@@ -6,11 +6,11 @@ Each applied CRD carries a checksum annotation of its file's bytes, so a CRD alr
 left alone: the hook parses and writes a CRD only when its file changed or the cluster lost the object."""
 
 import glob
-import hashlib
 import os
 import re
-from dataclasses import dataclass
+from typing import NamedTuple  # not a dataclass: generating its methods costs every hook run at import
 
+from lib import digest
 from lib.schema import MODULE_ROOT
 
 CHECKSUM_ANNOTATION = "cloud-provider-dvp.deckhouse.io/crd-checksum"
@@ -18,8 +18,7 @@ DIRECTORY = os.path.join(MODULE_ROOT, "crds")
 _NAME = re.compile(r"^metadata:\n(?:  .*\n)*?  name: (\S+)$", re.M)
 
 
-@dataclass(frozen=True)
-class Shipped:
+class Shipped(NamedTuple):
     path: str
     name: str
     checksum: str
@@ -43,7 +42,7 @@ def shipped(directory: str = DIRECTORY) -> list[Shipped]:
         found = _NAME.search(raw.decode("utf-8"))
         if not found:
             raise ValueError(f"{path}: no metadata.name")
-        out.append(Shipped(path, found.group(1), hashlib.sha256(raw).hexdigest()[:16]))
+        out.append(Shipped(path, found.group(1), digest.hexdigest(raw)[:16]))
     return out
 
 

@@ -4,8 +4,9 @@
 alone would exceed a hook's run budget). Used only for the steady-state check of a bundle that was fully
 verified with cryptography when it entered the values."""
 
-import base64
 import datetime
+
+from lib import b64
 
 SAN_OID = bytes.fromhex("0603551d11")  # 2.5.29.17 subjectAltName, with its OID tag and length
 
@@ -59,7 +60,7 @@ def pem_to_der(pem: str) -> bytes:
     if len(lines) < 3 or lines[0] != "-----BEGIN CERTIFICATE-----" or lines[-1] != "-----END CERTIFICATE-----":
         raise Malformed("not a single PEM certificate")
     try:
-        return base64.b64decode("".join(lines[1:-1]), validate=True)
+        return b64.decode("".join(lines[1:-1]))
     except ValueError:
         raise Malformed("bad base64") from None
 

@@ -6,16 +6,16 @@ alone costs a third of a hook's time budget. The fingerprint also covers the cod
 input, because what it guards can outlive a module upgrade (an annotation on a Secret). It is a SHA-256: the
 input may hold a kubeconfig, which must not be recoverable from values or annotations."""
 
-import hashlib
 import json
 import os
 
+from lib.digest import sha256
 from lib.schema import MODULE_ROOT
 
 
 def of(inputs: dict, code: tuple[str, ...]) -> str:
     """`code`: module-relative paths of the files whose contents decide what the input means."""
-    digest = hashlib.sha256()
+    digest = sha256()
     for path in code:
         with open(os.path.join(MODULE_ROOT, path), "rb") as f:
             digest.update(f.read())
@@ -26,4 +26,4 @@ def of(inputs: dict, code: tuple[str, ...]) -> str:
 def sealed(fingerprint: str, data: str) -> str:
     """A seal over data derived from an input with this fingerprint: a stored copy whose seal still matches was
     written by us from the same input and not edited since."""
-    return hashlib.sha256(f"{fingerprint}\n{data}".encode()).hexdigest()
+    return sha256(f"{fingerprint}\n{data}".encode()).hexdigest()

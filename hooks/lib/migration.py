@@ -7,10 +7,9 @@ The migration is pending while the legacy configuration exists and the new objec
 legacy fields are projected into the values (so the module keeps rendering), and a bundle of the new objects is
 offered to the admin in Secret d8-migration-resources; applying it completes the migration."""
 
-import hashlib
-from dataclasses import dataclass
+from typing import NamedTuple  # not a dataclass: generating its methods costs every hook run at import
 
-from lib import bindings, legacy
+from lib import bindings, digest, legacy
 from lib import values as v
 
 CREDENTIALS_TYPE = "cloud-provider.deckhouse.io/credentials"
@@ -63,8 +62,7 @@ def state_bindings(**extra) -> list[dict]:
     ]
 
 
-@dataclass(frozen=True)
-class Cluster:
+class Cluster(NamedTuple):
     """What the cluster holds of the new objects, from the snapshots."""
     module_config: dict | None
     credentials: bool
@@ -89,7 +87,7 @@ def groups(pcc: dict) -> list[tuple[str, dict]]:
 
 def instance_class_name(node_group: str) -> str:
     # Stable and collision-free whatever the group name: a readable prefix plus a hash of the full name.
-    return f"{node_group[:50].rstrip('-')}-{hashlib.sha256(node_group.encode()).hexdigest()[:12]}"
+    return f"{node_group[:50].rstrip('-')}-{digest.hexdigest(node_group.encode())[:12]}"
 
 
 def complete(pcc: dict, cluster: Cluster) -> bool:

@@ -3,10 +3,9 @@
 """Reading snapshots delivered with keepFullObjectsInMemory: false (only filterResult is present), and decoding
 the Secret data they carry into text, YAML or JSON with one-line errors that never echo the content."""
 
-import base64
-import binascii
 import json
 
+from lib import b64
 from lib.errors import InvalidInput
 
 
@@ -24,8 +23,8 @@ def b64text(value, obj: str, field: str) -> str:
     if not isinstance(value, str):
         raise InvalidInput(obj, field, "must be a base64 string")
     try:
-        return base64.b64decode(value, validate=True).decode("utf-8")
-    except (binascii.Error, ValueError):
+        return b64.decode(value).decode("utf-8")
+    except ValueError:  # b64.Error is one too
         raise InvalidInput(obj, field, "is not valid base64 of UTF-8 text") from None
 
 

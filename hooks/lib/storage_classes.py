@@ -3,7 +3,7 @@
 """Which StorageClasses the module publishes, from the parent's classes (pure functions)."""
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple  # not a dataclass: generating its methods costs every hook run at import
 
 from lib.errors import InvalidInput
 
@@ -14,8 +14,7 @@ IMMUTABLE = ("dvpStorageClass", "volumeBindingMode", "reclaimPolicy")
 EXCLUDED_FIELD = "cloudProviderDvp.storage.parameters.excludedStorageClasses"
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(NamedTuple):
     classes: list[dict]
     default: str | None
     recreate: list[str]  # existing classes whose immutable fields differ: deleted so Helm creates them anew

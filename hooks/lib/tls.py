@@ -5,20 +5,17 @@
 The leaf is reused while it is valid for the Service's names and more than RENEW_BEFORE from expiry; otherwise a
 new CA and leaf are made together, so the caBundle and the serving pair always change in one Helm run."""
 
-import base64
-import binascii
 import datetime
-from dataclasses import dataclass
+from typing import NamedTuple  # not a dataclass: generating its methods costs every hook run at import
 
-from lib import bindings
+from lib import b64, bindings
 
 RENEW_BEFORE = datetime.timedelta(days=30)
 LEAF_LIFETIME = datetime.timedelta(days=365)
 CA_LIFETIME = datetime.timedelta(days=3650)
 
 
-@dataclass(frozen=True)
-class ServingCert:
+class ServingCert(NamedTuple):
     common_name: str
     service: str
     namespace: str
@@ -41,8 +38,8 @@ def from_secret(item: dict | None) -> dict | None:
     if not item:
         return None
     try:
-        out = {k: base64.b64decode(item[k] or "", validate=True).decode() for k in ("crt", "key", "ca")}
-    except (KeyError, binascii.Error, ValueError):
+        out = {k: b64.decode(item[k] or "").decode() for k in ("crt", "key", "ca")}
+    except (KeyError, ValueError):  # b64.Error is a ValueError
         return None
     return out if all(out.values()) else None
 

@@ -24,8 +24,8 @@ from demo.walk import walk
 EXPECTED = {"VirtualMachine": 2, "VirtualDisk": 4, "VirtualMachineBlockDeviceAttachment": 1,
             "VirtualDiskSnapshot": 1, "VirtualMachineIPAddress": 2, "Secret": 2, "Service": 1}
 LB_POOL = ipaddress.ip_network("127.77.0.0/24")
-# The 10 beforeHelm hooks twice (install, then after discovery) and the afterHelm hook once.
-HOOK_RUNS = 21
+# The 10 beforeHelm hooks twice (install, then after discovery) and the 2 afterHelm hooks once.
+HOOK_RUNS = 22
 
 
 def run(settings: Settings, work):

@@ -39,6 +39,7 @@ resource "kubernetes_manifest" "isolated" {
       labels = {
         "deckhouse.io/managed-by"       = "deckhouse"
         "dvp.deckhouse.io/cluster-uuid" = var.cluster_uuid
+        "dvp.deckhouse.io/component"    = "dhctl"
       }
     }
     spec = {

@@ -10,6 +10,7 @@ from .disks import VirtualDisks
 from .errors import AttachmentFailed, DuplicateObjects, OperationFailed, ProvisioningFailed, QuotaExceeded, VMFailed
 from .images import Images
 from .ipaddresses import IPAddresses
+from .networkpolicies import NetworkPolicies
 from .operations import Operations
 from .ownership import NotOurs, is_ours, owned_labels, require_ours
 from .services import Services
@@ -19,7 +20,7 @@ from .vms import VirtualMachines
 
 __all__ = [
     "AttachmentFailed", "Attachments", "CloudInitSecrets", "DVPConnection", "DVPSettings", "DuplicateObjects",
-    "IPAddresses", "Images", "NotOurs", "OperationFailed", "Operations", "ProvisioningFailed", "QuotaExceeded",
-    "Services", "Snapshots", "StorageClasses", "VMFailed", "VirtualDisks", "VirtualMachineClasses",
+    "IPAddresses", "Images", "NetworkPolicies", "NotOurs", "OperationFailed", "Operations", "ProvisioningFailed",
+    "QuotaExceeded", "Services", "Snapshots", "StorageClasses", "VMFailed", "VirtualDisks", "VirtualMachineClasses",
     "VirtualMachines", "is_ours", "owned_labels", "require_ours",
 ]

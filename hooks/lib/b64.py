@@ -1,0 +1,22 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Base64 as the standard library's base64.b64decode(validate=True) / b64encode judge and write it, on binascii
+alone: the base64 module pulls struct in, an import every hook run would pay for two calls."""
+
+import binascii
+import re
+
+Error = binascii.Error
+_ALPHABET = re.compile(rb"[A-Za-z0-9+/]*={0,2}")
+
+
+def decode(value: str | bytes) -> bytes:
+    """Strict decoding: characters outside the alphabet raise Error, non-ASCII text ValueError."""
+    data = value.encode("ascii") if isinstance(value, str) else bytes(value)
+    if not _ALPHABET.fullmatch(data):
+        raise Error("Non-base64 digit found")
+    return binascii.a2b_base64(data)
+
+
+def encode(data: bytes) -> str:
+    return binascii.b2a_base64(data, newline=False).decode("ascii")
