@@ -5,6 +5,7 @@
 - `values.yaml` extends `config-values.yaml` through `x-extend`;
 - an object schema without `additionalProperties` gets `additionalProperties: false` (addon-operator does the same);
 - defaults are applied top-down, also inside defaults just applied, list items and map values;
+- patterns are RE2 (Go's regexp), as Deckhouse evaluates them (`harness.re2schema`);
 - every error is one line: `<module>.<field path>: <what is wrong>`.
 """
 
@@ -19,6 +20,7 @@ from typing import Any, Literal
 
 import jsonschema
 import yaml
+from harness import re2schema
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 VALUES_KEY = "cloudProviderDvp"
@@ -90,6 +92,8 @@ def load_schemas(module_dir: pathlib.Path = ROOT) -> ModuleSchemas:
     extend = values.get("x-extend", {}).get("schema")
     if extend:
         values = _extend(_read(openapi / extend), values)
+    for schema in (config, values):
+        re2schema.check_schema_patterns(schema)  # Deckhouse refuses a module whose schema RE2 cannot compile
     return ModuleSchemas(config=_close_objects(config), values=_close_objects(values))
 
 
@@ -155,19 +159,15 @@ def _message(error: jsonschema.ValidationError) -> str:
     if error.validator == "pattern":
         return f"{error.instance!r} does not match pattern {error.validator_value!r}"
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-        props = error.schema.get("properties", {})
-        patterns = error.schema.get("patternProperties", {})
-        unknown = sorted(
-            k for k in error.instance
-            if k not in props and not any(re.search(p, k) for p in patterns)
-        )
-        return f"unknown field(s): {', '.join(unknown)}"
+        unknown = sorted(re2schema.additional(error.instance, error.schema), key=str)
+        return f"unknown field(s): {', '.join(k if k.isprintable() else repr(k) for k in unknown)}"
     return error.message.replace("\n", " ")
 
 
 def errors(schema: dict, value: Any, root: str = VALUES_KEY) -> list[str]:
     """Every problem of `value` under `schema`, one line each, sorted by field path."""
-    validator = jsonschema.Draft4Validator(schema)
+    # Patterns are RE2, as Deckhouse (Go) evaluates them.
+    validator = re2schema.Draft4(schema)
     out = []
     for error in validator.iter_errors(value):
         leaf = jsonschema.exceptions.best_match(error.context) if error.context else error

@@ -93,6 +93,15 @@ INVALID = [
     ("namespace not a DNS label", with_("provider.parameters.namespace", "My_NS"),
      ["cloudProviderDvp.provider.parameters.namespace: 'My_NS' does not match pattern "
       "'^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'"]),
+    # RE2, as Deckhouse evaluates patterns: `$` is the end of the text (Python's re also accepts a final newline)
+    ("namespace with a final newline", with_("provider.parameters.namespace", "my-cluster\n"),
+     ["cloudProviderDvp.provider.parameters.namespace: 'my-cluster\\n' does not match pattern "
+      "'^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'"]),
+    ("label value with a final newline", with_("nodes.parameters.additionalVMLabels", {"team": "a\n"}),
+     ["cloudProviderDvp.nodes.parameters.additionalVMLabels.team: 'a\\n' does not match pattern "
+      "'^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$'"]),
+    ("label key with a final newline", with_("nodes.parameters.additionalVMLabels", {"team\n": "a"}),
+     ["cloudProviderDvp.nodes.parameters.additionalVMLabels: unknown field(s): 'team\\n'"]),
     ("unknown root field", {**MINIMAL, "zones": ["a"]},
      ["cloudProviderDvp: unknown field(s): zones"]),
     ("unknown nested field", with_("provider.parameters.kubeconfigDataBase64", "eA=="),
