@@ -176,3 +176,57 @@ def test_v1_module_config_kubeconfig_stands_in_last():
         run(t.snapshots(hook, module_config=[module_config_v1(kubeconfig_with({"exec": {"command": "x"}}))]))
     assert str(err.value) == ("ModuleConfig cloud-provider-dvp: spec.settings.provider.kubeconfigDataBase64: "
                               "user sa uses exec authentication, which is not supported")
+
+
+@pytest.mark.parametrize("provider", ["a string", ["a", "list"], 5])
+def test_a_legacy_provider_that_is_not_a_mapping_is_named(provider):
+    doc = {"apiVersion": "deckhouse.io/v1", "kind": "DVPClusterConfiguration", "provider": provider}
+    secret = t.secret("kube-system", "d8-provider-cluster-configuration",
+                      {"cloud-provider-cluster-configuration.yaml": yaml.safe_dump(doc)})
+    snaps = t.snapshots(hook, legacy_cluster_configuration=[secret])
+    message = ("Secret kube-system/d8-provider-cluster-configuration: "
+               "data[cloud-provider-cluster-configuration.yaml].provider: must be a mapping")
+    with pytest.raises(InvalidInput) as err:
+        run(snaps)
+    assert str(err.value) == message
+    t.assert_process_rejects(PATH, t.synchronization(hook, snaps), {"cloudProviderDvp": {"internal": {}}}, {}, message)
+
+
+def test_a_legacy_kubeconfig_that_is_not_a_string_is_named():
+    doc = {"apiVersion": "deckhouse.io/v1", "provider": {"kubeconfigDataBase64": ["x"], "namespace": "n"}}
+    secret = t.secret("kube-system", "d8-provider-cluster-configuration",
+                      {"cloud-provider-cluster-configuration.yaml": yaml.safe_dump(doc)})
+    with pytest.raises(InvalidInput) as err:
+        run(t.snapshots(hook, legacy_cluster_configuration=[secret]))
+    assert str(err.value) == ("Secret kube-system/d8-provider-cluster-configuration: "
+                              "data[cloud-provider-cluster-configuration.yaml].provider.kubeconfigDataBase64: "
+                              "must be a base64 string")
+
+
+def test_a_v1_module_config_whose_provider_is_a_string_has_no_kubeconfig():
+    mc = module_config_v1(KUBECONFIG_B64)
+    mc["spec"]["settings"]["provider"] = "a string"
+    out, _, _ = run(t.snapshots(hook, module_config=[mc]))
+    assert out.values["cloudProviderDvp"]["internal"]["credentialSecrets"] == {}
+
+
+@pytest.mark.parametrize(("name", "data"), [(name, data) for (data, _), name in zip(
+    REJECTIONS, ["other", "d8-credentials-old", "zzz", "a", "d8-credentials2", "x"] * 2, strict=False)])
+def test_a_malformed_credentials_secret_beside_a_valid_one_is_left_out(name, data):
+    snaps = t.snapshots(hook, credentials=[creds(), creds(name, **data)])
+    out, bc, values = run(snaps)
+    assert out.values_patches.data == [
+        {"op": "add", "path": "/cloudProviderDvp/internal/credentialSecrets", "value": EXPECTED}]
+    process = t.run_process(PATH, bc, values, {})
+    assert process.returncode == 0
+    assert process.values_patches == out.values_patches.data
+    [line] = process.stderr.splitlines()
+    assert line.startswith(f"warning: left out: Secret d8-cloud-provider-dvp/{name}: data.")
+    assert "tok-en" not in process.stderr and KUBECONFIG_B64 not in process.stderr
+
+
+def test_a_valid_other_credentials_secret_is_kept_and_a_malformed_d8_credentials_still_fails():
+    out, _, _ = run(t.snapshots(hook, credentials=[creds(), creds("other")]))
+    assert set(out.values["cloudProviderDvp"]["internal"]["credentialSecrets"]) == {"d8-credentials", "other"}
+    with pytest.raises(InvalidInput, match="^Secret d8-cloud-provider-dvp/d8-credentials: data.authScheme"):
+        run(t.snapshots(hook, credentials=[creds(authScheme="token"), creds("other")]))
