@@ -5,7 +5,9 @@
 
 The real source is d8-cloud-provider-dvp/d8-credentials. A cluster still configured the legacy way has only a
 provider.kubeconfigDataBase64: in the DVPClusterConfiguration or, without one, in a v1 ModuleConfig. It stands
-in for d8-credentials until the Secret exists, so the components keep working during the migration."""
+in for d8-credentials until the Secret exists, so the components keep working during the migration. Without
+any of them, metric d8_cloud_provider_dvp_credentials_missing is 1 (the chart renders all the same; the
+components that need credentials wait for them)."""
 
 import sys
 
@@ -19,6 +21,9 @@ SNAPSHOT_CREDENTIALS = "credentials"
 SNAPSHOT_LEGACY = "legacy_cluster_configuration"
 SNAPSHOT_MODULE_CONFIG = "module_config"
 VALUE = v.internal("credentialSecrets")
+# 1 while no credentials exist: the components that need them wait, and the alert says why.
+METRIC = "d8_cloud_provider_dvp_credentials_missing"
+METRIC_GROUP = "d8_cloud_provider_dvp_credentials"
 
 config = bindings.render({
     "beforeHelm": 10,
@@ -83,6 +88,8 @@ def main(ctx) -> None:
         if kubeconfig:
             found[credentials.SECRET_NAME] = {"authScheme": credentials.AUTH_SCHEME, "secret": kubeconfig}
     v.set_(ctx.values, VALUE, found)
+    ctx.metrics.collect({"name": METRIC, "group": METRIC_GROUP, "action": "set",
+                         "value": 0 if credentials.SECRET_NAME in found else 1})
 
 
 if __name__ == "__main__":

@@ -57,13 +57,18 @@ def run(snaps, values=None, ctx=t.synchronization):
 EXPECTED = {"d8-credentials": {"authScheme": "kubeconfig", "secret": KUBECONFIG_B64}}
 
 
+def present(yes: bool) -> dict:
+    return {"name": "d8_cloud_provider_dvp_credentials_missing", "group": "d8_cloud_provider_dvp_credentials",
+            "action": "set", "value": 0 if yes else 1}
+
+
 @pytest.mark.parametrize("ctx", [t.synchronization, t.event, t.group])
 def test_secret_becomes_credential_secrets(ctx):
     out, bc, values = run(t.snapshots(hook, credentials=[creds()]), ctx=ctx)
     assert out.values_patches.data == [
         {"op": "add", "path": "/cloudProviderDvp/internal/credentialSecrets", "value": EXPECTED}
     ]
-    assert out.kube_operations.data == [] and out.metrics.data == []
+    assert out.kube_operations.data == [] and out.metrics.data == [present(True)]
     again = sdk.testrun(
         hook.main, binding_context=bc, config_values={}, initial_values=t.apply(values, out.values_patches.data)
     )
@@ -81,10 +86,15 @@ def test_legacy_configuration_stands_in_until_the_secret_exists():
 
 def test_no_secret_gives_empty_map_and_removal_is_followed():
     start = {"cloudProviderDvp": {"internal": {"credentialSecrets": EXPECTED}}}
-    out, _, _ = run(t.snapshots(hook), values=start)
+    out, bc, _ = run(t.snapshots(hook), values=start)
     assert out.values_patches.data == [
         {"op": "remove", "path": "/cloudProviderDvp/internal/credentialSecrets/d8-credentials"}
     ]
+    # The components wait for credentials: the metric behind D8CloudProviderDVPCredentialsMissing says so.
+    assert out.metrics.data == [present(False)]
+    t.assert_contract(hook, PATH, bc, start, {}, out)
+    out, _, _ = run(t.snapshots(hook, legacy_cluster_configuration=[pcc()]))
+    assert out.metrics.data == [present(True)]
 
 
 def kubeconfig_with(user):
