@@ -165,14 +165,55 @@ def _message(error: jsonschema.ValidationError) -> str:
 
 
 def errors(schema: dict, value: Any, root: str = VALUES_KEY) -> list[str]:
-    """Every problem of `value` under `schema`, one line each, sorted by field path."""
+    """Every problem of `value` under `schema`, one line each, sorted by field path. The x-deckhouse-validations
+    (CEL) rules are judged once the schema itself is satisfied, as they assume its types."""
     # Patterns are RE2, as Deckhouse (Go) evaluates them.
     validator = re2schema.Draft4(schema)
     out = []
     for error in validator.iter_errors(value):
         leaf = jsonschema.exceptions.best_match(error.context) if error.context else error
         out.append(f"{_path(leaf, root)}: {_message(leaf)}")
+    if not out:
+        out = cel_errors(schema, value, root)
     return sorted(set(out))
+
+
+@functools.cache
+def cel_program(expression: str):
+    """The compiled CEL program of one rule (cel-python; Deckhouse runs the same expressions with cel-go)."""
+    import celpy
+
+    env = celpy.Environment()
+    return env.program(env.compile(expression))
+
+
+def cel_errors(schema: dict, value: Any, path: str) -> list[str]:
+    """`<path>: <message>` for every x-deckhouse-validations rule that does not hold on `value`."""
+    import celpy
+
+    out = []
+    if not isinstance(schema, dict):
+        return out
+    for rule in schema.get("x-deckhouse-validations") or []:
+        try:
+            holds = cel_program(rule["expression"]).evaluate({"self": celpy.json_to_cel(value)})
+        except celpy.CELEvalError:
+            holds = False  # an expression that cannot be evaluated on this value does not admit it
+        if not (isinstance(holds, celpy.celtypes.BoolType) and bool(holds)):  # a rule must give a boolean true
+            out.append(f"{path}: {rule['message']}")
+    if isinstance(value, dict):
+        props = schema.get("properties", {})
+        for key, item in value.items():
+            subs = [props[key]] if key in props else [
+                s for p, s in schema.get("patternProperties", {}).items() if re2schema.patterns.search(p, key)]
+            if not subs and isinstance(schema.get("additionalProperties"), dict):
+                subs = [schema["additionalProperties"]]
+            for sub in subs:
+                out += cel_errors(sub, item, f"{path}.{key}")
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for i, item in enumerate(value):
+            out += cel_errors(schema["items"], item, f"{path}[{i}]")
+    return out
 
 
 def validate(kind: SchemaKind, value: Any, module: ModuleSchemas | None = None) -> dict:
