@@ -5,10 +5,15 @@
 
 The real source is d8-cloud-provider-dvp/d8-credentials. A cluster still configured the legacy way has only a
 provider.kubeconfigDataBase64: in the DVPClusterConfiguration or, without one, in a v1 ModuleConfig. It stands
-in for d8-credentials until the Secret exists, so the components keep working during the migration."""
+in for d8-credentials until the Secret exists, so the components keep working during the migration. Without
+any of them, metric d8_cloud_provider_dvp_credentials_missing is 1 (the chart renders all the same; the
+components that need credentials wait for them)."""
+
+import sys
 
 from lib import bindings, credentials, legacy
 from lib import values as v
+from lib.errors import InvalidInput
 from lib.hookrun import run
 from lib.snapshots import results
 
@@ -16,6 +21,9 @@ SNAPSHOT_CREDENTIALS = "credentials"
 SNAPSHOT_LEGACY = "legacy_cluster_configuration"
 SNAPSHOT_MODULE_CONFIG = "module_config"
 VALUE = v.internal("credentialSecrets")
+# 1 while no credentials exist: the components that need them wait, and the alert says why.
+METRIC = "d8_cloud_provider_dvp_credentials_missing"
+METRIC_GROUP = "d8_cloud_provider_dvp_credentials"
 
 config = bindings.render({
     "beforeHelm": 10,
@@ -30,7 +38,7 @@ config = bindings.render({
         ),
         legacy.binding(SNAPSHOT_LEGACY),
         bindings.kubernetes(SNAPSHOT_MODULE_CONFIG, "ModuleConfig",
-                            "{kubeconfig: (.spec.settings.provider.kubeconfigDataBase64 // null)}",
+                            "{kubeconfig: (.spec.settings.provider.kubeconfigDataBase64? // null)}",
                             api_version="deckhouse.io/v1alpha1", names=["cloud-provider-dvp"]),
     ],
 })
@@ -39,27 +47,49 @@ config = bindings.render({
 def stand_in(ctx) -> tuple[str | None, str, str]:
     """(kubeconfig, object, field) of the legacy source standing in for d8-credentials, first found wins."""
     pcc = legacy.configuration(results(ctx, SNAPSHOT_LEGACY)) or {}
-    kubeconfig = (pcc.get("provider") or {}).get("kubeconfigDataBase64")
+    provider = pcc.get("provider")
+    if provider is not None and not isinstance(provider, dict):
+        raise InvalidInput(legacy.OBJECT, legacy.FIELD + ".provider", "must be a mapping")
+    kubeconfig = (provider or {}).get("kubeconfigDataBase64")
     if kubeconfig:
         return kubeconfig, legacy.OBJECT, legacy.FIELD + ".provider.kubeconfigDataBase64"
     mc = (results(ctx, SNAPSHOT_MODULE_CONFIG) or [{}])[0]
-    return (mc.get("kubeconfig"), "ModuleConfig cloud-provider-dvp",
+    return ((mc.get("kubeconfig") if isinstance(mc, dict) else None), "ModuleConfig cloud-provider-dvp",
             "spec.settings.provider.kubeconfigDataBase64")
+
+
+def credential_secrets(items: list, known: frozenset) -> dict:
+    """{name: value} of the valid credentials Secrets. Only d8-credentials is read by the module: another one that
+    is malformed is left out with a warning instead of stopping the module (the webhook refuses new ones)."""
+    found = {}
+    for item in sorted(items, key=lambda s: str(s.get("name", "")) if isinstance(s, dict) else ""):
+        try:
+            c = credentials.from_secret(item, v.NAMESPACE, known)
+        except InvalidInput as exc:
+            if isinstance(item, dict) and item.get("name") == credentials.SECRET_NAME:
+                raise
+            print(f"warning: left out: {exc}", file=sys.stderr)
+            continue
+        found[c.name] = c.as_value()
+    return found
 
 
 def main(ctx) -> None:
     # Kubeconfigs already in values passed the check when they got there: parsing them again on every run
     # would cost the YAML import for nothing.
     known = frozenset(c.get("secret") for c in (v.get(ctx.values, VALUE) or {}).values() if isinstance(c, dict))
-    secrets = sorted(results(ctx, SNAPSHOT_CREDENTIALS), key=lambda s: s.get("name", ""))
-    found = {c.name: c.as_value() for c in (credentials.from_secret(s, v.NAMESPACE, known) for s in secrets)}
+    found = credential_secrets(results(ctx, SNAPSHOT_CREDENTIALS), known)
     if credentials.SECRET_NAME not in found:
         kubeconfig, obj, field = stand_in(ctx)
+        if kubeconfig and not isinstance(kubeconfig, str):
+            raise InvalidInput(obj, field, "must be a base64 string")
         if kubeconfig and kubeconfig not in known:
             credentials.check_kubeconfig(kubeconfig, obj, field)
         if kubeconfig:
             found[credentials.SECRET_NAME] = {"authScheme": credentials.AUTH_SCHEME, "secret": kubeconfig}
     v.set_(ctx.values, VALUE, found)
+    ctx.metrics.collect({"name": METRIC, "group": METRIC_GROUP, "action": "set",
+                         "value": 0 if credentials.SECRET_NAME in found else 1})
 
 
 if __name__ == "__main__":

@@ -57,13 +57,18 @@ def run(snaps, values=None, ctx=t.synchronization):
 EXPECTED = {"d8-credentials": {"authScheme": "kubeconfig", "secret": KUBECONFIG_B64}}
 
 
+def present(yes: bool) -> dict:
+    return {"name": "d8_cloud_provider_dvp_credentials_missing", "group": "d8_cloud_provider_dvp_credentials",
+            "action": "set", "value": 0 if yes else 1}
+
+
 @pytest.mark.parametrize("ctx", [t.synchronization, t.event, t.group])
 def test_secret_becomes_credential_secrets(ctx):
     out, bc, values = run(t.snapshots(hook, credentials=[creds()]), ctx=ctx)
     assert out.values_patches.data == [
         {"op": "add", "path": "/cloudProviderDvp/internal/credentialSecrets", "value": EXPECTED}
     ]
-    assert out.kube_operations.data == [] and out.metrics.data == []
+    assert out.kube_operations.data == [] and out.metrics.data == [present(True)]
     again = sdk.testrun(
         hook.main, binding_context=bc, config_values={}, initial_values=t.apply(values, out.values_patches.data)
     )
@@ -81,10 +86,15 @@ def test_legacy_configuration_stands_in_until_the_secret_exists():
 
 def test_no_secret_gives_empty_map_and_removal_is_followed():
     start = {"cloudProviderDvp": {"internal": {"credentialSecrets": EXPECTED}}}
-    out, _, _ = run(t.snapshots(hook), values=start)
+    out, bc, _ = run(t.snapshots(hook), values=start)
     assert out.values_patches.data == [
         {"op": "remove", "path": "/cloudProviderDvp/internal/credentialSecrets/d8-credentials"}
     ]
+    # The components wait for credentials: the metric behind D8CloudProviderDVPCredentialsMissing says so.
+    assert out.metrics.data == [present(False)]
+    t.assert_contract(hook, PATH, bc, start, {}, out)
+    out, _, _ = run(t.snapshots(hook, legacy_cluster_configuration=[pcc()]))
+    assert out.metrics.data == [present(True)]
 
 
 def kubeconfig_with(user):
@@ -180,3 +190,57 @@ def test_v1_module_config_kubeconfig_stands_in_last():
     with pytest.raises(InvalidInput) as err:
         run(t.snapshots(hook, module_config=[module_config_v1(kubeconfig_with({"exec": {"command": "x"}}))]))
     assert str(err.value) == f"ModuleConfig cloud-provider-dvp: spec.settings.provider.kubeconfigDataBase64: {EXEC}"
+
+
+@pytest.mark.parametrize("provider", ["a string", ["a", "list"], 5])
+def test_a_legacy_provider_that_is_not_a_mapping_is_named(provider):
+    doc = {"apiVersion": "deckhouse.io/v1", "kind": "DVPClusterConfiguration", "provider": provider}
+    secret = t.secret("kube-system", "d8-provider-cluster-configuration",
+                      {"cloud-provider-cluster-configuration.yaml": yaml.safe_dump(doc)})
+    snaps = t.snapshots(hook, legacy_cluster_configuration=[secret])
+    message = ("Secret kube-system/d8-provider-cluster-configuration: "
+               "data[cloud-provider-cluster-configuration.yaml].provider: must be a mapping")
+    with pytest.raises(InvalidInput) as err:
+        run(snaps)
+    assert str(err.value) == message
+    t.assert_process_rejects(PATH, t.synchronization(hook, snaps), {"cloudProviderDvp": {"internal": {}}}, {}, message)
+
+
+def test_a_legacy_kubeconfig_that_is_not_a_string_is_named():
+    doc = {"apiVersion": "deckhouse.io/v1", "provider": {"kubeconfigDataBase64": ["x"], "namespace": "n"}}
+    secret = t.secret("kube-system", "d8-provider-cluster-configuration",
+                      {"cloud-provider-cluster-configuration.yaml": yaml.safe_dump(doc)})
+    with pytest.raises(InvalidInput) as err:
+        run(t.snapshots(hook, legacy_cluster_configuration=[secret]))
+    assert str(err.value) == ("Secret kube-system/d8-provider-cluster-configuration: "
+                              "data[cloud-provider-cluster-configuration.yaml].provider.kubeconfigDataBase64: "
+                              "must be a base64 string")
+
+
+def test_a_v1_module_config_whose_provider_is_a_string_has_no_kubeconfig():
+    mc = module_config_v1(KUBECONFIG_B64)
+    mc["spec"]["settings"]["provider"] = "a string"
+    out, _, _ = run(t.snapshots(hook, module_config=[mc]))
+    assert out.values["cloudProviderDvp"]["internal"]["credentialSecrets"] == {}
+
+
+@pytest.mark.parametrize(("name", "data"), [(name, data) for (data, _), name in zip(
+    REJECTIONS, ["other", "d8-credentials-old", "zzz", "a", "d8-credentials2", "x"] * 2, strict=False)])
+def test_a_malformed_credentials_secret_beside_a_valid_one_is_left_out(name, data):
+    snaps = t.snapshots(hook, credentials=[creds(), creds(name, **data)])
+    out, bc, values = run(snaps)
+    assert out.values_patches.data == [
+        {"op": "add", "path": "/cloudProviderDvp/internal/credentialSecrets", "value": EXPECTED}]
+    process = t.run_process(PATH, bc, values, {})
+    assert process.returncode == 0
+    assert process.values_patches == out.values_patches.data
+    [line] = process.stderr.splitlines()
+    assert line.startswith(f"warning: left out: Secret d8-cloud-provider-dvp/{name}: data.")
+    assert "tok-en" not in process.stderr and KUBECONFIG_B64 not in process.stderr
+
+
+def test_a_valid_other_credentials_secret_is_kept_and_a_malformed_d8_credentials_still_fails():
+    out, _, _ = run(t.snapshots(hook, credentials=[creds(), creds("other")]))
+    assert set(out.values["cloudProviderDvp"]["internal"]["credentialSecrets"]) == {"d8-credentials", "other"}
+    with pytest.raises(InvalidInput, match="^Secret d8-cloud-provider-dvp/d8-credentials: data.authScheme"):
+        run(t.snapshots(hook, credentials=[creds(authScheme="token"), creds("other")]))

@@ -51,8 +51,8 @@ def main(ctx) -> None:
     merged = discovery.merge([doc for doc, _, _ in found])
     # Values hold only validated results: an unchanged result needs no schema (and no YAML import).
     if merged != v.get(ctx.values, VALUE):
-        for doc, obj, field in found:
-            discovery.validate(doc, obj, field)
+        for part, (_, obj, field) in zip(discovery.contributions([doc for doc, _, _ in found]), found, strict=True):
+            discovery.validate(part, obj, field)
     v.set_(ctx.values, VALUE, merged)
 
 

@@ -112,3 +112,33 @@ def test_steady_state_needs_no_schema():
     bad = t.snapshots(hook, discoverer=[discoverer({"storageClasses": [SC], "zones": []})])
     with pytest.raises(InvalidInput, match=r"zones: violates minItems 1"):
         run(bad, values=t.apply(START, out.values_patches.data))
+
+
+@pytest.mark.parametrize("classes", [5, True, "replicated", {"name": "x"}])
+def test_storage_classes_of_another_type_are_named_not_a_traceback(classes):
+    snaps = t.snapshots(hook, discoverer=[discoverer({"storageClasses": classes})])
+    message = f"{OBJ}.storageClasses: must be of type array"
+    with pytest.raises(InvalidInput) as err:
+        run(snaps)
+    assert str(err.value) == message
+    t.assert_process_rejects(PATH, t.synchronization(hook, snaps), START, {}, message)
+
+
+def test_the_same_input_gets_the_same_verdict_warm_or_after_a_restart():
+    # The bootstrap source's zones are shadowed by the discoverer's: they never reach the values, so they are not
+    # judged, whether the merged result is already in values (warm) or not (after a restart).
+    snaps = t.snapshots(hook, discoverer=[discoverer({"zones": ["z1"]})],
+                        bootstrap_discovery_data=[bootstrap({"zones": [], "layout": "Standard"})])
+    cold = run(snaps)
+    merged = {"apiVersion": "deckhouse.io/v1", "kind": "DVPCloudDiscoveryData", "zones": ["z1"], "layout": "Standard"}
+    assert cold.values["cloudProviderDvp"]["internal"]["providerDiscoveryData"] == merged
+    warm = run(snaps, values=t.apply(START, cold.values_patches.data))
+    assert warm.values_patches.data == []
+    # What a lower source does contribute is judged, in both cases.
+    bad = t.snapshots(hook, discoverer=[discoverer({"zones": ["z1"]})],
+                      bootstrap_discovery_data=[bootstrap({"layout": "Other"})])
+    boot = "Secret kube-system/d8-candi-cloud-provider-discovery-data: data[cloud-provider-discovery-data.json]"
+    for values in (START, t.apply(START, cold.values_patches.data)):
+        with pytest.raises(InvalidInput) as err:
+            run(bad, values=values)
+        assert str(err.value) == f"{boot}.layout: must be one of Standard"

@@ -4,7 +4,8 @@
 """The legacy DVPClusterConfiguration (kube-system/d8-provider-cluster-configuration) -> values.
 
 It is validated against candi/openapi/cluster_configuration.yaml. While the migration to the v2 objects is
-pending, its fields stand in for the module settings and internal.migration.pending is true; the bundle of new
+pending, its fields stand in for the module settings and internal.migration.pending is true; once it is complete,
+the settings it stood in for (internal.migration.projected) follow the ModuleConfig again. The bundle of new
 objects is published after Helm by migration_resources.py. (Its kubeconfig and discovery data are read by the
 credentials and discovery_data hooks.)"""
 
@@ -21,16 +22,22 @@ config = render({"beforeHelm": 12, "kubernetes": migration.state_bindings()})
 
 def main(ctx) -> None:
     fingerprint = migration.state_fingerprint(ctx)
-    if (v.get(ctx.values, VALUE) or {}).get("fingerprint") == fingerprint:
-        return  # an earlier run checked this very input and its values are in place
-    pcc = legacy.validated_configuration(results(ctx, migration.SNAPSHOT_LEGACY))
-    cluster = migration.Cluster.from_snapshots(
-        *(results(ctx, s) for s in (migration.SNAPSHOT_MODULE_CONFIG, migration.SNAPSHOT_CREDENTIALS,
-                                     migration.SNAPSHOT_NODE_GROUPS, migration.SNAPSHOT_INSTANCE_CLASSES)))
-    pending = migration.pending(pcc, cluster)
-    if pending and pcc is not None:
-        migration.project(ctx.values, pcc)
-    v.set_(ctx.values, VALUE, {"pending": pending, "fingerprint": fingerprint})
+    state = v.get(ctx.values, VALUE) or {}
+    projected = [p for p in state.get("projected") or [] if isinstance(p, str)]
+    # Unless an earlier run checked this very input (and its values are in place), compute the state again.
+    if state.get("fingerprint") != fingerprint:
+        pcc = legacy.validated_configuration(results(ctx, migration.SNAPSHOT_LEGACY))
+        cluster = migration.Cluster.from_snapshots(
+            *(results(ctx, s) for s in (migration.SNAPSHOT_MODULE_CONFIG, migration.SNAPSHOT_CREDENTIALS,
+                                         migration.SNAPSHOT_NODE_GROUPS, migration.SNAPSHOT_INSTANCE_CLASSES)))
+        state = {"pending": migration.pending(pcc, cluster), "fingerprint": fingerprint}
+        if state["pending"] and pcc is not None:
+            projected = sorted(set(projected) | set(migration.project(ctx.values, pcc)))
+        if projected:
+            state["projected"] = projected
+        v.set_(ctx.values, VALUE, state)
+    if not state.get("pending") and projected:
+        migration.unproject(ctx.values, ctx.config_values, projected)
 
 
 if __name__ == "__main__":

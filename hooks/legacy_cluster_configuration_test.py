@@ -20,9 +20,14 @@ START = {
 }
 
 
-def run(snaps, values=START, kind="sync"):
+PROJECTED = ["nodes.parameters.ingressPorts", "nodes.parameters.layout", "nodes.parameters.region",
+             "nodes.parameters.sshPublicKey", "nodes.parameters.zones", "provider.parameters.namespace",
+             "provider.parameters.networkPolicy"]
+
+
+def run(snaps, values=START, kind="sync", config=None):
     bc = t.synchronization(hook, snaps) if kind == "sync" else t.event(hook, snaps, "node_groups", "Deleted")
-    return sdk.testrun(hook.main, binding_context=bc, config_values={}, initial_values=values), bc
+    return sdk.testrun(hook.main, binding_context=bc, config_values=config or {}, initial_values=values), bc
 
 
 @pytest.mark.parametrize("kind", ["sync", "event"])
@@ -35,7 +40,7 @@ def test_pending_migration_projects_the_legacy_configuration(kind):
         {"op": "add", "path": "/cloudProviderDvp/nodes/parameters/zones", "value": ["z1"]},
         {"op": "add", "path": "/cloudProviderDvp/nodes/parameters/ingressPorts", "value": [22, 443]},
         {"op": "add", "path": "/cloudProviderDvp/internal/migration",
-         "value": {"pending": True, "fingerprint": f.fingerprint(snaps)}},
+         "value": {"pending": True, "fingerprint": f.fingerprint(snaps), "projected": PROJECTED}},
         {
             "op": "add",
             "path": "/cloudProviderDvp/provider",
@@ -155,3 +160,67 @@ def test_v1_module_config_kubeconfig_alone_is_a_pending_migration_without_projec
                                         "value": {"pending": True, "fingerprint": f.fingerprint(snaps)}}]
     out, _ = run(t.snapshots(hook, module_config=[mc], credentials_secret=[f.credentials()]))
     assert out.values["cloudProviderDvp"]["internal"]["migration"]["pending"] is False
+
+
+KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGxZ0Z1a1fSFm0+8YQjvN0nSPgZwPp9GdXyO5tMqWnXk admin@example"
+
+
+def config(namespace):
+    return {"cloudProviderDvp": {"provider": {"parameters": {"namespace": namespace}},
+                                 "nodes": {"parameters": {"layout": "Standard", "sshPublicKey": KEY}}}}
+
+
+def test_settings_follow_the_module_config_again_once_the_migration_is_complete():
+    pending = t.snapshots(hook, legacy_cluster_configuration=[f.pcc_secret()],
+                          module_config=[f.module_config(1, False)])
+    first, _ = run(pending)
+    projected = t.apply(START, first.values_patches.data)
+    done = t.snapshots(hook, legacy_cluster_configuration=[f.pcc_secret()], **f.migrated())
+    out, _ = run(done, projected, config=config("new-ns"))
+    assert out.values_patches.data == [
+        {"op": "add", "path": "/cloudProviderDvp/nodes/parameters/sshPublicKey", "value": KEY},
+        {"op": "remove", "path": "/cloudProviderDvp/nodes/parameters/region"},
+        {"op": "remove", "path": "/cloudProviderDvp/nodes/parameters/zones"},
+        {"op": "remove", "path": "/cloudProviderDvp/nodes/parameters/ingressPorts"},
+        {"op": "add", "path": "/cloudProviderDvp/internal/migration/pending", "value": False},
+        {"op": "add", "path": "/cloudProviderDvp/internal/migration/fingerprint", "value": f.fingerprint(done)},
+        {"op": "add", "path": "/cloudProviderDvp/provider/parameters/namespace", "value": "new-ns"},
+        {"op": "remove", "path": "/cloudProviderDvp/provider/parameters/networkPolicy"},
+    ]
+    after = t.apply(projected, out.values_patches.data)
+    assert after["cloudProviderDvp"]["provider"] == config("new-ns")["cloudProviderDvp"]["provider"]
+    assert after["cloudProviderDvp"]["nodes"] == config("new-ns")["cloudProviderDvp"]["nodes"]
+    # A later ModuleConfig edit wins even where the hook's old values are replayed over it: the input is
+    # unchanged (same fingerprint), the settings are set back all the same.
+    replayed = t.apply(after, [{"op": "replace", "path": "/cloudProviderDvp/provider/parameters/namespace",
+                                "value": "tenant"}])
+    again, _ = run(done, replayed, config=config("newer-ns"))
+    assert again.values_patches.data == [
+        {"op": "add", "path": "/cloudProviderDvp/provider/parameters/namespace", "value": "newer-ns"}]
+    steady, _ = run(done, t.apply(replayed, again.values_patches.data), config=config("newer-ns"))
+    assert steady.values_patches.data == []
+
+
+def test_a_namespace_with_a_final_newline_is_not_projected():
+    # RE2's `$` is the end of the text: Python's re would let "tenant\n" through into the values.
+    doc = yaml.safe_load(yaml.safe_dump(f.PCC))
+    doc["provider"]["namespace"] = "tenant\n"
+    snaps = t.snapshots(hook, legacy_cluster_configuration=[f.pcc_secret(doc)])
+    message = f"{OBJ}.provider.namespace: must match ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+    with pytest.raises(InvalidInput) as err:
+        run(snaps)
+    assert str(err.value) == message
+    t.assert_process_rejects(PATH, t.synchronization(hook, snaps), START, {}, message)
+
+
+@pytest.mark.parametrize(("size", "valid"), [("1.2.3Gi", False), ("-12Gi", False), (8589934592, True), ("8Gi", True)])
+def test_legacy_sizes_are_quantities_a_machine_takes(size, valid):
+    doc = yaml.safe_load(yaml.safe_dump(f.PCC))
+    doc["masterNodeGroup"]["instanceClass"]["virtualMachine"]["memory"]["size"] = size
+    snaps = t.snapshots(hook, legacy_cluster_configuration=[f.pcc_secret(doc)])
+    if valid:
+        assert run(snaps)[0].values["cloudProviderDvp"]["internal"]["migration"]["pending"] is True
+    else:
+        with pytest.raises(InvalidInput, match=r"masterNodeGroup.instanceClass.virtualMachine.memory.size: must be "
+                                               r"integer of at least 0 or string matching"):
+            run(snaps)

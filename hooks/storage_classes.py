@@ -50,7 +50,7 @@ def main(ctx) -> None:
     # An explicit cluster-wide choice (global.defaultClusterStorageClass) is what the default should be.
     expected = v.get(ctx.values, "global.defaultClusterStorageClass") or plan.default
     ctx.metrics.expire(METRIC_GROUP)
-    labels = sc.drift(expected, [c["name"] for c in cluster if c.get("isDefault")])
+    labels = sc.drift(expected, [c["name"] for c in cluster if c.get("isDefault")], [c["name"] for c in cluster])
     if labels:
         ctx.metrics.collect({"name": METRIC, "group": METRIC_GROUP, "action": "set", "value": 1, "labels": labels})
 

@@ -57,9 +57,8 @@ def test_parent_classes_become_values(kind):
         {"op": "add", "path": "/cloudProviderDvp/internal/defaultStorageClass", "value": "replicated"},
     ]
     assert out.kube_operations.data == []
-    assert out.metrics.data == [EXPIRE, {"name": "d8_cloud_provider_dvp_default_storage_class_drifted",
-                                         "group": "d8_cloud_provider_dvp_default_storage_class", "action": "set",
-                                         "value": 1, "labels": {"actual": "", "expected": "replicated"}}]
+    # A fresh install: the expected default does not exist before Helm creates it, so nothing has drifted.
+    assert out.metrics.data == [EXPIRE]
     t.assert_contract(hook, PATH, bc, vals, {}, out)
     # Helm created the classes and annotated the default: nothing changes and nothing drifts.
     after = t.apply(vals, out.values_patches.data)
@@ -112,14 +111,58 @@ def test_hand_changed_default_is_reported_not_reverted():
     assert out.metrics.data == [EXPIRE]
 
 
-def test_bad_exclusion_regex_is_rejected():
-    vals = values([parent("replicated")], excluded=["ok", "bad["])
-    message = ("ModuleConfig cloud-provider-dvp: cloudProviderDvp.storage.parameters.excludedStorageClasses[1]: "
-               "is not a valid regular expression")
+DRIFTED = "d8_cloud_provider_dvp_default_storage_class_drifted"
+
+
+def test_a_missing_expected_default_is_no_drift_but_a_present_one_is():
+    vals = values([parent("replicated", default=True)])
+    out, _ = run(vals, storage_class("other", "x", ours=False, default=True))
+    assert out.metrics.data == [EXPIRE]
+    out, _ = run(vals, storage_class("other", "x", ours=False, default=True), storage_class("replicated", "replicated"))
+    assert out.metrics.data == [EXPIRE, {"name": DRIFTED, "group": EXPIRE["group"], "action": "set", "value": 1,
+                                         "labels": {"actual": "other", "expected": "replicated"}}]
+
+
+def test_the_default_survives_a_restart_when_discovery_has_no_classes():
+    # After a restart values are empty and the discoverer has not published classes yet: the class Helm
+    # annotated as default stays the default instead of being stripped.
+    for discovered in ([], None):
+        vals = {"global": {}, "cloudProviderDvp": {"internal": {"providerDiscoveryData": {
+            "zones": ["default"], **({"storageClasses": discovered} if discovered is not None else {})}}}}
+        out, _ = run(vals, storage_class("replicated", "replicated", default=True), storage_class("slow", "slow"))
+        assert out.values_patches.data == [
+            {"op": "add", "path": "/cloudProviderDvp/internal/storageClasses",
+             "value": [item("replicated", "replicated", default=True), item("slow", "slow")]},
+            {"op": "add", "path": "/cloudProviderDvp/internal/defaultStorageClass", "value": "replicated"}]
+        assert out.metrics.data == [EXPIRE]
+
+
+def test_a_discovered_default_wins_over_a_kept_one():
+    out, _ = run(values([parent("b-new", default=True)]), storage_class("a-old", "a-old", default=True))
+    assert out.values["cloudProviderDvp"]["internal"]["defaultStorageClass"] == "b-new"
+    assert out.values["cloudProviderDvp"]["internal"]["storageClasses"] == [
+        item("a-old", "a-old"), item("b-new", "b-new", default=True)]
+
+
+@pytest.mark.parametrize(("pattern", "reason"), [
+    ("bad[", "is not a valid RE2 regular expression (missing ])"),
+    # Python's re accepts lookahead; Deckhouse (Go, RE2) does not
+    ("(?!local).*", "is not a valid RE2 regular expression (invalid perl operator)"),
+    ("(a)\\1", "is not a valid RE2 regular expression (invalid escape sequence)"),
+])
+def test_bad_exclusion_regex_is_rejected(pattern, reason):
+    vals = values([parent("replicated")], excluded=["ok", pattern])
+    message = f"ModuleConfig cloud-provider-dvp: {hook.sc.EXCLUDED_FIELD}[1]: {reason}"
     with pytest.raises(InvalidInput) as err:
         run(vals)
     assert str(err.value) == message
     t.assert_process_rejects(PATH, t.synchronization(hook, t.snapshots(hook)), vals, {}, message)
+
+
+def test_exclusion_anchors_are_the_whole_name():
+    # RE2's `$` is the end of the text; the match is a full match either way
+    out, _ = run(values([parent("local"), parent("local-x")], excluded=["local$"]))
+    assert [c["name"] for c in out.values["cloudProviderDvp"]["internal"]["storageClasses"]] == ["local-x"]
 
 
 def test_imports_nothing_heavy():

@@ -36,6 +36,11 @@
 {{- if .Capabilities.APIVersions.Has "monitoring.coreos.com/v1/PrometheusRule" -}}true{{- end -}}
 {{- end -}}
 
+{{- /* Whether the credentials hook found d8-credentials (or the legacy kubeconfig standing in for it). */ -}}
+{{- define "dvp.credentials_present" -}}
+{{- if dig "d8-credentials" "secret" "" (.Values.cloudProviderDvp.internal.credentialSecrets | default dict) -}}true{{- end -}}
+{{- end -}}
+
 {{- define "dvp.log_level" -}}
 {{- .Values.cloudProviderDvp.logLevel | default "Info" -}}
 {{- end -}}

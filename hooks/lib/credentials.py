@@ -33,9 +33,13 @@ def from_secret(item: dict, namespace: str, known: frozenset[str] = frozenset())
     """item is the binding's filterResult: {name, type, data: {authScheme?, secret?, identity?}} (base64 data).
 
     known: kubeconfigs already checked (those in values, which only this check writes): not parsed again."""
-    name = item.get("name", "")
+    if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+        raise InvalidInput(f"Secret {namespace}/?", "metadata.name", "must be a string")
+    name = item["name"]
     obj = f"Secret {namespace}/{name}"
     data = item.get("data") or {}
+    if not isinstance(data, dict):
+        raise InvalidInput(obj, "data", "must be a mapping")
     if item.get("type") != SECRET_TYPE:
         raise InvalidInput(obj, "type", f"must be {SECRET_TYPE}")
     scheme = b64text(data["authScheme"], obj, "data.authScheme") if "authScheme" in data else ""

@@ -19,7 +19,8 @@ def parse(value_b64: str, obj: str, field: str) -> dict:
     """One source document, normalised (older IsDefault spelling), without defaults, so the merge can tell
     what the source really said."""
     doc = require_mapping(parse_json(b64text(value_b64, obj, field), obj, field), obj, field)
-    for sc in doc.get("storageClasses") or []:
+    classes = doc.get("storageClasses")
+    for sc in classes if isinstance(classes, list) else ():  # another type is the schema's to refuse
         if isinstance(sc, dict) and "IsDefault" in sc:
             sc.setdefault("isDefault", sc.pop("IsDefault"))
     return {k: x for k, x in doc.items() if x is not None}
@@ -28,7 +29,21 @@ def parse(value_b64: str, obj: str, field: str) -> dict:
 def validate(doc: dict, obj: str, field: str) -> None:
     """A source document is valid once the defaults fill what it leaves out."""
     full = defaults() | doc
-    schema.validate(full, schema.load(SCHEMA, full["apiVersion"]), obj, field)
+    version = full["apiVersion"] if isinstance(full["apiVersion"], str) else None
+    schema.validate(full, schema.load(SCHEMA, version), obj, field)
+
+
+def contributions(docs: list[dict]) -> list[dict]:
+    """What each source (in precedence order) gives the merge: its fields that no earlier source has.
+
+    Only these are validated: a field an earlier source shadows never reaches the values, and judging it would
+    make the outcome depend on whether the merged result was already in values (warm) or not (after a restart)."""
+    seen: set = set()
+    out = []
+    for doc in docs:
+        out.append({k: x for k, x in doc.items() if k not in seen})
+        seen |= doc.keys()
+    return out
 
 
 def merge(docs: list[dict]) -> dict:

@@ -48,7 +48,7 @@ def state_bindings(**extra) -> list[dict]:
         bindings.kubernetes(
             SNAPSHOT_MODULE_CONFIG, "ModuleConfig",
             "{version: .spec.version, enabled: .spec.enabled, hasProvider: (.spec.settings.provider != null),"
-            " kubeconfig: (.spec.settings.provider.kubeconfigDataBase64 // null)}",
+            " kubeconfig: (.spec.settings.provider.kubeconfigDataBase64? // null)}",
             api_version="deckhouse.io/v1alpha1", names=[MODULE_CONFIG], **extra),
         bindings.kubernetes(SNAPSHOT_CREDENTIALS, "Secret", "{name: .metadata.name, type: .type}",
                             namespace=v.NAMESPACE, names=["d8-credentials"], **extra),
@@ -149,13 +149,34 @@ def settings(pcc: dict) -> dict:
     return {"provider": {"parameters": prov}, "nodes": {"parameters": params}, "storage": {"parameters": {}}}
 
 
-def project(values: dict, pcc: dict) -> None:
-    """While migrating, the legacy configuration is the truth: its fields override the module settings."""
+def project(values: dict, pcc: dict) -> list[str]:
+    """While migrating, the legacy configuration is the truth: its fields override the module settings.
+    Returns the settings paths written (under cloudProviderDvp)."""
     s = settings(pcc)
+    written = []
     for section in ("provider", "nodes"):
         for key, value in s[section]["parameters"].items():
             if key != "ipAddresses":
                 v.set_(values, v.module(f"{section}.parameters.{key}"), value)
+                written.append(f"{section}.parameters.{key}")
+    return written
+
+
+def unproject(values: dict, config_values: dict, paths: list[str]) -> None:
+    """Once the migration is complete, the settings projected from the legacy configuration give way to the
+    ModuleConfig again: values a hook wrote outlive the configuration they came from (addon-operator keeps a
+    hook's values patches over later config changes), so every run sets them back to what the config says."""
+    for path in paths:
+        if not isinstance(path, str):
+            continue
+        config = v.get(config_values, v.module(path), _UNSET)
+        if config is _UNSET:
+            v.delete(values, v.module(path))
+        elif v.get(values, v.module(path), _UNSET) != config:
+            v.set_(values, v.module(path), config)
+
+
+_UNSET = object()
 
 
 def credentials_secret(kubeconfig_b64: str) -> dict:

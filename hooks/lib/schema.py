@@ -10,16 +10,16 @@ kubeconfig."""
 
 import functools
 import os
-import re
 import sys
 
+from lib import patterns
 from lib.errors import InvalidInput
 
 # A frozen program (the dhctl validator, built with PyInstaller) carries the schema files under sys._MEIPASS.
 MODULE_ROOT = getattr(sys, "_MEIPASS", None) or os.path.dirname(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CHECKED = {"type", "enum", "required", "properties", "additionalProperties", "items", "pattern", "minLength",
-           "maxLength", "minimum", "maximum", "minItems", "maxItems", "uniqueItems", "nullable"}
+           "maxLength", "minimum", "maximum", "minItems", "maxItems", "uniqueItems", "nullable", "anyOf"}
 IGNORED = {"description", "default", "format", "example", "title"}
 TYPES = {
     "object": lambda x: isinstance(x, dict),
@@ -54,11 +54,18 @@ def _check_keywords(node: dict, where: str) -> None:
     unknown = {k for k in node if k not in CHECKED | IGNORED and not k.startswith("x-")}
     if unknown:
         raise ValueError(f"schema {where} uses unsupported keyword(s) {', '.join(sorted(unknown))}")
+    if "pattern" in node:
+        try:
+            patterns.compile(node["pattern"])
+        except patterns.PatternError as exc:
+            raise ValueError(f"schema {where}: pattern {exc}") from None
     for key, sub in (node.get("properties") or {}).items():
         _check_keywords(sub, f"{where}.{key}")
     for key in ("items", "additionalProperties"):
         if isinstance(node.get(key), dict):
             _check_keywords(node[key], f"{where}.{key}")
+    for i, alternative in enumerate(node.get("anyOf") or []):
+        _check_keywords(alternative, f"{where}.anyOf[{i}]")
 
 
 def validate(doc, schema: dict, obj: str, field: str) -> None:
@@ -70,6 +77,8 @@ def validate(doc, schema: dict, obj: str, field: str) -> None:
 
 def first_error(x, s: dict, path: tuple) -> tuple[tuple, str] | None:
     """The first violation, checking a node before its children (the shallowest field is reported)."""
+    if "anyOf" in s and all(first_error(x, alternative, path) for alternative in s["anyOf"]):
+        return path, "must be " + " or ".join(_describe(a) for a in s["anyOf"])
     types = s.get("type")
     if types is not None:
         allowed = [types] if isinstance(types, str) else list(types)
@@ -82,7 +91,8 @@ def first_error(x, s: dict, path: tuple) -> tuple[tuple, str] | None:
     if "enum" in s and x not in s["enum"]:
         return path, "must be one of " + ", ".join(str(e) for e in s["enum"])
     if isinstance(x, str):
-        if "pattern" in s and not re.search(s["pattern"], x):
+        # RE2, as Deckhouse evaluates the schema: `$` is the end of the text, not "before a final newline"
+        if "pattern" in s and not patterns.search(s["pattern"], x):
             return path, f"must match {s['pattern']}"
         for key, bad in (("minLength", len(x) < s.get("minLength", 0)),
                          ("maxLength", "maxLength" in s and len(x) > s["maxLength"])):
@@ -122,3 +132,13 @@ def first_error(x, s: dict, path: tuple) -> tuple[tuple, str] | None:
                 if found:
                     return found
     return None
+
+
+def _describe(s: dict) -> str:
+    """An anyOf alternative in words, from the schema side only (the value may be a secret)."""
+    out = " or ".join([s["type"]] if isinstance(s.get("type"), str) else s.get("type") or ["any value"])
+    if "pattern" in s:
+        out += f" matching {s['pattern']}"
+    if "minimum" in s:
+        out += f" of at least {s['minimum']}"
+    return out

@@ -5,8 +5,8 @@ single-field corruption of them."""
 
 import copy
 
-import jsonschema
 import pytest
+from harness import re2schema
 
 from lib import schema
 from lib.errors import InvalidInput
@@ -65,7 +65,7 @@ def _examples(relpath):
 @pytest.mark.parametrize("relpath", SCHEMAS)
 def test_agrees_with_jsonschema(relpath):
     s = schema.load(relpath)
-    reference = jsonschema.Draft4Validator(s)
+    reference = re2schema.Draft4(s)  # patterns are RE2 on both sides, as Deckhouse evaluates them
     examples = _examples(relpath)
     assert examples, f"{relpath} has no x-examples to check against"
     checked = 0
@@ -97,3 +97,43 @@ def test_errors_name_the_field_and_not_the_value():
     with pytest.raises(InvalidInput) as err:
         schema.validate({"a": [{"k": "z"}, {"k": "secret-value"}]}, s, "Secret ns/n", "data[x]")
     assert str(err.value) == "Secret ns/n: data[x].a[1].k: must match ^z$"
+
+
+SIZES = [("8Gi", True), (8589934592, True), ("0.5Gi", True), ("+1Ti", True), ("1.2.3Gi", False), ("-12Gi", False),
+         ("50e9", False), ("500m", False), ("8Gi\n", False), ("", False), (True, False), (-1, False), (1.5, False)]
+SIZE_PATHS = [("masterNodeGroup", "instanceClass", "virtualMachine", "memory", "size"),
+              ("masterNodeGroup", "instanceClass", "rootDisk", "size"),
+              ("masterNodeGroup", "instanceClass", "etcdDisk", "size")]
+
+
+@pytest.mark.parametrize(("size", "valid"), SIZES, ids=[repr(s) for s, _ in SIZES])
+@pytest.mark.parametrize("path", SIZE_PATHS, ids=lambda p: ".".join(p[2:]))
+def test_legacy_sizes_are_the_quantities_a_machine_takes(path, size, valid):
+    # Kubernetes' quantity syntax (integers too), less what a DeckhouseMachine refuses: negative, milli, exponent.
+    doc = copy.deepcopy(_examples("candi/openapi/cluster_configuration.yaml")[0])
+    node = doc
+    for key in path[:-1]:
+        node = node.setdefault(key, {})
+    node[path[-1]] = size
+    found = schema.first_error(doc, schema.load("candi/openapi/cluster_configuration.yaml"), ())
+    assert (found is None) == valid, found
+    if not valid:
+        assert found == (path, "must be integer of at least 0 or string matching "
+                               r"^(\+)?([0-9]+(\.[0-9]*)?|\.[0-9]+)(([KMGTPE]i)|[kMGTPE])?$")
+
+
+def test_patterns_are_re2():
+    s = {"type": "string", "pattern": "^[a-z]+$"}
+    assert schema.first_error("abc", s, ()) is None
+    assert schema.first_error("abc\n", s, ()) == ((), "must match ^[a-z]+$")
+
+
+def test_a_schema_pattern_re2_refuses_fails_the_load(tmp_path, monkeypatch):
+    (tmp_path / "s.yaml").write_text("type: object\nproperties:\n  a:\n    pattern: '^(?!x)'\n")
+    monkeypatch.setattr(schema, "MODULE_ROOT", str(tmp_path))
+    schema.load.cache_clear()
+    try:
+        with pytest.raises(ValueError, match=r"^schema s.yaml.a: pattern is not a valid RE2 regular expression"):
+            schema.load("s.yaml")
+    finally:
+        schema.load.cache_clear()

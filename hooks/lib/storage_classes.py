@@ -25,17 +25,21 @@ def dns1123(name: str) -> str:
     return re.sub(r"[^a-z0-9.-]", "", name).strip("-.")[:253]
 
 
-def exclusion(patterns) -> re.Pattern | None:
+def exclusion(patterns) -> list | None:
+    """The compiled exclusion patterns (RE2, as Deckhouse validates them), each matching a whole name."""
     if not patterns:
         return None
+    from lib import patterns as re2
+
+    if not isinstance(patterns, list):
+        raise InvalidInput("ModuleConfig cloud-provider-dvp", EXCLUDED_FIELD, "must be a list of regular expressions")
     compiled = []
     for i, p in enumerate(patterns):
         try:
-            compiled.append(re.compile(p))
-        except (re.error, TypeError):
-            raise InvalidInput("ModuleConfig cloud-provider-dvp", f"{EXCLUDED_FIELD}[{i}]",
-                               "is not a valid regular expression") from None
-    return re.compile("|".join(f"(?:{c.pattern})" for c in compiled))
+            compiled.append(re2.compile(p))
+        except re2.PatternError as exc:
+            raise InvalidInput("ModuleConfig cloud-provider-dvp", f"{EXCLUDED_FIELD}[{i}]", str(exc)) from None
+    return compiled
 
 
 def plan(discovered: list[dict], patterns, existing: list[dict]) -> Plan:
@@ -44,7 +48,7 @@ def plan(discovered: list[dict], patterns, existing: list[dict]) -> Plan:
     excluded = exclusion(patterns)
 
     def keep(parent: str, local: str) -> bool:
-        return not (excluded and (excluded.fullmatch(parent) or excluded.fullmatch(local)))
+        return not excluded or not any(p.fullmatch(parent) or p.fullmatch(local) for p in excluded)
 
     wanted: dict[str, dict] = {}
     for sc in sorted(discovered, key=lambda s: s["name"]):
@@ -59,7 +63,10 @@ def plan(discovered: list[dict], patterns, existing: list[dict]) -> Plan:
             "allowVolumeExpansion": bool(sc.get("allowVolumeExpansion", True)),
             "isDefault": bool(sc.get("isDefault", False)),
         }
-    # A class the parent stops reporting may still back volumes: keep publishing it as it is.
+    discovered_default = next((n for n in sorted(wanted) if wanted[n]["isDefault"]), None)
+    # A class the parent stops reporting may still back volumes: keep publishing it as it is, the default
+    # annotation included (values start empty after a restart: the cluster is the only memory of the default).
+    kept_default = None
     for sc in sorted(existing, key=lambda s: s["name"]):
         if sc["name"] not in wanted and sc.get("dvpStorageClass") and keep(sc["dvpStorageClass"], sc["name"]):
             wanted[sc["name"]] = {
@@ -70,8 +77,10 @@ def plan(discovered: list[dict], patterns, existing: list[dict]) -> Plan:
                 "allowVolumeExpansion": bool(sc.get("allowVolumeExpansion", False)),
                 "isDefault": False,
             }
+            if sc.get("isDefault") is True and kept_default is None:
+                kept_default = sc["name"]
     classes = [wanted[n] for n in sorted(wanted)]
-    default = next((c["name"] for c in classes if c["isDefault"]), None)
+    default = discovered_default or kept_default
     for c in classes:
         c["isDefault"] = c["name"] == default
     current = {sc["name"]: sc for sc in existing}
@@ -80,9 +89,12 @@ def plan(discovered: list[dict], patterns, existing: list[dict]) -> Plan:
     return Plan(classes=classes, default=default, recreate=recreate)
 
 
-def drift(expected: str | None, cluster_defaults: list[str]) -> dict | None:
-    """Labels of the drift metric when the cluster's default StorageClass is not the expected one."""
+def drift(expected: str | None, cluster_defaults: list[str], cluster_names: list[str]) -> dict | None:
+    """Labels of the drift metric when the cluster's default StorageClass is not the expected one.
+
+    An expected class the cluster does not hold yet (a fresh install: Helm creates it after this hook) is not a
+    drift: the next run judges it."""
     actual = sorted(cluster_defaults)
-    if not expected or actual == [expected]:
+    if not expected or actual == [expected] or expected not in cluster_names:
         return None
     return {"actual": ",".join(actual), "expected": expected}

@@ -8,6 +8,7 @@ import re
 import jsonschema
 import pytest
 import yaml
+from harness import re2schema
 
 from capi_templates.nodemanager import ROOT, RenderFailed, contract_v2, render_v1, render_v2
 
@@ -74,9 +75,10 @@ def int_or_string(schema):
     if isinstance(schema, dict):
         out = {k: int_or_string(v) for k, v in schema.items()}
         if out.pop("x-kubernetes-int-or-string", False):
+            # the schema's own anyOf (integer | string) is replaced: it does not carry the pattern
             out = {
+                **{k: v for k, v in out.items() if k not in ("pattern", "type", "anyOf")},
                 "anyOf": [{"type": "integer"}, {"type": "string", **{k: v for k, v in out.items() if k == "pattern"}}],
-                **{k: v for k, v in out.items() if k not in ("pattern", "type")},
             }
         return out
     if isinstance(schema, list):
@@ -109,6 +111,8 @@ def test_v2_contract_lists_rollout_fields_that_exist_in_the_instance_class():
     assert contract["rolloutFields"] == [
         "virtualMachine.virtualMachineClassName",
         "virtualMachine.bootloader",
+        "virtualMachine.runPolicy",
+        "virtualMachine.liveMigrationPolicy",
         "virtualMachine.cpu.cores",
         "virtualMachine.cpu.coreFraction",
         "virtualMachine.memory.size",
@@ -230,3 +234,69 @@ def test_instance_class_image_kinds_are_those_a_machine_boot_disk_accepts():
     machine = MACHINE_TEMPLATE["properties"]["spec"]["properties"]["template"]["properties"]["spec"]["properties"]
     assert set(ic_kinds) <= set(machine["bootDiskImageRef"]["properties"]["kind"]["enum"])
     assert "VirtualDisk" not in ic_kinds
+
+
+def _rollout_covers(path: tuple) -> bool:
+    dotted = [str(p) for p in path if not isinstance(p, int)]
+    return any(dotted[:len(f.split("."))] == f.split(".") for f in contract_v2()["rolloutFields"])
+
+
+@pytest.mark.parametrize("path", [p for p in leaves(FULL) if p[0] != "etcdDisk"], ids=lambda p: ".".join(map(str, p)))
+def test_every_field_the_template_renders_is_a_rollout_field(path):
+    # A DeckhouseMachineTemplate is immutable and nothing copies a template change onto existing machines:
+    # a rendered field that is not a rollout field would never reach a machine.
+    value = path_get(FULL, path)
+    other = changed(FULL, path) if not isinstance(value, str) or path[-1] not in ENUMS else set_path(
+        FULL, path, ENUMS[path[-1]])
+    assert render_v2(other) != render_v2(FULL), "the field is not rendered"
+    assert _rollout_covers(path), f"{'.'.join(map(str, path))} is rendered but not a rollout field"
+
+
+ENUMS = {"bootloader": "EFI", "runPolicy": "Manual", "liveMigrationPolicy": "Never", "kind": "VirtualImage",
+         "operator": "Equal", "effect": "NoExecute"}
+
+
+def path_get(node, path):
+    for p in path:
+        node = node[p]
+    return node
+
+
+def set_path(ic, path, value):
+    out = copy.deepcopy(ic)
+    path_get(out, path[:-1])[path[-1]] = value
+    return out
+
+
+def _field(schema, *path):
+    node = schema
+    for p in path:
+        node = node["items"] if p == "[]" else node["properties"][p]
+    return node
+
+
+IC = int_or_string(crd_schema("dvpinstanceclass.yaml"))["properties"]["spec"]
+DMT = MACHINE_TEMPLATE["properties"]["spec"]["properties"]["template"]["properties"]["spec"]
+PAIRS = {  # DVPInstanceClass field -> the DeckhouseMachineTemplate field it becomes
+    "memory": (("virtualMachine", "memory", "size"), ("memory",)),
+    "rootDisk": (("rootDisk", "size"), ("rootDiskSize",)),
+    "additionalDisk": (("additionalDisks", "[]", "size"), ("additionalDisks", "[]", "size")),
+    "className": (("virtualMachine", "virtualMachineClassName"), ("vmClassName",)),
+    "coreFraction": (("virtualMachine", "cpu", "coreFraction"), ("cpu", "cpuFraction")),
+}
+VALUES = ["-12Gi", "50e9", "500m", "1.2.3Gi", "8Gi", "0.5Gi", "+1Ti", "1k", 8589934592, -1, "", "8Gi\n", " 8Gi",
+          "Generic_Class", "generic", "host-passthrough", "a.b", "-a", "50%", "100%", "0%", "101%"]
+
+
+@pytest.mark.parametrize("pair", list(PAIRS))
+def test_instance_class_admits_exactly_what_the_machine_template_admits(pair):
+    # Otherwise the error appears only when node-manager creates the template, long after the class was accepted.
+    ic_path, dmt_path = PAIRS[pair]
+    ic, dmt = _field(IC, *ic_path), _field(DMT, *dmt_path)
+    for value in VALUES:
+        admitted = [re2schema.Draft4(s).is_valid(value) for s in (ic, dmt)]
+        assert admitted[0] == admitted[1], f"{pair} {value!r}: DVPInstanceClass {admitted[0]}, template {admitted[1]}"
+
+
+def test_instance_class_takes_at_most_the_disks_a_machine_takes():
+    assert _field(IC, "additionalDisks")["maxItems"] == _field(DMT, "additionalDisks")["maxItems"] == 14

@@ -134,3 +134,29 @@ def test_instance_class_refuses_what_a_machine_cannot_carry(guest_api):
         client.delete(INSTANCE_CLASS, "ic-full")
     finally:
         client.close()
+
+
+def test_instance_class_refuses_what_the_machine_template_refuses(guest_api):
+    import pytest
+    from dvp_common.kube import Invalid
+
+    client = guest_api.client()
+    try:
+        disk = {"size": "1Gi", "storageClass": "s"}
+        for i, (path, value, message) in enumerate([
+            ("virtualMachine__memory__size", "-12Gi", "spec.virtualMachine.memory.size: Invalid value"),
+            ("rootDisk__size", "50e9", "spec.rootDisk.size: Invalid value"),
+            ("rootDisk__size", "500m", "spec.rootDisk.size: Invalid value"),
+            ("virtualMachine__virtualMachineClassName", "Generic_Class",
+             "spec.virtualMachine.virtualMachineClassName: Invalid value"),
+            ("additionalDisks", [disk] * 15, "spec.additionalDisks: Too many"),
+        ]):
+            with pytest.raises(Invalid) as exc:
+                client.create(INSTANCE_CLASS, _class(f"ic-bad-{i}", **{path: value}))
+            assert message in str(exc.value)
+        created = client.create(INSTANCE_CLASS, _class("ic-edge", rootDisk__size=53687091200,
+                                                       additionalDisks=[disk] * 14))
+        assert created["spec"]["rootDisk"]["size"] == 53687091200
+        client.delete(INSTANCE_CLASS, "ic-edge")
+    finally:
+        client.close()

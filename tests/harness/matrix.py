@@ -46,6 +46,9 @@ def build(config_overrides: dict[str, Any] | None = None, global_overrides: dict
     return {"global": glob, MODULE_KEY: _module(config, internal)}
 
 
+_NO_DISCOVERY = {"providerDiscoveryData": None, "storageClasses": None, "defaultStorageClass": None}
+
+
 def _maximal() -> dict[str, Any]:
     config = deep_merge(openapi.config_examples()[1], {"storage": {"snapshots": {"disabled": False}}})
     return build(config_overrides=config, global_overrides={
@@ -65,6 +68,15 @@ CASES: dict[str, Any] = {
     "ha-off": lambda: build({"highAvailability": False}, {"highAvailability": True}),
     "minimal": lambda: build(minimal=True),
     "maximal": _maximal,
+    # The states a real cluster passes through: the module enabled before d8-credentials exists, before the
+    # discoverer published anything, while a legacy configuration is migrated, and after.
+    "no-credentials": lambda: build(internal_overrides={"credentialSecrets": None}),
+    "no-discovery-data": lambda: build(internal_overrides=_NO_DISCOVERY),
+    "fresh-install": lambda: build(internal_overrides={"credentialSecrets": None, **_NO_DISCOVERY}),
+    "migration-pending": lambda: build(internal_overrides={"migration": {
+        "pending": True, "fingerprint": "0" * 64, "projected": ["provider.parameters.namespace"]}}),
+    "migration-done": lambda: build(internal_overrides={"migration": {
+        "pending": False, "fingerprint": "1" * 64, "projected": ["provider.parameters.namespace"]}}),
 }
 
 

@@ -5,6 +5,7 @@
 - `values.yaml` extends `config-values.yaml` through `x-extend`;
 - an object schema without `additionalProperties` gets `additionalProperties: false` (addon-operator does the same);
 - defaults are applied top-down, also inside defaults just applied, list items and map values;
+- patterns are RE2 (Go's regexp), as Deckhouse evaluates them (`harness.re2schema`);
 - every error is one line: `<module>.<field path>: <what is wrong>`.
 """
 
@@ -19,6 +20,7 @@ from typing import Any, Literal
 
 import jsonschema
 import yaml
+from harness import re2schema
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 VALUES_KEY = "cloudProviderDvp"
@@ -90,6 +92,8 @@ def load_schemas(module_dir: pathlib.Path = ROOT) -> ModuleSchemas:
     extend = values.get("x-extend", {}).get("schema")
     if extend:
         values = _extend(_read(openapi / extend), values)
+    for schema in (config, values):
+        re2schema.check_schema_patterns(schema)  # Deckhouse refuses a module whose schema RE2 cannot compile
     return ModuleSchemas(config=_close_objects(config), values=_close_objects(values))
 
 
@@ -155,24 +159,61 @@ def _message(error: jsonschema.ValidationError) -> str:
     if error.validator == "pattern":
         return f"{error.instance!r} does not match pattern {error.validator_value!r}"
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-        props = error.schema.get("properties", {})
-        patterns = error.schema.get("patternProperties", {})
-        unknown = sorted(
-            k for k in error.instance
-            if k not in props and not any(re.search(p, k) for p in patterns)
-        )
-        return f"unknown field(s): {', '.join(unknown)}"
+        unknown = sorted(re2schema.additional(error.instance, error.schema), key=str)
+        return f"unknown field(s): {', '.join(k if k.isprintable() else repr(k) for k in unknown)}"
     return error.message.replace("\n", " ")
 
 
 def errors(schema: dict, value: Any, root: str = VALUES_KEY) -> list[str]:
-    """Every problem of `value` under `schema`, one line each, sorted by field path."""
-    validator = jsonschema.Draft4Validator(schema)
+    """Every problem of `value` under `schema`, one line each, sorted by field path. The x-deckhouse-validations
+    (CEL) rules are judged once the schema itself is satisfied, as they assume its types."""
+    # Patterns are RE2, as Deckhouse (Go) evaluates them.
+    validator = re2schema.Draft4(schema)
     out = []
     for error in validator.iter_errors(value):
         leaf = jsonschema.exceptions.best_match(error.context) if error.context else error
         out.append(f"{_path(leaf, root)}: {_message(leaf)}")
+    if not out:
+        out = cel_errors(schema, value, root)
     return sorted(set(out))
+
+
+@functools.cache
+def cel_program(expression: str):
+    """The compiled CEL program of one rule (cel-python; Deckhouse runs the same expressions with cel-go)."""
+    import celpy
+
+    env = celpy.Environment()
+    return env.program(env.compile(expression))
+
+
+def cel_errors(schema: dict, value: Any, path: str) -> list[str]:
+    """`<path>: <message>` for every x-deckhouse-validations rule that does not hold on `value`."""
+    import celpy
+
+    out = []
+    if not isinstance(schema, dict):
+        return out
+    for rule in schema.get("x-deckhouse-validations") or []:
+        try:
+            holds = cel_program(rule["expression"]).evaluate({"self": celpy.json_to_cel(value)})
+        except celpy.CELEvalError:
+            holds = False  # an expression that cannot be evaluated on this value does not admit it
+        if not (isinstance(holds, celpy.celtypes.BoolType) and bool(holds)):  # a rule must give a boolean true
+            out.append(f"{path}: {rule['message']}")
+    if isinstance(value, dict):
+        props = schema.get("properties", {})
+        for key, item in value.items():
+            subs = [props[key]] if key in props else [
+                s for p, s in schema.get("patternProperties", {}).items() if re2schema.patterns.search(p, key)]
+            if not subs and isinstance(schema.get("additionalProperties"), dict):
+                subs = [schema["additionalProperties"]]
+            for sub in subs:
+                out += cel_errors(sub, item, f"{path}.{key}")
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for i, item in enumerate(value):
+            out += cel_errors(schema["items"], item, f"{path}[{i}]")
+    return out
 
 
 def validate(kind: SchemaKind, value: Any, module: ModuleSchemas | None = None) -> dict:

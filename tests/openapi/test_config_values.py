@@ -93,6 +93,15 @@ INVALID = [
     ("namespace not a DNS label", with_("provider.parameters.namespace", "My_NS"),
      ["cloudProviderDvp.provider.parameters.namespace: 'My_NS' does not match pattern "
       "'^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'"]),
+    # RE2, as Deckhouse evaluates patterns: `$` is the end of the text (Python's re also accepts a final newline)
+    ("namespace with a final newline", with_("provider.parameters.namespace", "my-cluster\n"),
+     ["cloudProviderDvp.provider.parameters.namespace: 'my-cluster\\n' does not match pattern "
+      "'^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'"]),
+    ("label value with a final newline", with_("nodes.parameters.additionalVMLabels", {"team": "a\n"}),
+     ["cloudProviderDvp.nodes.parameters.additionalVMLabels.team: 'a\\n' does not match pattern "
+      "'^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$'"]),
+    ("label key with a final newline", with_("nodes.parameters.additionalVMLabels", {"team\n": "a"}),
+     ["cloudProviderDvp.nodes.parameters.additionalVMLabels: unknown field(s): 'team\\n'"]),
     ("unknown root field", {**MINIMAL, "zones": ["a"]},
      ["cloudProviderDvp: unknown field(s): zones"]),
     ("unknown nested field", with_("provider.parameters.kubeconfigDataBase64", "eA=="),
@@ -173,7 +182,8 @@ def test_invalid_settings_are_rejected_with_field_path(case, settings, expected)
 
 @pytest.mark.parametrize("ip", ["0.0.0.0", "10.66.10.10", "255.255.255.255", "192.168.1.0", "Auto", "100.64.0.9"])  # noqa: S104
 def test_real_ipv4_addresses_are_accepted(ip):
-    openapi.validate("config", with_("nodes.parameters.ipAddresses", {"master": [ip], "front-1": [ip]}))
+    for group in ("master", "front-1"):
+        openapi.validate("config", with_("nodes.parameters.ipAddresses", {group: [ip]}))
 
 
 @pytest.mark.parametrize("ip", ["256.0.0.1", "1.2.3", "01.2.3.4", "1.2.3.4.5", "1.2.3.04", "300.300.300.300",

@@ -12,43 +12,46 @@ KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGxZ0Z1a1fSFm0+8YQjvN0nSPgZwPp9GdXyO5
 V1 = {"provider": {"kubeconfigDataBase64": "YXBpVmVyc2lvbjogdjEK", "namespace": "team-k8s"}, "zones": ["a", "b"]}
 
 
+PLACEHOLDER = "ssh-rsa PLACEHOLDER REPLACE_ME"
+
+
 def test_v1_settings_move_to_their_v2_places_and_the_kubeconfig_is_dropped():
     assert convert(V1, from_version=1) == {
         "provider": {"parameters": {"namespace": "team-k8s"}},
-        "nodes": {"parameters": {"zones": ["a", "b"], "layout": "Standard"}},
+        "nodes": {"parameters": {"zones": ["a", "b"], "layout": "Standard", "sshPublicKey": PLACEHOLDER}},
     }
 
 
-def test_converted_v1_names_the_one_missing_setting_then_validates():
-    converted = convert(V1, from_version=1)
-    with pytest.raises(openapi.ValuesInvalid) as err:
-        openapi.validate("config", converted)
-    assert err.value.errors == ["cloudProviderDvp.nodes.parameters: 'sshPublicKey' is a required property"]
-    converted["nodes"]["parameters"]["sshPublicKey"] = KEY
-    assert openapi.validate("config", converted)["nodes"]["parameters"]["zones"] == ["a", "b"]
+@pytest.mark.parametrize("v1", [
+    V1,
+    {"provider": {"kubeconfigDataBase64": "eA=="}},
+    {"provider": {}},
+    {},
+    {"zones": ["z"]},
+    {"provider": {"namespace": "ns"}, "storageClass": {"exclude": ["slow-.*"], "default": "fast"}},
+    {"storageClass": {"default": "fast"}},
+], ids=["full", "kubeconfig-only", "empty-provider", "empty", "zones-only", "storage-classes", "default-class-only"])
+def test_every_v1_config_converts_to_valid_v2_settings(v1):
+    # A migrating cluster's module must keep running: the converted settings validate as they are.
+    converted = convert(v1, from_version=1)
+    valid = openapi.validate("config", converted)
+    assert valid["provider"]["parameters"]["namespace"] == (v1.get("provider") or {}).get("namespace", "default")
+    assert valid["nodes"]["parameters"]["sshPublicKey"] == PLACEHOLDER
+    assert "eA==" not in json.dumps(converted) and "kubeconfigDataBase64" not in json.dumps(converted)
+
+
+def test_a_real_key_in_the_settings_is_kept():
+    converted = convert({"provider": {"namespace": "ns"}, "nodes": {"parameters": {"sshPublicKey": KEY}}}, 1)
+    assert openapi.validate("config", converted)["nodes"]["parameters"]["sshPublicKey"] == KEY
 
 
 def test_oldest_storage_class_settings():
     settings = {"provider": {"namespace": "ns"}, "storageClass": {"exclude": ["slow-.*"], "default": "fast"}}
     assert convert(settings, from_version=1) == {
         "provider": {"parameters": {"namespace": "ns"}},
-        "nodes": {"parameters": {"layout": "Standard"}},
+        "nodes": {"parameters": {"layout": "Standard", "sshPublicKey": PLACEHOLDER}},
         "storage": {"parameters": {"excludedStorageClasses": ["slow-.*"]}},
     }
-
-
-def test_no_namespace_is_invented():
-    converted = convert({"provider": {"kubeconfigDataBase64": "eA=="}}, from_version=1)
-    assert converted == {"provider": {}, "nodes": {"parameters": {"layout": "Standard"}}}
-    assert "eA==" not in json.dumps(converted)
-    with pytest.raises(openapi.ValuesInvalid) as err:
-        openapi.validate("config", converted)
-    assert err.value.errors == ["cloudProviderDvp.nodes.parameters: 'sshPublicKey' is a required property",
-                                "cloudProviderDvp.provider: 'parameters' is a required property"]
-
-
-def test_empty_v1_settings():
-    assert convert({}, from_version=1) == {"nodes": {"parameters": {"layout": "Standard"}}}
 
 
 def test_v2_settings_are_not_converted():

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import copy
+import re
 import subprocess
 import sys
 
@@ -41,12 +42,12 @@ def test_render_cli_prints_the_module_as_multi_document_yaml(objects):
 
 def test_render_cli_reports_a_failed_render_in_one_line():
     proc = subprocess.run([sys.executable, "-m", "harness.render", "--set-json",
-                           'cloudProviderDvp.internal.credentialSecrets=null'],
+                           'cloudProviderDvp.internal.validationWebhookCert=null'],
                           cwd=ROOT, capture_output=True, text=True, check=False)
     assert proc.returncode == 1
     assert proc.stdout == ""
     assert proc.stderr.count("\n") == 1
-    assert 'cloudProviderDvp.internal.credentialSecrets["d8-credentials"].secret is required' in proc.stderr
+    assert re.search(r"cloudProviderDvp\.internal\.validationWebhookCert\.(ca|crt|key) is required", proc.stderr)
 
 
 def test_render_error_names_the_template_the_object_and_the_field():

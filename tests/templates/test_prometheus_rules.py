@@ -89,3 +89,37 @@ def test_alerts_fire_when_their_condition_holds(rules, tmp_path):
         "rule_files": ["rules.yaml"], "evaluation_interval": "1m", "tests": tests}))
     proc = promtool("test", "rules", "test.yaml", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_missing_credentials_raise_their_alert_and_silence_the_components_waiting_for_them(rules, tmp_path):
+    available = 'kube_deployment_status_replicas_available{namespace="%s",deployment="%s"}'
+    series = [
+        {"series": "d8_cloud_provider_dvp_credentials_missing", "values": "1x10 0x20"},
+        {"series": available % (NAMESPACE, "csi-controller"), "values": "0x10 0x20"},
+        {"series": available % (NAMESPACE, "validation-webhook"), "values": "0x30"},
+    ]
+    missing = _rule(rules, "D8CloudProviderDVPCredentialsMissing")
+    tests = [{
+        "interval": "1m",
+        "input_series": series,
+        "alert_rule_test": [
+            # missing from minute 0, `for: 5m`
+            {"eval_time": "4m", "alertname": "D8CloudProviderDVPCredentialsMissing", "exp_alerts": []},
+            {"eval_time": "6m", "alertname": "D8CloudProviderDVPCredentialsMissing",
+             "exp_alerts": [_expected(missing, {})]},
+            # the CSI controller waits for the credentials: no alert of its own while they are missing
+            {"eval_time": "9m", "alertname": "D8CloudProviderDVPCSIControllerDown", "exp_alerts": []},
+            # the validation webhook needs none: its alert is not silenced
+            {"eval_time": "9m", "alertname": "D8CloudProviderDVPValidationWebhookDown",
+             "exp_alerts": [_expected(_rule(rules, "D8CloudProviderDVPValidationWebhookDown"), {})]},
+            # credentials there from minute 11 and the controller still down 5m later: now it is its own problem
+            {"eval_time": "17m", "alertname": "D8CloudProviderDVPCredentialsMissing", "exp_alerts": []},
+            {"eval_time": "17m", "alertname": "D8CloudProviderDVPCSIControllerDown",
+             "exp_alerts": [_expected(_rule(rules, "D8CloudProviderDVPCSIControllerDown"), {})]},
+        ],
+    }]
+    (tmp_path / "rules.yaml").write_text(yaml.safe_dump({"groups": rules}))
+    (tmp_path / "test.yaml").write_text(yaml.safe_dump({
+        "rule_files": ["rules.yaml"], "evaluation_interval": "1m", "tests": tests}))
+    proc = promtool("test", "rules", "test.yaml", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr

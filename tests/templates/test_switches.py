@@ -182,13 +182,15 @@ def test_a_component_credentials_secret_gives_that_component_its_own_kubeconfig(
                     "dvp-credentials-csi": b64(own), "dvp-credentials-discoverer": b64(shared)}
 
 
+CREDENTIAL_USERS = {"cloud-controller-manager": "dvp-credentials-ccm",
+                    "capdvp-controller-manager": "dvp-credentials-capdvp",
+                    "cloud-data-discoverer": "dvp-credentials-discoverer", "csi-controller": "dvp-credentials-csi"}
+
+
 def test_python_components_read_the_dvp_connection_from_their_secret(rendered):
     objects = rendered("defaults")
-    expected = {"cloud-controller-manager": "dvp-credentials-ccm",
-                "capdvp-controller-manager": "dvp-credentials-capdvp",
-                "cloud-data-discoverer": "dvp-credentials-discoverer", "csi-controller": "dvp-credentials-csi"}
     main = {"csi-controller": "csi-driver"}
-    for deployment, secret in expected.items():
+    for deployment, secret in CREDENTIAL_USERS.items():
         c = container(find(objects, "Deployment", deployment), main.get(deployment, deployment))
         env = {e["name"]: e.get("valueFrom", {}).get("secretKeyRef") for e in c["env"]}
         assert env["DVP_KUBERNETES_CONFIG_BASE64"] == {"name": secret, "key": "kubernetesConfigBase64"}
@@ -280,7 +282,8 @@ def test_prometheus_rules_follow_the_rendered_components(rendered):
         rule = find(rendered(case), "PrometheusRule", "cloud-provider-dvp", NS)
         return [r["alert"] for g in rule["spec"]["groups"] for r in g["rules"]]
     full = alerts("defaults")
-    assert full[:2] == ["D8CloudProviderDVPMigrationPending", "D8CloudProviderDVPDefaultStorageClassDrifted"]
+    assert full[:3] == ["D8CloudProviderDVPMigrationPending", "D8CloudProviderDVPCredentialsMissing",
+                        "D8CloudProviderDVPDefaultStorageClassDrifted"]
     for component in ("CloudControllerManager", "CAPDVPControllerManager", "CSIController", "SnapshotController",
                       "SnapshotWebhooks", "CloudDataDiscoverer", "ValidationWebhook"):
         assert f"D8CloudProviderDVP{component}Down" in full
@@ -311,9 +314,34 @@ def test_optional_apis_absent_drop_vpa_and_monitoring(monkeypatch):
     assert len(names(objects, "PodDisruptionBudget")) == 7
 
 
+@pytest.mark.parametrize("case", ["no-credentials", "fresh-install"])
+def test_without_credentials_the_chart_renders_and_the_components_wait(rendered, case):
+    # Enabling the module on a running cluster: the namespace and the webhook that admits d8-credentials must be
+    # there before the Secret can be created, so the release may not fail for want of it.
+    objects = rendered(case)
+    assert names(objects, "Namespace") == [NS]
+    assert names(objects, "Deployment") == ALL_DEPLOYMENTS
+    secrets = names(objects, "Secret")
+    assert not [n for n in secrets if n.startswith("dvp-credentials")]
+    assert "validation-webhook-tls" in secrets
+    # The components keep their reference to the Secret: their pods wait for it (CreateContainerConfigError
+    # naming it) and start when the credentials hook has it rendered.
+    main = {"csi-controller": "csi-driver"}
+    for deployment, secret in CREDENTIAL_USERS.items():
+        c = container(find(objects, "Deployment", deployment), main.get(deployment, deployment))
+        env = {e["name"]: e.get("valueFrom", {}).get("secretKeyRef") for e in c["env"]}
+        assert env["DVP_KUBERNETES_CONFIG_BASE64"] == {"name": secret, "key": "kubernetesConfigBase64"}
+
+
+def test_without_discovery_data_the_chart_renders_with_the_default_zone_and_no_storage_classes(rendered):
+    objects = rendered("no-discovery-data")
+    assert names(objects, "StorageClass") == []
+    assert names(objects, "Deployment") == ALL_DEPLOYMENTS
+    registration = find(objects, "Secret", "d8-node-manager-cloud-provider", "kube-system")
+    assert base64.b64decode(registration["data"]["zones"]).decode() == '["default"]'
+
+
 @pytest.mark.parametrize(("internal", "message"), [
-    ({"credentialSecrets": {}},
-     'Secret dvp-credentials: cloudProviderDvp.internal.credentialSecrets["d8-credentials"].secret is required'),
     ({"validationWebhookCert": {"ca": "x", "crt": "y"}},
      "Secret validation-webhook-tls: cloudProviderDvp.internal.validationWebhookCert.key is required"),
 ])
