@@ -32,7 +32,8 @@ from .types import ADDED, BOOKMARK, DELETED, MODIFIED, ListResult, WatchEvent, m
 __all__ = [
     "ADDED", "BOOKMARK", "DELETED", "MODIFIED", "NO_RETRY", "PATCH_TYPES",
     "AdmissionDenied", "AlreadyExists", "ApiError", "BadRequest", "ConfigError", "Conflict", "Credentials",
-    "Fault", "Forbidden", "Gone", "Invalid", "InvalidName", "KubeClient", "KubeError", "ListResult", "NotFound", "QuotaExceeded",
+    "Fault", "Forbidden", "Gone", "Invalid", "InvalidName", "KubeClient", "KubeError", "ListResult", "NotFound",
+    "QuotaExceeded",
     "RBACDenied", "RandomFaults", "RequestInfo", "RequestMetrics", "Resource", "RetryPolicy", "ScriptedFaults",
     "Transient", "Unauthorized", "WaitTimeout", "Watch", "WatchEvent", "meta", "summarize",
 ]
