@@ -13,7 +13,7 @@ not there yet. DVP failures fail the run with one line (the next minute tries ag
 import sys
 import time
 
-from lib import dvp
+from lib import b64, dvp
 from lib import network_policy as np
 from lib.bindings import render
 from lib.hookrun import run
@@ -60,7 +60,8 @@ def main(ctx) -> None:
     from dvp_common.kube import KubeError
 
     try:
-        conn = DVPConnection.from_kubeconfig(target.kubeconfig, target.namespace, target.cluster_uuid)
+        # values keep the kubeconfig base64-encoded, as the credentials Secret carries it
+        conn = DVPConnection.from_kubeconfig(b64.decode(target.kubeconfig), target.namespace, target.cluster_uuid)
         try:
             print(reconcile(NetworkPolicies(conn), target))
         finally:

@@ -116,7 +116,14 @@ def test_a_dead_vm_releases_its_volumes(real):
         c.CreateVolume(make(name))
         c.ControllerPublishVolume(publish(name, node="worker-1"))
     real.dvp.delete(r.VIRTUAL_MACHINE, "vm-worker-1", real.ns)
-    c.ControllerPublishVolume(publish("pvc-moved"))  # the stale VMBDA of the dead VM is removed first
+    # The stale VMBDA of the dead VM is removed first; DVP refuses the new one while the old one terminates, which
+    # is ABORTED (the attacher retries).
+    try:
+        c.ControllerPublishVolume(publish("pvc-moved"))
+    except grpc.RpcError as err:
+        assert err.code() == grpc.StatusCode.ABORTED, err
+        real.dvp.wait_for(r.VMBDA, "vmbda-pvc-moved-vm-worker-1", lambda a: a is None, 30, real.ns)
+        c.ControllerPublishVolume(publish("pvc-moved"))
     assert real.names(r.VMBDA) == ["vmbda-pvc-moved-vm-worker-0", "vmbda-pvc-reaped-vm-worker-1"]
     assert real.csi.driver.attachments.reap_dead_vms() == ["vmbda-pvc-reaped-vm-worker-1"]
     assert real.csi.driver.attachments.reap_dead_vms() == []  # being deleted: not deleted twice

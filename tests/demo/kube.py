@@ -30,7 +30,7 @@ class Kinds:
         info = RequestInfo(verb="get", method="GET", resource=api_version, namespace="", name="", path=path,
                            kind="APIResourceList")
         try:
-            body = self.client._call(info, "GET")  # the client has no public discovery call
+            body = self.client._call(info, "GET", until=self.client._until(None))  # no public discovery call
         except NotFound:
             return {}
         out: dict[str, Resource] = {}

@@ -230,7 +230,8 @@ def test_components_use_exactly_their_documented_dvp_rbac(component, dvp_api, gu
 
 
 def test_the_shared_role_is_the_union_of_the_component_roles():
-    assert documented_rules() == set().union(*(documented_rules(f"dvp-rbac:{c}") for c in COMPONENTS))
+    blocks = (*COMPONENTS, "hooks")
+    assert documented_rules() == set().union(*(documented_rules(f"dvp-rbac:{c}") for c in blocks))
 
 
 @pytest.mark.parametrize("marker", ["dvp-rbac", *(f"dvp-rbac:{c}" for c in (*COMPONENTS, "dhctl"))])

@@ -112,8 +112,9 @@ def test_credentials_are_the_hooks_rule_and_never_echoed(loaded):
     secret["stringData"]["secret"] = base64.b64encode(exec_kubeconfig.encode()).decode()
     errors = check(p, loaded)
     assert errors == [{"path": "Secret/d8-credentials.data.secret", "code": "credential_secret_invalid",
-                       "message": "Secret d8-cloud-provider-dvp/d8-credentials: data.secret: user u uses exec "
-                                  "authentication, which is not supported"}]
+                       "message": "Secret d8-cloud-provider-dvp/d8-credentials: data.secret: kubeconfig: "
+                                  'users[name="u"].user.exec: exec plugins are not supported; use an inline token '
+                                  "or client-certificate-data with client-key-data"}]
     assert "s3cr3t" not in json.dumps(errors)
     p = payload("destroy")
     del p["vars"]["secrets"]["d8-credentials"]
