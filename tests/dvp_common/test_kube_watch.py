@@ -1,11 +1,13 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Watches and watch-based waits: resume on drops, re-list on 410, bounded deadlines, injected faults."""
+"""Watches and watch-based waits: resume on drops, re-list on 410, bounded deadlines, injected faults, a line
+without end from a hostile server."""
 
 from __future__ import annotations
 
 import threading
 import time
+import tracemalloc
 
 import pytest
 from dvp_common.kube import (
@@ -19,7 +21,9 @@ from dvp_common.kube import (
     WaitTimeout,
 )
 from dvp_common.kube.resources import CONFIG_MAP
+from dvp_common.kube.transport import MAX_EVENT_LINE
 from dvpc_kit import TOKEN, OnWatch
+from harness.hostile_http import HostileHTTP, endless_watch
 
 NS = "ns1"
 COLL = "/v1/configmaps"
@@ -180,3 +184,39 @@ def test_rides_through_20_percent_5xx_and_watch_drops(api):
     assert client.list_all(CONFIG_MAP, NS).items.__len__() == 20
     assert faults.injected >= 20
     assert sum(n for (v, r, c), n in client.metrics.errors.items() if c >= 500) >= 15
+
+
+@pytest.mark.parametrize("framing", ["many chunks", "one huge chunk"])
+def test_a_watch_line_that_never_ends_is_cut_at_the_cap_in_bounded_memory(framing):
+    """A server that streams bytes without a line end (as many chunks, or one declared 1 GiB chunk) ends the
+    watch with a clear error once the line passes MAX_EVENT_LINE; memory stays near the cap."""
+    server = HostileHTTP({"/configmaps": endless_watch(
+        chunk_header=b"40000000" if framing == "one huge chunk" else None)})
+    box: dict = {}
+
+    def run() -> None:
+        client = KubeClient.from_url(server.url, token=TOKEN, retry=RetryPolicy(attempts=1))
+        tracemalloc.start()
+        try:
+            for _ in client.watch(CONFIG_MAP, NS, timeout_seconds=30):
+                box["event"] = True
+        except Exception as exc:  # noqa: BLE001 - handed to the test
+            box["error"] = exc
+        finally:
+            box["peak"] = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+
+    try:
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        thread.join(60)  # only keeps a broken build (an unbounded buffer) from hanging the suite
+        assert not thread.is_alive(), "the watch kept reading a line without end"
+        assert server.hung_up.wait(10)  # the client closed the stream
+    finally:
+        server.stop()
+    error = box.get("error")
+    assert isinstance(error, Transient) and "event" not in box, box
+    assert (error.reason, error.verb, error.kind) == ("WatchDecode", "watch", "ConfigMap")
+    assert str(error) == f"watch ConfigMap: 0 WatchDecode: watch sent an event line longer than {MAX_EVENT_LINE} bytes"
+    assert MAX_EVENT_LINE < server.sent  # the cap was reached, not some other failure
+    assert box["peak"] < 2 * MAX_EVENT_LINE

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """A hostile HTTP/1.1 server on 127.0.0.1 for client tests: answers that drip a byte at a time (inside any read
 timeout, so only a total deadline ends them) and error pages that echo the request's headers, as a broken proxy
-in front of an API server may.
+in front of an API server may; watch answers that never end a line.
 
 Routes match a part of the request path (query removed); a route's answer is bytes or a function of the
 request head. `hung_up` is set when a client closes a dripping connection; tests wait on it, never on a sleep.
@@ -13,7 +13,7 @@ from __future__ import annotations
 import socket
 import socketserver
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 
@@ -21,6 +21,22 @@ from dataclasses import dataclass
 class Answer:
     data: bytes  # the whole HTTP response
     drip_from: int | None = None  # send this many bytes at once, then one byte per `drip` seconds
+    then: Callable[[], Iterable[bytes]] | None = None  # after `data`, send these pieces as fast as they are read
+
+
+def endless_watch(piece: bytes = b"x" * 65536, chunk_header: bytes | None = None) -> Answer:
+    """A 200 chunked watch answer whose body never ends and holds no line end: `piece` after `piece`, each as
+    its own chunk, or, with `chunk_header` (say b"40000000"), as one huge declared chunk."""
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+
+    def pieces() -> Iterable[bytes]:
+        if chunk_header is not None:
+            yield chunk_header + b"\r\n"
+        framed = piece if chunk_header is not None else b"%x\r\n%s\r\n" % (len(piece), piece)
+        while True:
+            yield framed
+
+    return Answer(head, then=pieces)
 
 
 def json_answer(body: bytes, status: str = "200 OK") -> Answer:
@@ -58,6 +74,7 @@ class HostileHTTP(socketserver.ThreadingTCPServer):
         super().__init__(("127.0.0.1", 0), _Handler)
         self.routes, self.drip = routes, drip
         self.hung_up = threading.Event()
+        self.sent = 0  # bytes of `then` pieces sent
         self.requests: list[str] = []
         self.connections = 0
         self.stopping = threading.Event()
@@ -102,6 +119,18 @@ class _Handler(socketserver.BaseRequestHandler):
             path = text.split(" ")[1].split("?")[0]
             server.requests.append(path)
             answer = server.answer(path, text)
+            if answer.then is not None:
+                conn.sendall(answer.data)
+                for piece in answer.then():
+                    if server.stopping.is_set():
+                        return
+                    try:
+                        conn.sendall(piece)
+                    except OSError:
+                        server.hung_up.set()
+                        return
+                    server.sent += len(piece)
+                return
             if answer.drip_from is None:
                 conn.sendall(answer.data)
                 continue

@@ -26,6 +26,12 @@ from .retry import parse_retry_after
 
 DEFAULT_TIMEOUT = (5.0, 30.0)  # connect, read: each socket operation
 DEFAULT_DEADLINE = 60.0  # seconds for a whole answer, however slowly it arrives (a watch: until it opens)
+# One watch event is one object on one line: etcd keeps objects up to 1.5 MiB by default, so a line past this
+# is no event, and buffering it further would grow memory for as long as the server keeps sending.
+MAX_EVENT_LINE = 8 << 20
+# A watch stream is read in pieces of at most this size: a chunked stream (every API server's) still yields each
+# chunk as it arrives, and one huge declared chunk or compressed run is never read whole.
+READ_PIECE = 64 << 10
 
 
 def _private_files(contents: dict[str, bytes]) -> tuple[str, dict[str, str]]:
@@ -198,14 +204,17 @@ class Transport:
     def _events(self, info: RequestInfo, resp: requests.Response, drop_after: int | None,
                 stream: EventStream) -> Iterator[dict[str, Any]]:
         sent = 0
-        buffer = b""
+        buffer = bytearray()
         try:
             if drop_after == 0:
                 raise Transient("watch dropped (injected)", reason="WatchDropped", kind=info.kind, verb="watch")
-            for chunk in resp.iter_content(chunk_size=None):
+            for chunk in resp.iter_content(chunk_size=READ_PIECE):
+                scanned = len(buffer)  # a long line is searched for its end once, not at every piece
                 buffer += chunk
-                while b"\n" in buffer:
-                    line, buffer = buffer.split(b"\n", 1)
+                while (end := buffer.find(b"\n", scanned)) >= 0:
+                    line = bytes(buffer[:end])
+                    del buffer[:end + 1]
+                    scanned = 0
                     if not line.strip():
                         continue
                     try:
@@ -220,6 +229,9 @@ class Transport:
                     if drop_after is not None and sent >= drop_after:
                         raise Transient("watch dropped (injected)", reason="WatchDropped", kind=info.kind,
                                         verb="watch")
+                if len(buffer) > MAX_EVENT_LINE:
+                    raise Transient(f"watch sent an event line longer than {MAX_EVENT_LINE} bytes",
+                                    reason="WatchDecode", kind=info.kind, verb="watch")
         except requests.RequestException as exc:
             if stream.closed:
                 return  # closed on purpose (by another thread)
