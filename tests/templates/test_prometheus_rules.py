@@ -123,3 +123,75 @@ def test_missing_credentials_raise_their_alert_and_silence_the_components_waitin
         "rule_files": ["rules.yaml"], "evaluation_interval": "1m", "tests": tests}))
     proc = promtool("test", "rules", "test.yaml", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _promtool_test(rules, tmp_path, tests: list[dict]) -> None:
+    (tmp_path / "rules.yaml").write_text(yaml.safe_dump({"groups": rules}))
+    (tmp_path / "test.yaml").write_text(yaml.safe_dump({
+        "rule_files": ["rules.yaml"], "evaluation_interval": "1m", "tests": tests}))
+    proc = promtool("test", "rules", "test.yaml", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_discovery_alerts_read_metrics_the_discoverer_exports(rules):
+    from cloud_data_discoverer.metrics import Metrics
+
+    exported = {family.name for family in Metrics().registry.collect()}
+    used = {name for g in rules for r in g["rules"] for name in re.findall(r"cloud_data_discovery_\w+", r["expr"])}
+    assert used == {"cloud_data_discovery_round_error", "cloud_data_discovery_cloud_request_error"}
+    assert used <= exported
+    # other providers' discoverers export the same names: every expression keeps to our namespace
+    for g in rules:
+        for r in g["rules"]:
+            for selector in re.findall(r"cloud_data_discovery_\w+(\{[^}]*\})?", r["expr"]):
+                assert f'namespace="{NAMESPACE}"' in selector, r["alert"]
+
+
+def test_the_discoverer_is_scraped_while_unready(rendered):
+    monitor = find(rendered("defaults"), "PodMonitor", "cloud-data-discoverer", "d8-monitoring")
+    endpoint, = monitor["spec"]["podMetricsEndpoints"]
+    assert endpoint["relabelings"] == [{"targetLabel": "tier", "replacement": "cluster"}]
+
+
+def test_discovery_alerts_fire_on_failed_rounds(rules, tmp_path):
+    ours, theirs = f'namespace="{NAMESPACE}"', 'namespace="d8-cloud-provider-other"'
+    failed = _rule(rules, "D8CloudProviderDVPCloudDiscoveryRoundFailed")
+    request = _rule(rules, "D8CloudProviderDVPCloudDiscoveryRequestFailed")
+    series = [
+        # our discoverer fails from minute 2 (DVP unreachable: unready, discovery_data unread)
+        {"series": f"cloud_data_discovery_round_error{{{ours},pod=\"cloud-data-discoverer-1\"}}", "values": "0 0 1x30"},
+        {"series": f"cloud_data_discovery_cloud_request_error{{{ours},type=\"discovery_data\"}}",
+         "values": "0 0 1x30"},
+        {"series": f"cloud_data_discovery_cloud_request_error{{{ours},type=\"conditions\"}}", "values": "0x32"},
+        {"series": f"kube_pod_status_ready{{{ours},pod=\"cloud-data-discoverer-1\",condition=\"false\"}}",
+         "values": "0 0 1x30"},
+        # another provider's discoverer fails from minute 0: none of our alerts
+        {"series": f"cloud_data_discovery_round_error{{{theirs}}}", "values": "1x32"},
+        {"series": f"cloud_data_discovery_cloud_request_error{{{theirs},type=\"instance_types\"}}", "values": "1x32"},
+    ]
+    _promtool_test(rules, tmp_path, [{"interval": "1m", "input_series": series, "alert_rule_test": [
+        # `for: 10m` from minute 2
+        {"eval_time": "11m", "alertname": "D8CloudProviderDVPCloudDiscoveryRoundFailed", "exp_alerts": []},
+        {"eval_time": "11m", "alertname": "D8CloudProviderDVPCloudDiscoveryRequestFailed", "exp_alerts": []},
+        {"eval_time": "13m", "alertname": "D8CloudProviderDVPCloudDiscoveryRoundFailed",
+         "exp_alerts": [_expected(failed, {})]},
+        {"eval_time": "13m", "alertname": "D8CloudProviderDVPCloudDiscoveryRequestFailed",
+         "exp_alerts": [_expected(request, {"type": "discovery_data"})]},
+        # unready because of the failed round: the round's alert says it, not this one
+        {"eval_time": "20m", "alertname": "D8CloudProviderDVPCloudDataDiscovererNotReady", "exp_alerts": []},
+    ]}])
+
+
+def test_discoverer_unready_without_a_failed_round_has_its_own_alert(rules, tmp_path):
+    ours = f'namespace="{NAMESPACE}"'
+    not_ready = _rule(rules, "D8CloudProviderDVPCloudDataDiscovererNotReady")
+    ready = f"kube_pod_status_ready{{{ours},pod=\"cloud-data-discoverer-1\",condition=\"false\"}}"
+    unscraped = [{"series": ready, "values": "1x30"}]  # not ready from minute 0, no discoverer metrics at all
+    hung = [{"series": ready, "values": "1x30"},  # its first round never ends: not ready, no error reported
+            {"series": f"cloud_data_discovery_round_error{{{ours}}}", "values": "0x30"}]
+    waiting = [*hung, {"series": "d8_cloud_provider_dvp_credentials_missing", "values": "1x30"}]
+    cases = [(unscraped, [_expected(not_ready, {})]), (hung, [_expected(not_ready, {})]), (waiting, [])]
+    _promtool_test(rules, tmp_path, [{"interval": "1m", "input_series": series, "alert_rule_test": [
+        {"eval_time": "9m", "alertname": "D8CloudProviderDVPCloudDataDiscovererNotReady", "exp_alerts": []},
+        {"eval_time": "11m", "alertname": "D8CloudProviderDVPCloudDataDiscovererNotReady", "exp_alerts": alerts},
+    ]} for series, alerts in cases])

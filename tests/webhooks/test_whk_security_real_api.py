@@ -11,25 +11,17 @@ them (only the service reference becomes https://127.0.0.1:<port> and the scope 
 
 from __future__ import annotations
 
-import base64
-import copy
 import logging
 import secrets
-import time
 
 import pytest
-from dvp_common.kube import NO_RETRY, Forbidden, Resource
-from dvp_common.kube.resources import (
-    MUTATING_WEBHOOK_CONFIGURATION,
-    NAMESPACE,
-    PERSISTENT_VOLUME_CLAIM,
-    SECRET,
-    VALIDATING_WEBHOOK_CONFIGURATION,
-)
+from dvp_common.kube import NO_RETRY, Resource
+from dvp_common.kube.resources import NAMESPACE, PERSISTENT_VOLUME_CLAIM, SECRET
 from dvp_webhooks.handlers import ROUTES
 from dvp_webhooks.lookups import Lookups
 from dvp_webhooks.server import WebhookServer
-from harness import pki, render
+from harness import pki
+from whk_api import TAG_LABEL, Registrations, b64, eventually_denied
 
 VOLUME_SNAPSHOT = Resource("snapshot.storage.k8s.io", "v1", "volumesnapshots", "VolumeSnapshot")
 TOKEN = "rl-T0KEN-7c6b5a4d3e2f"  # noqa: S105 - a test credential
@@ -40,10 +32,6 @@ clusters: [{{name: dvp, cluster: {{server: "https://dvp.example:6443"}}}}]
 users: [{{name: sa, user: {{token: {TOKEN}}}}}]
 contexts: [{{name: dvp, context: {{cluster: dvp, user: sa}}}}]
 """
-
-
-def b64(text: str) -> str:
-    return base64.b64encode(text.encode()).decode()
 
 
 class RecordingLookups(Lookups):
@@ -66,29 +54,16 @@ def world(guest_api, tmp_path):
     lookups = RecordingLookups(guest_api.client(), module_namespace=guest_api.create_namespace("mod"))
     servers = {mode: WebhookServer("127.0.0.1:0", routes, lookups, str(tls.serving_cert),
                                    str(tls.serving_key)).start() for mode, routes in ROUTES.items()}
-    rendered = render.render_values(render.module_values(all_on=True))
-    configs: list[tuple[Resource, str]] = []
+    registrations = Registrations(c)
 
     def register(kind: str, name: str, mode: str) -> None:
         """The rendered configuration `name`, pointed at our server and scoped to namespaces labelled `tag`."""
-        obj = copy.deepcopy(next(o for o in rendered if o["kind"] == kind and o["metadata"]["name"] == name))
-        obj["metadata"] = {"name": f"{tag}-{name}"}
-        # cluster-scoped kinds ignore namespaceSelector: they would reach every test of the session
-        obj["webhooks"] = [h for h in obj["webhooks"] if h["rules"][0]["scope"] == "Namespaced"]
-        for hook in obj["webhooks"]:
-            hook["name"] = f"{tag}.{hook['name']}"
-            path = hook["clientConfig"]["service"]["path"]
-            hook["clientConfig"] = {"url": f"https://127.0.0.1:{servers[mode].port}{path}",
-                                    "caBundle": b64(tls.ca_pem)}
-            hook["namespaceSelector"] = {"matchLabels": {"sec-test": tag}}
-        res = MUTATING_WEBHOOK_CONFIGURATION if kind.startswith("Mutating") else VALIDATING_WEBHOOK_CONFIGURATION
-        c.create(res, obj)
-        configs.append((res, obj["metadata"]["name"]))
+        registrations.register(kind, name, tag, servers[mode].port, tls.ca_pem)
 
     def namespace(prefix: str, labelled: bool = True) -> str:
         ns = guest_api.create_namespace(prefix)
         if labelled:
-            c.patch(NAMESPACE, ns, {"metadata": {"labels": {"sec-test": tag}}})
+            c.patch(NAMESPACE, ns, {"metadata": {"labels": {TAG_LABEL: tag}}})
         return ns
 
     class World:
@@ -97,22 +72,9 @@ def world(guest_api, tmp_path):
     w = World()
     w.client, w.lookups, w.servers, w.register, w.namespace = c, lookups, servers, register, namespace
     yield w
-    for res, name in configs:
-        c.delete(res, name, missing_ok=True)
+    registrations.close()
     for srv in servers.values():
         srv.stop()
-
-
-def eventually(action, timeout: float = 15.0):
-    """Webhook configurations reach the API server's admission within a moment: retry until one denies."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            action()
-        except Forbidden as exc:
-            return exc
-        assert time.monotonic() < deadline, "the webhook never denied the request"
-        time.sleep(0.2)
 
 
 def test_snapshot_mutation_cannot_be_pointed_at_another_namespaces_pvc(world):
@@ -130,9 +92,9 @@ def test_snapshot_mutation_cannot_be_pointed_at_another_namespaces_pvc(world):
             "source": {"persistentVolumeClaimName": pvc}}}, attacker)
 
     # an ordinary missing PVC first: proves the configuration is live
-    assert "PersistentVolumeClaim" in str(eventually(snapshot("absent")))
+    assert "PersistentVolumeClaim" in str(eventually_denied(snapshot("absent")))
     for pvc in (f"../../{victim}/persistentvolumeclaims/db-data", "db-data?x=1", "db-data#x", f"..%2F{victim}"):
-        exc = eventually(snapshot(pvc))
+        exc = eventually_denied(snapshot(pvc))
         assert "spec.source.persistentVolumeClaimName must be a DNS-1123 subdomain" in str(exc)
         assert "victim-private-class" not in str(exc)
     assert world.lookups.pvcs == [(attacker, "absent")]  # the victim's PVC was never asked for
@@ -150,8 +112,8 @@ def test_every_credentials_secret_is_judged_whatever_its_labels(world, caplog):
                                          "type": "cloud-provider.deckhouse.io/credentials",
                                          "stringData": {"authScheme": b64(KUBECONFIG), "secret": "kubeconfig"}}, ns)
 
-    eventually(bad_secret({}))
-    exc = eventually(bad_secret({"heritage": "deckhouse", "module": "cloud-provider-dvp"}))
+    eventually_denied(bad_secret({}))
+    exc = eventually_denied(bad_secret({"heritage": "deckhouse", "module": "cloud-provider-dvp"}))
     assert "authScheme must be 'kubeconfig'" in str(exc) and TOKEN not in str(exc) and b64(KUBECONFIG) not in str(exc)
     good = c.create(SECRET, {"metadata": {"name": "good"}, "type": "cloud-provider.deckhouse.io/credentials",
                              "stringData": {"authScheme": "kubeconfig", "secret": b64(KUBECONFIG)}}, ns)

@@ -11,13 +11,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from dvp_common.kube import names
+
 # The metric label of a skipped object: a fixed set.
 STORAGE_CLASS, VM_CLASS, QUOTA = "storage_class", "vm_class", "resource_quota"
 DISK, VM, VMBDA, PV = "virtual_disk", "virtual_machine", "vmbda", "persistent_volume"
 INSTALLER_DATA, DISCOVERY_DATA = "installer_data", "discovery_data"
 KINDS = (STORAGE_CLASS, VM_CLASS, QUOTA, DISK, VM, VMBDA, PV, INSTALLER_DATA, DISCOVERY_DATA)
 
-DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 LABEL_VALUE = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
 UID = re.compile(r"[0-9A-Za-z-]{1,64}")
 # Kubernetes' quantity syntax (the pattern the API server applies to int-or-string quantities).
@@ -37,7 +38,8 @@ class Skipped:
 
 
 def is_name(value: Any) -> bool:
-    return isinstance(value, str) and len(value) <= 253 and DNS_SUBDOMAIN.fullmatch(value) is not None
+    """A DNS-1123 subdomain: the rule the API server applies to the names we read and publish."""
+    return names.problem(value, names.SUBDOMAIN) is None
 
 
 def is_label_value(value: Any) -> bool:
