@@ -100,6 +100,6 @@ def render(conditions: Iterable[Condition]) -> str:
 def parse(text: str | None) -> list[dict[str, Any]]:
     try:
         data = json.loads(text or "[]")
-    except ValueError:
+    except (ValueError, RecursionError):  # nesting deeper than the parser's stack is no list either
         return []
     return data if isinstance(data, list) else []
