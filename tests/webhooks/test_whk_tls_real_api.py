@@ -99,13 +99,19 @@ def rotation(guest_api, tmp_path):
     r.close()
 
 
-def test_a_certificate_written_before_its_key_keeps_the_old_pair_serving_admission(rotation, caplog):
+@pytest.mark.parametrize("first", ["certificate", "key"])
+def test_a_half_written_pair_keeps_the_old_pair_serving_admission(rotation, caplog, first):
+    """The kubelet may write the new certificate before its key (or the key first): until both are there the
+    old pair serves every new handshake, the API server's included."""
     caplog.set_level(logging.WARNING, logger="dvp_webhooks")
     r = rotation
+    files = {"certificate": (r.cert, r.pairs["b"].serving_cert), "key": (r.key, r.pairs["b"].serving_key)}
+    second = "key" if first == "certificate" else "certificate"
     assert served(r.server.port) == r.fingerprint("a")
     r.admission_works("a")
 
-    r.cert.write_bytes(r.pairs["b"].serving_cert.read_bytes())  # the new certificate, its key not yet
+    target, source = files[first]
+    target.write_bytes(source.read_bytes())  # half the new pair
     assert served(r.server.port) == r.fingerprint("a")
     # a new client trusting the old CA (and another, so the API server cannot reuse a connection) handshakes
     # with the old pair: admission goes on
@@ -114,7 +120,8 @@ def test_a_certificate_written_before_its_key_keeps_the_old_pair_serving_admissi
     assert any(m.startswith("TLS certificate reload failed, the previous pair keeps serving")
                for m in caplog.messages)
 
-    r.key.write_bytes(r.pairs["b"].serving_key.read_bytes())  # the pair is whole: the next handshake uses it
+    target, source = files[second]
+    target.write_bytes(source.read_bytes())  # the pair is whole: the next handshake uses it
     assert served(r.server.port) == r.fingerprint("b")
     r.admission_works("b")
 
