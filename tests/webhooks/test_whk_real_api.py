@@ -25,7 +25,7 @@ from dvp_common.kube.resources import (
 )
 from dvp_webhooks.handlers import ROUTES
 from dvp_webhooks.lookups import DVP_INSTANCE_CLASS, VOLUME_SNAPSHOT_CLASS, Lookups
-from dvp_webhooks.server import WebhookServer
+from dvp_common.admission.server import WebhookServer
 from harness import pki
 
 VOLUME_SNAPSHOT = Resource("snapshot.storage.k8s.io", "v1", "volumesnapshots", "VolumeSnapshot")

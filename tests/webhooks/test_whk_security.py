@@ -16,7 +16,7 @@ import pytest
 from dvp_common.kube import InvalidName, Resource
 from dvp_common.kube.resources import NAMESPACE, PERSISTENT_VOLUME_CLAIM, SECRET, SERVICE
 from dvp_common.runtime import logging as runtime_logging
-from dvp_webhooks.admission import Decider
+from dvp_common.admission.decider import Decider
 from dvp_webhooks.handlers import ROUTES
 from whk_kit import UID, FakeLookups, body, denied, run
 
@@ -242,7 +242,7 @@ def test_a_stuck_lookup_is_answered_by_the_deadline_fail_closed():
 
 
 def test_the_deadline_is_below_every_webhook_timeout():
-    from dvp_webhooks import admission
+    from dvp_common.admission import decider as admission
     from harness import render
 
     objects = render.render_values(render.module_values(all_on=True))

@@ -28,7 +28,7 @@ from dvp_common.kube.resources import (
 )
 from dvp_webhooks.handlers import ROUTES
 from dvp_webhooks.lookups import Lookups
-from dvp_webhooks.server import WebhookServer
+from dvp_common.admission.server import WebhookServer
 from harness import pki, render
 
 VOLUME_SNAPSHOT = Resource("snapshot.storage.k8s.io", "v1", "volumesnapshots", "VolumeSnapshot")
@@ -64,8 +64,9 @@ def world(guest_api, tmp_path):
     tag = f"sec{secrets.token_hex(3)}"
     tls = pki.generate(tmp_path / "pki")
     lookups = RecordingLookups(guest_api.client(), module_namespace=guest_api.create_namespace("mod"))
-    servers = {mode: WebhookServer("127.0.0.1:0", routes, lookups, str(tls.serving_cert),
-                                   str(tls.serving_key)).start() for mode, routes in ROUTES.items()}
+    servers = {mode: WebhookServer("127.0.0.1:0", routes, lookups, str(tls.serving_cert), str(tls.serving_key),
+                                   logger=logging.getLogger("dvp_webhooks")).start()
+               for mode, routes in ROUTES.items()}
     rendered = render.render_values(render.module_values(all_on=True))
     configs: list[tuple[Resource, str]] = []
 
