@@ -39,7 +39,7 @@ class Declared:
     labels: Mapping[str, str] = setting(default_factory=dict, env="LABELS")
     controllers: frozenset[str] = frozenset({"a", "b"})
     timing: Timing = group(lambda: Timing(grace=90.0), grace=Opt(flag="--grace-period", positive=True))
-    token: str = setting("", flag="", env="TOKEN", secret=True, choices=("s3cr3t-ok",))
+    token: str = setting("", flag="", env="TOKEN", secret=True, choices=("", "s3cr3t-ok"))
     derived: str = setting("", derived=True)
 
     def validate(self) -> Declared:
