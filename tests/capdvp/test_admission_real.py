@@ -12,7 +12,8 @@ import time
 
 import pytest
 from capdvp import resources as r
-from capdvp.admission import MACHINE_PATH, TEMPLATE_PATH, server as webhook_server
+from capdvp.admission import MACHINE_PATH, TEMPLATE_PATH
+from capdvp.admission import server as webhook_server
 from capdvp_real import SPEC
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization

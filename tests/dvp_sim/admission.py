@@ -13,13 +13,13 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+from dvp_common.admission.decider import Route
+from dvp_common.admission.review import Request
+from dvp_common.admission.server import WebhookServer
+from dvp_common.admission.verdict import Verdict
 from dvp_common.dvp import resources as R
 from dvp_common.kube import KubeClient, NotFound, Resource
 from dvp_common.kube.resources import STORAGE_CLASS, VALIDATING_WEBHOOK_CONFIGURATION
-from dvp_common.admission.review import Request
-from dvp_common.admission.verdict import Verdict
-from dvp_common.admission.decider import Route
-from dvp_common.admission.server import WebhookServer
 
 from .domain import admission as rules
 

@@ -13,10 +13,10 @@ import logging
 import threading
 
 import pytest
+from dvp_common.admission.decider import Decider
 from dvp_common.kube import InvalidName, Resource
 from dvp_common.kube.resources import NAMESPACE, PERSISTENT_VOLUME_CLAIM, SECRET, SERVICE
 from dvp_common.runtime import logging as runtime_logging
-from dvp_common.admission.decider import Decider
 from dvp_webhooks.handlers import ROUTES
 from whk_kit import UID, FakeLookups, body, denied, run
 

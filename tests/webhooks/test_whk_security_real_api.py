@@ -18,6 +18,7 @@ import secrets
 import time
 
 import pytest
+from dvp_common.admission.server import WebhookServer
 from dvp_common.kube import NO_RETRY, Forbidden, Resource
 from dvp_common.kube.resources import (
     MUTATING_WEBHOOK_CONFIGURATION,
@@ -28,7 +29,6 @@ from dvp_common.kube.resources import (
 )
 from dvp_webhooks.handlers import ROUTES
 from dvp_webhooks.lookups import Lookups
-from dvp_common.admission.server import WebhookServer
 from harness import pki, render
 
 VOLUME_SNAPSHOT = Resource("snapshot.storage.k8s.io", "v1", "volumesnapshots", "VolumeSnapshot")

@@ -15,8 +15,8 @@ import tracemalloc
 import pytest
 import requests
 from dvp_common.admission.decider import Decider
-from dvp_webhooks.handlers import ROUTES
 from dvp_common.admission.server import MAX_BODY, WebhookServer
+from dvp_webhooks.handlers import ROUTES
 from harness import pki
 from whk_kit import FakeLookups, allowed, body
 

@@ -11,7 +11,6 @@ import binascii
 from typing import Any
 
 from dvp_common import kubeconfig
-
 from dvp_common.admission.review import Request
 from dvp_common.admission.verdict import Verdict, classify
 
