@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from dvp_common.dvp.connection import DVPSettings
-from dvp_common.runtime.manager import ManagerSettings, bind
-from dvp_common.runtime.settings import ConfigInvalid, group, setting
+from dvp_common.runtime.manager import ManagerSettings
+from dvp_common.runtime.settings import ConfigInvalid, bind, group, setting
 from dvp_common.runtime.settings import load as load_settings
 
 __all__ = ["LEADER_ELECTION_ID", "ConfigInvalid", "ReconcileConfig", "Settings", "load"]

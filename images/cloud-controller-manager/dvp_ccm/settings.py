@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from dvp_common.dvp.connection import DVPSettings
-from dvp_common.runtime.manager import ManagerSettings, bind
-from dvp_common.runtime.settings import ConfigInvalid, Opt, group, setting
+from dvp_common.runtime.manager import ManagerSettings
+from dvp_common.runtime.settings import ConfigInvalid, Opt, bind, group, setting
 from dvp_common.runtime.settings import load as load_settings
 
 from dvp_ccm.domain.lifecycle import LifecycleConfig

@@ -31,7 +31,7 @@ from .controller import Controller
 from .health import HealthServer
 from .informer import Informer
 from .leader import LeaderElector
-from .settings import bind_address, log_level, setting
+from .settings import bind, log_level, setting
 
 log = logging.getLogger(__name__)
 
@@ -40,11 +40,6 @@ class Server(Protocol):
     def start(self) -> object: ...
 
     def stop(self) -> None: ...
-
-
-def bind(default: str | None, **opt: object) -> str | None:
-    """A bind address setting: '[host]:port', '0' or '' for off."""
-    return setting(default, parse=bind_address, **opt)  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -96,6 +96,11 @@ def group(default_factory: Callable[[], Any], **fields: Opt) -> Any:
     return dataclasses.field(default_factory=default_factory, metadata={"group": fields})
 
 
+def bind(default: str | None, **opt: Any) -> Any:
+    """A bind address: '[host]:port' (empty host: every interface), '0' or '' for off (None)."""
+    return setting(default, parse=bind_address, **opt)
+
+
 def log_level(default: str = "Info", **opt: Any) -> Any:
     """The module's logLevel names, the one table in runtime.logging."""
     return setting(default, choices=tuple(LEVELS), **opt)
