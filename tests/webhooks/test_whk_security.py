@@ -246,9 +246,11 @@ def test_the_deadline_is_below_every_webhook_timeout():
     from harness import render
 
     objects = render.render_values(render.module_values(all_on=True))
-    timeouts = [w["timeoutSeconds"] for o in objects if o["kind"].endswith("WebhookConfiguration")
-                for w in o["webhooks"] if w["clientConfig"]["service"]["name"] != "capdvp-webhook"]
-    assert timeouts and min(timeouts) > admission.DEADLINE
+    timeouts = [(w["clientConfig"]["service"]["name"], w["timeoutSeconds"]) for o in objects
+                if o["kind"].endswith("WebhookConfiguration") for w in o["webhooks"]]
+    # capdvp's webhooks run on the same server, with the same deadline
+    assert "capdvp-webhook" in {name for name, _ in timeouts}
+    assert min(t for _, t in timeouts) > admission.DEADLINE
 
 
 def test_a_failing_rule_fails_closed_with_the_traceback_at_error_level(caplog, monkeypatch):
