@@ -182,6 +182,12 @@ def test_entry_point_bad_settings_and_bad_credentials_exit_2(capsys, restored):
     assert (line["level"], line["msg"]) == ("error", "comp: DVP settings: kubeconfig users[0].user: no credentials")
 
 
+def test_entry_point_help_lists_the_settings(capsys, restored):
+    assert main("comp", _load, lambda s: pytest.fail("built on --help"), ["--help"]) == 0
+    assert capsys.readouterr().out == ("python -m comp [flags]\n  --log-level [Debug|Info|Warn|Error] (default Info)\n"
+                                       "  --broken (default False)\n")
+
+
 def test_entry_point_runs_until_sigterm_then_shuts_down(capsys, restored):
     calls: list[str] = []
 

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from ..kube.errors import ConfigError
 from . import logging as runtime_logging
-from .settings import ConfigInvalid
+from .settings import ConfigInvalid, HelpRequested
 from .signals import stop_on_signals
 
 
@@ -40,6 +40,9 @@ def main(name: str, load: Callable[[Sequence[str], Mapping[str, str]], Any],
     """`load(argv, env)` -> settings with a `log_level`; `build(settings)` -> (component, what it serves)."""
     try:
         settings = load(list(sys.argv[1:] if argv is None else argv), os.environ if env is None else env)
+    except HelpRequested as text:
+        print(f"python -m {name} [flags]\n{text}")
+        return 0
     except ConfigInvalid as exc:
         print(f"{name}: {exc}", file=sys.stderr)
         return 2

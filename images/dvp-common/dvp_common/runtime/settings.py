@@ -36,6 +36,10 @@ class ConfigInvalid(ValueError):
     """One clear line naming the setting (flag or env var) that is wrong."""
 
 
+class HelpRequested(Exception):  # noqa: N818 - not an error: the text is the answer
+    """--help: the text lists every flag and variable with its default."""
+
+
 def parse_duration(text: str) -> float:
     """Seconds from "90", "1.5", "30s", "5m", "1h30m", "250ms"."""
     text = text.strip()
@@ -225,6 +229,20 @@ def _build(cls: type, values: Mapping[tuple[str, ...], Any], path: tuple[str, ..
     return obj
 
 
+def describe(leaves: Sequence[_Leaf]) -> str:
+    """One line per setting: its flag and variable, choices, default and help."""
+    lines = []
+    for leaf in leaves:
+        names = " or ".join(n for n in (leaf.flag, leaf.env and f"${leaf.env}") if n)
+        names = names or f"({leaf.path[-1]}: from the environment)"
+        default = leaf.field.default if leaf.field.default is not _MISSING else None
+        shown = "" if leaf.opt.secret or default in (None, "") else f" (default {default})"
+        extra = f": {leaf.opt.help}" if leaf.opt.help else ""
+        choices = f" [{'|'.join(leaf.opt.choices)}]" if leaf.opt.choices else ""
+        lines.append(f"  {names}{choices}{shown}{extra}")
+    return "\n".join(lines)
+
+
 def load[T](cls: type[T], argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None,
             prefix: str | None = "") -> T:
     """Build `cls` from defaults, `env` (os.environ), then `argv`. `prefix` None: variables only where declared."""
@@ -235,6 +253,8 @@ def load[T](cls: type[T], argv: Sequence[str] | None = None, env: Mapping[str, s
         if leaf.flag:
             extra: dict[str, Any] = {"nargs": "?", "const": "true"} if _plain(leaf.kind) is bool else {}
             parser.add_argument(leaf.flag, dest=f"v{i}", default=None, **extra)
+    if {"-h", "--help"} & set(argv or []):
+        raise HelpRequested(describe(leaves))
     try:
         flags, unknown = parser.parse_known_args(list(argv or []))
     except argparse.ArgumentError as exc:
