@@ -125,6 +125,7 @@ class _Leaf:
     kind: Any
     flag: str
     env: str
+    default: Any = _MISSING  # the declared default (a group's comes from its default instance)
 
     @property
     def required(self) -> bool:
@@ -135,14 +136,16 @@ class _Leaf:
         return where or self.flag or f"environment variable {self.env}"
 
 
-def _leaves(cls: type, prefix: str | None, overrides: Mapping[str, Opt], path: tuple[str, ...]) -> list[_Leaf]:
+def _leaves(cls: type, prefix: str | None, overrides: Mapping[str, Opt], path: tuple[str, ...],
+            base: Any = None) -> list[_Leaf]:
     hints = get_type_hints(cls)
     out: list[_Leaf] = []
     for f in dataclasses.fields(cls):
         if not f.init:
             continue
         if "group" in f.metadata:
-            out += _leaves(hints[f.name], prefix, f.metadata["group"], (*path, f.name))
+            out += _leaves(hints[f.name], prefix, f.metadata["group"], (*path, f.name),
+                           f.default_factory())  # type: ignore[misc]
             continue
         o = _opt(f, overrides.get(f.name))
         if o.derived:
@@ -151,7 +154,8 @@ def _leaves(cls: type, prefix: str | None, overrides: Mapping[str, Opt], path: t
         auto = o.source is None
         flag = o.flag if o.flag is not None else "--" + f.name.replace("_", "-") if auto else ""
         env = o.env if o.env is not None else prefix + f.name.upper() if auto and prefix is not None else ""
-        out.append(_Leaf((*path, f.name), f, o, hints[f.name], flag, env))
+        default = getattr(base, f.name) if base is not None else f.default
+        out.append(_Leaf((*path, f.name), f, o, hints[f.name], flag, env, default))
     return out
 
 
@@ -235,7 +239,7 @@ def describe(leaves: Sequence[_Leaf]) -> str:
     for leaf in leaves:
         names = " or ".join(n for n in (leaf.flag, leaf.env and f"${leaf.env}") if n)
         names = names or f"({leaf.path[-1]}: from the environment)"
-        default = leaf.field.default if leaf.field.default is not _MISSING else None
+        default = leaf.default if leaf.default is not _MISSING else None
         shown = "" if leaf.opt.secret or default in (None, "") else f" (default {default})"
         extra = f": {leaf.opt.help}" if leaf.opt.help else ""
         choices = f" [{'|'.join(leaf.opt.choices)}]" if leaf.opt.choices else ""
@@ -286,6 +290,6 @@ def load[T](cls: type[T], argv: Sequence[str] | None = None, env: Mapping[str, s
             except ValueError as exc:
                 raise ConfigInvalid(str(exc)) from None
     for leaf in leaves:  # defaults are held to the same bounds (a wrong default is caught by any test)
-        if leaf.path not in values and leaf.field.default not in (_MISSING, None) and leaf.opt.parse is None:
-            _check(leaf, leaf.field.default, "")
+        if leaf.path not in values and leaf.default not in (_MISSING, None) and leaf.opt.parse is None:
+            _check(leaf, leaf.default, "")
     return _build(cls, values, ())
