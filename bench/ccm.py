@@ -163,7 +163,7 @@ def run() -> dict:
             out["lb_first_detail"] = lb_metrics.snapshot()
             lb_metrics.reset()
             for svc in guest.list(SERVICE, guest_ns).items:
-                lb.controllers[S.SERVICE].enqueue(f"{guest_ns}/{svc['metadata']['name']}")
+                lb.by_name[S.SERVICE].enqueue(f"{guest_ns}/{svc['metadata']['name']}")
             out["lb_steady_ensure_dvp_requests"] = _quiet(lb_metrics) / SERVICES
         finally:
             lb.shutdown()

@@ -18,8 +18,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "webhooks"))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from dvp_common.admission.server import WebhookServer  # noqa: E402
 from dvp_webhooks.handlers import ROUTES  # noqa: E402
-from dvp_webhooks.server import WebhookServer  # noqa: E402
 from harness import pki  # noqa: E402
 from whk_kit import FakeLookups, body, run  # noqa: E402
 

@@ -4,48 +4,59 @@
 
 from __future__ import annotations
 
-import logging
 import sys
 import threading
 
-from prometheus_client import start_http_server
+from dvp_common.kube.errors import ConfigError
+from dvp_common.runtime.entry import Started
+from dvp_common.runtime.entry import main as run
+from dvp_common.runtime.health import HealthServer
 
 from . import DRIVER_NAME, VERSION, driver, metrics, server
-from .settings import ConfigInvalid, parse
+from .settings import ConfigInvalid, Settings, parse
 
-LEVELS = {"Debug": logging.DEBUG, "Info": logging.INFO, "Warn": logging.WARNING, "Error": logging.ERROR}
+GRACE_SECONDS = 10.0  # calls in flight may finish after SIGTERM (the kubelet waits 30 s before SIGKILL)
 
 
-def main(argv: list[str]) -> int:
-    try:
-        settings = parse(argv)
-    except ConfigInvalid as exc:
-        print(f"dvp_csi: {exc}", file=sys.stderr)
-        return 2
-    logging.basicConfig(level=LEVELS[settings.log_level], format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+def _load(argv, env) -> Settings:
+    settings = parse(argv, env)
+    if settings.controller and not settings.kubeconfig:
+        raise ConfigInvalid("DVP_KUBERNETES_CONFIG_BASE64 is required in controller mode")
+    return settings
+
+
+def build(settings: Settings) -> tuple[Started, str]:
     api = None
     if settings.kubeconfig:
         from .dvp.kube import KubeDvp  # only processes with DVP credentials load the client
 
         try:
             api = KubeDvp.from_kubeconfig(settings.kubeconfig, settings.namespace)
-        except ValueError as exc:  # dvp_common's ConfigError: one line naming the kubeconfig field
-            print(f"dvp_csi: DVP_KUBERNETES_CONFIG_BASE64: {exc}", file=sys.stderr)
-            return 2
-    elif settings.controller:
-        print("dvp_csi: DVP_KUBERNETES_CONFIG_BASE64 is required in controller mode", file=sys.stderr)
-        return 2
+        except ValueError as exc:  # one line naming the kubeconfig field
+            raise ConfigError(f"DVP_KUBERNETES_CONFIG_BASE64: {exc}") from None
     d = driver.build(settings, api)
-    if settings.metrics_address:
-        host, _, port = settings.metrics_address.rpartition(":")
-        start_http_server(int(port), addr=host or "127.0.0.1", registry=metrics.REGISTRY)
+    metrics_server = HealthServer(settings.metrics_address, metrics.REGISTRY) if settings.metrics_address else None
     grpc_server = server.build(settings.endpoint, d.identity, d.controller, d.node, settings.workers)
     stop = threading.Event()
-    d.start_reaper(stop)
-    logging.getLogger("dvp_csi").info("%s %s serving %s on %s", DRIVER_NAME, VERSION, settings.mode, settings.endpoint)
-    server.serve_until_signalled(grpc_server, on_stop=stop.set)
-    return 0
+
+    def start() -> None:
+        if metrics_server:
+            metrics_server.start()
+        grpc_server.start()
+        d.start_reaper(stop)
+
+    def shutdown() -> None:
+        stop.set()
+        grpc_server.stop(GRACE_SECONDS).wait()
+        if metrics_server:
+            metrics_server.stop()
+
+    return Started(start, shutdown), f"{DRIVER_NAME} {VERSION} serving {settings.mode} on {settings.endpoint}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run("dvp_csi", _load, build, argv)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

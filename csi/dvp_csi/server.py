@@ -1,15 +1,12 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""gRPC server plumbing: endpoint parsing, the logging/metrics interceptor, graceful stop on SIGTERM."""
+"""gRPC server plumbing: endpoint parsing, the logging/metrics interceptor."""
 
 from __future__ import annotations
 
 import logging
 import os
-import signal
-import threading
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -23,7 +20,6 @@ log = logging.getLogger("dvp_csi.rpc")
 LOGGED_FIELDS = ("name", "volume_id", "node_id", "snapshot_id", "source_volume_id", "target_path",
                  "staging_target_path", "volume_path")
 QUIET_METHODS = frozenset({"Probe", "NodeGetCapabilities", "GetPluginInfo"})
-GRACE_SECONDS = 10.0
 
 
 def parse_endpoint(endpoint: str) -> tuple[str, str]:
@@ -91,19 +87,3 @@ def build(endpoint: str, identity: Any, controller: Any | None, node: Any | None
     if server.add_insecure_port(address) == 0 and not socket_path:
         raise OSError(f"cannot listen on {endpoint}")
     return server
-
-
-def serve_until_signalled(server: grpc.Server, on_stop: Callable[[], None] | None = None) -> None:
-    stopped = threading.Event()
-
-    def stop(signum, _frame):
-        log.info("signal %s: stopping, %.0fs grace for calls in flight", signal.Signals(signum).name, GRACE_SECONDS)
-        stopped.set()
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    server.start()
-    stopped.wait()
-    if on_stop:
-        on_stop()
-    server.stop(GRACE_SECONDS).wait()

@@ -74,7 +74,7 @@ class Env:
         config = ReconcileConfig(dvp_namespace=self.dvp_ns, cluster_uuid=self.uuid)
         settings = Settings(dvp=DVPSettings(dvp_api.kubeconfig(), self.dvp_ns, self.uuid), reconcile=config,
                             watch_namespace=self.ns, leader_elect=False, health_bind=None, metrics_bind=None,
-                            webhook_bind=("127.0.0.1", 0), webhook_cert_dir=str(tls.serving_cert.parent), workers=4)
+                            webhook_bind="127.0.0.1:0", webhook_cert_dir=str(tls.serving_cert.parent), workers=4)
         self.capdvp = Manager(settings, self.api.client(), DVPConnection(dvp_api.client(), self.dvp_ns, self.uuid))
         try:
             self.capdvp.start()

@@ -1,23 +1,28 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Admission: rules, and the HTTPS AdmissionReview endpoint as the API server calls it."""
+"""Admission: rules, and the HTTPS AdmissionReview endpoint as the API server calls it (the module's one
+admission server, hardened against direct clients)."""
 
 from __future__ import annotations
 
 import copy
 import datetime as dt
 import json
+import socket
 import ssl
+import time
 import urllib.request
 
 import pytest
-from capdvp.admission import MACHINE_PATH, TEMPLATE_PATH, WebhookServer, review
+from capdvp.admission import MACHINE_PATH, ROUTES, TEMPLATE_PATH, server
 from capdvp.domain.admission import validate_machine, validate_template
 from capdvp_world import MACHINE_SPEC
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+from dvp_common.admission import server as admission_server
+from dvp_common.admission.decider import decide
 
 
 def machine(name="w-1", **spec):
@@ -82,9 +87,17 @@ def test_machine_placement_is_not_changed_in_place():
         "changing tolerations needs a new machine; roll out a new DeckhouseMachineTemplate instead")
 
 
+KINDS = {MACHINE_PATH: "DeckhouseMachine", TEMPLATE_PATH: "DeckhouseMachineTemplate"}
+
+
+def _body(path, operation, obj, old=None, api="admission.k8s.io/v1", uid="u-1") -> dict:
+    kind = {"group": "infrastructure.cluster.x-k8s.io", "version": "v1alpha1", "kind": KINDS[path]}
+    return {"apiVersion": api, "kind": "AdmissionReview",
+            "request": {"uid": uid, "kind": kind, "operation": operation, "object": obj, "oldObject": old}}
+
+
 def _review(path, operation, obj, old=None, api="admission.k8s.io/v1"):
-    return review(path, {"apiVersion": api, "kind": "AdmissionReview",
-                         "request": {"uid": "u-1", "operation": operation, "object": obj, "oldObject": old}})
+    return decide(json.dumps(_body(path, operation, obj, old, api)).encode(), ROUTES[path], None)
 
 
 def test_review_envelopes():
@@ -95,8 +108,24 @@ def test_review_envelopes():
     dry = template(memory="1Gi")
     dry["metadata"]["annotations"] = {"topology.cluster.x-k8s.io/dry-run": ""}
     assert _review(TEMPLATE_PATH, "UPDATE", dry, template())["response"]["allowed"] is True
-    assert review("/nope", {"kind": "AdmissionReview", "request": {"uid": "x", "object": {}}})["response"][
-        "allowed"] is False
+    assert _review(MACHINE_PATH, "DELETE", None, machine())["response"]["allowed"] is True
+    assert _review(MACHINE_PATH, "CREATE", machine(), api="admission.k8s.io/v1beta1")["apiVersion"] == (
+        "admission.k8s.io/v1beta1")
+
+
+def test_a_review_of_another_kind_or_malformed_is_denied_not_crashed():
+    other = _body(MACHINE_PATH, "CREATE", machine())
+    other["request"]["kind"]["kind"] = "DeckhouseMachineTemplate"
+    assert decide(json.dumps(other).encode(), ROUTES[MACHINE_PATH], None)["response"]["status"] == {
+        "code": 400, "reason": "BadRequest",
+        "message": "this webhook admits DeckhouseMachine.infrastructure.cluster.x-k8s.io only, got "
+                   "DeckhouseMachineTemplate.infrastructure.cluster.x-k8s.io"}
+    typed = _body(MACHINE_PATH, "CREATE", {"metadata": {"name": "w-1"}, "spec": "not an object"})
+    answer = decide(json.dumps(typed).encode(), ROUTES[MACHINE_PATH], None)["response"]
+    assert answer["allowed"] is False and answer["uid"] == "u-1"
+    no_object = _body(MACHINE_PATH, "CREATE", None)
+    assert decide(json.dumps(no_object).encode(), ROUTES[MACHINE_PATH], None)["response"]["status"]["message"] == (
+        "AdmissionReview: request.object is missing for CREATE")
 
 
 @pytest.fixture
@@ -117,21 +146,81 @@ def tls_dir(tmp_path):
     return tmp_path
 
 
-def test_https_endpoint(tls_dir):
-    server = WebhookServer("127.0.0.1", 0, tls_dir)
-    server.start()
+def _post(port, ctx, path, data: bytes):
+    req = urllib.request.Request(f"https://localhost:{port}{path}?timeout=10s", data=data,
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, context=ctx, timeout=10) as resp:  # noqa: S310 (https only)
+        return resp.status, json.loads(resp.read())
+
+
+def _raw(port, ctx, data: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as raw, \
+            ctx.wrap_socket(raw, server_hostname="localhost") as conn:
+        conn.sendall(data)
+        chunks = []
+        while chunk := conn.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+@pytest.fixture
+def endpoint(tls_dir):
+    srv = server("127.0.0.1:0", tls_dir)
+    srv.start()
     try:
-        ctx = ssl.create_default_context(cafile=str(tls_dir / "tls.crt"))
-        body = json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {
-            "uid": "u-9", "operation": "UPDATE", "object": template(memory="2Gi"), "oldObject": template()}}).encode()
-        req = urllib.request.Request(f"https://localhost:{server.port}{TEMPLATE_PATH}?timeout=10s", data=body,
-                                     headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(req, context=ctx, timeout=10) as resp:  # noqa: S310 (https only)
-            answer = json.loads(resp.read())
-        assert answer["response"]["uid"] == "u-9" and answer["response"]["allowed"] is False
-        bad = urllib.request.Request(f"https://localhost:{server.port}{MACHINE_PATH}", data=b"[1]")
-        with pytest.raises(urllib.error.HTTPError) as err:
-            urllib.request.urlopen(bad, context=ctx, timeout=10)  # noqa: S310 (https only)
-        assert err.value.code == 400
+        yield srv, ssl.create_default_context(cafile=str(tls_dir / "tls.crt"))
     finally:
-        server.stop()
+        srv.stop()
+
+
+def test_https_endpoint(endpoint):
+    srv, ctx = endpoint
+    body = json.dumps(_body(TEMPLATE_PATH, "UPDATE", template(memory="2Gi"), template(), uid="u-9")).encode()
+    status, answer = _post(srv.port, ctx, TEMPLATE_PATH, body)
+    assert status == 200 and answer["response"]["uid"] == "u-9" and answer["response"]["allowed"] is False
+    for unparsable in (b"[1]", b"{not json"):
+        with pytest.raises(urllib.error.HTTPError) as err:
+            _post(srv.port, ctx, MACHINE_PATH, unparsable)
+        assert err.value.code == 400
+        assert json.loads(err.value.read())["response"] == {
+            "uid": "", "allowed": False, "status": {
+                "code": 400, "reason": "BadRequest",
+                "message": "AdmissionReview: body is not a JSON object" if unparsable == b"[1]" else
+                "AdmissionReview: body is not JSON (JSONDecodeError)"}}
+    with pytest.raises(urllib.error.HTTPError) as err:
+        _post(srv.port, ctx, "/nope", body)
+    assert err.value.code == 404
+
+
+def test_probes_are_served_on_the_webhook_port(endpoint):
+    srv, ctx = endpoint
+    for path in ("/healthz", "/readyz"):
+        with urllib.request.urlopen(f"https://localhost:{srv.port}{path}", context=ctx, timeout=10) as resp:  # noqa: S310
+            assert (resp.status, resp.read()) == (200, b"ok\n")
+
+
+def test_an_oversized_body_is_refused_unread(endpoint):
+    srv, ctx = endpoint
+    head = (f"POST {MACHINE_PATH} HTTP/1.1\r\nHost: x\r\nContent-Length: {admission_server.MAX_BODY + 1}"
+            "\r\n\r\n").encode()
+    answer = _raw(srv.port, ctx, head)
+    assert answer.startswith(b"HTTP/1.1 413 ")
+    review = json.loads(answer.split(b"\r\n\r\n", 1)[1])["response"]
+    assert review["allowed"] is False and review["status"]["code"] == 400
+    assert _raw(srv.port, ctx, f"POST {MACHINE_PATH} HTTP/1.1\r\nHost: x\r\n\r\n".encode()).startswith(
+        b"HTTP/1.1 411 ")
+
+
+def test_a_slow_client_is_cut_off_by_the_socket_timeout(endpoint, monkeypatch):
+    monkeypatch.setattr(admission_server, "SOCKET_TIMEOUT", 0.3)
+    srv, ctx = endpoint
+    with socket.create_connection(("127.0.0.1", srv.port), timeout=10) as raw, \
+            ctx.wrap_socket(raw, server_hostname="localhost") as conn:
+        conn.sendall(f"POST {MACHINE_PATH} HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{{".encode())
+        started = time.monotonic()
+        assert conn.recv(65536) == b""  # the server gives up on the rest of the body and closes
+        assert time.monotonic() - started < 5
+    body = json.dumps(_body(MACHINE_PATH, "CREATE", machine())).encode()
+    assert _post(srv.port, ctx, MACHINE_PATH, body)[1]["response"]["allowed"] is True  # still serving
+
+

@@ -12,7 +12,8 @@ import time
 
 import pytest
 from capdvp import resources as r
-from capdvp.admission import MACHINE_PATH, TEMPLATE_PATH, WebhookServer
+from capdvp.admission import MACHINE_PATH, TEMPLATE_PATH
+from capdvp.admission import server as webhook_server
 from capdvp_real import SPEC
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -45,7 +46,7 @@ def _tls(tmp_path) -> bytes:
 @pytest.fixture
 def webhook(guest_api, tmp_path):
     ca = _tls(tmp_path)
-    server = WebhookServer("127.0.0.1", 0, tmp_path)
+    server = webhook_server("127.0.0.1:0", tmp_path)
     server.start()
     ns = guest_api.create_namespace("adm")
     client = guest_api.client()

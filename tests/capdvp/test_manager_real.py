@@ -61,7 +61,7 @@ def wait_until(what: str, predicate) -> None:
 def test_machines_are_driven_by_watches_alone(env):
     settings = Settings(dvp=DVPSettings(env.dvp_api.kubeconfig(), env.dvp_ns, env.uuid), reconcile=env.config,
                         watch_namespace=env.ns, leader_elect=True, leader_election_namespace=env.ns,
-                        health_bind=("127.0.0.1", 0), metrics_bind=None, webhook_bind=None, workers=4)
+                        health_bind="127.0.0.1:0", metrics_bind=None, webhook_bind=None, workers=4)
     manager = Manager(settings, env.guest_api.client(),
                       DVPConnection(env.dvp_api.client(), env.dvp_ns, env.uuid),
                       exit_on_lost_lease=lambda: pytest.fail("lost the lease"))

@@ -72,7 +72,7 @@ def test_settings_from_flags_and_env():
              {**ENV, "ADDITIONAL_VM_LABELS": '{"team": "a"}', "KUBERNETES_SERVICE_HOST": "10.222.0.1",
               "KUBERNETES_SERVICE_PORT": "443"})
     assert s.leader_elect and s.leader_election_id == "70c82521.cluster.x-k8s.io"
-    assert (s.health_bind, s.webhook_bind, s.metrics_bind) == (("0.0.0.0", 8081), ("0.0.0.0", 9443), None)  # noqa: S104
+    assert (s.health_bind, s.webhook_bind, s.metrics_bind) == ("0.0.0.0:8081", "0.0.0.0:9443", None)  # noqa: S104
     assert s.reconcile.dvp_namespace == "tenant-a" and s.reconcile.cluster_uuid == "u-1"
     assert s.reconcile.additional_vm_labels == {"team": "a"}
     assert (s.reconcile.control_plane_host, s.reconcile.control_plane_port) == ("10.222.0.1", 443)

@@ -24,14 +24,14 @@ def manager(controllers: frozenset[str]) -> Manager:
 
 def test_load_balancer_switch_off_means_no_service_controller_and_no_service_caches():
     m = manager(frozenset({S.NODE, S.LIFECYCLE}))
-    assert sorted(m.controllers) == [S.NODE, S.LIFECYCLE]
+    assert sorted(m.by_name) == [S.NODE, S.LIFECYCLE]
     assert [str(i.resource) for i in m.informers] == ["nodes", "virtualmachines.virtualization.deckhouse.io"]
     assert m.services is None and m.dvp_services is None and m.slices is None
 
 
 def test_all_controllers_and_dvp_caches_select_only_our_objects():
     m = manager(frozenset(S.CONTROLLERS))
-    assert sorted(m.controllers) == sorted(S.CONTROLLERS)
+    assert sorted(m.by_name) == sorted(S.CONTROLLERS)
     assert [str(i.resource) for i in m.informers] == [
         "nodes", "virtualmachines.virtualization.deckhouse.io", "services", "endpointslices.discovery.k8s.io",
         "services"]
@@ -44,7 +44,7 @@ def test_all_controllers_and_dvp_caches_select_only_our_objects():
 def test_bad_flags_exit_2_with_one_line(capsys):
     assert main(["--cloud-provider=aws"]) == 2
     err = capsys.readouterr().err
-    assert err == "dvp_ccm: --cloud-provider: 'aws' is not supported (dvp)\n"
+    assert err == "dvp_ccm: --cloud-provider: 'aws' is not one of dvp\n"
 
 
 def test_bad_input_event_has_a_json_log_line_naming_the_object():

@@ -28,12 +28,13 @@ def test_out_of_service_switch_and_durations():
 
 
 @pytest.mark.parametrize(("argv", "env", "message"), [
-    (["--cloud-provider=aws"], ENV, "--cloud-provider: 'aws' is not supported (dvp)"),
+    (["--cloud-provider=aws"], ENV, "--cloud-provider: 'aws' is not one of dvp"),
     (["--controllers=cloud-node,route"], ENV, "--controllers: unknown controller 'route'"),
     (["--log-level=Trace"], ENV, "--log-level: 'Trace' is not one of"),
     (["--health-probe-bind-address=x"], ENV, "--health-probe-bind-address: 'x' is not [host]:port"),
     (["--bogus=1"], ENV, "unknown flag --bogus"),
-    (["--out-of-service-grace-period=soon"], ENV, "flags: argument --out-of-service-grace-period"),
+    (["--out-of-service-grace-period=soon"], ENV, "--out-of-service-grace-period: 'soon' is not a duration"),
+    (["--out-of-service-grace-period=0"], ENV, "--out-of-service-grace-period: must be positive, got 0.0"),
     ([], {}, "DVP settings: DVP_KUBERNETES_CONFIG_BASE64, DVP_NAMESPACE, CLUSTER_UUID not set"),
 ])
 def test_bad_settings_are_one_clear_line(argv, env, message):

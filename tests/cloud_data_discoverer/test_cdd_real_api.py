@@ -354,7 +354,7 @@ def test_bad_settings_exit_2_with_one_line():
                           env={**os.environ, "DVP_KUBERNETES_CONFIG_BASE64": "x", "DVP_NAMESPACE": "n",
                                "CLUSTER_UUID": "u"}, capture_output=True, text=True, cwd=ROOT, timeout=30)
     assert proc.returncode == 2
-    assert proc.stderr == ("cloud_data_discoverer: flag --discovery-period: 'soon' is not a duration "
+    assert proc.stderr == ("cloud_data_discoverer: --discovery-period: 'soon' is not a duration "
                            "(e.g. 30s, 5m, 1h)\n")
     proc = subprocess.run([sys.executable, "-m", "cloud_data_discoverer"], env={
         k: v for k, v in os.environ.items() if k not in ("DVP_KUBERNETES_CONFIG_BASE64", "DVP_NAMESPACE",

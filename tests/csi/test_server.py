@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
@@ -109,4 +110,7 @@ def test_process_serves_the_socket_and_stops_gracefully_on_sigterm(tmp_path):
         if proc.poll() is None:
             proc.kill()
     out = proc.stdout.read()
-    assert "serving node on unix://" in out and "signal SIGTERM: stopping" in out, out
+    lines = [json.loads(line) for line in out.splitlines() if line.strip()]  # JSON logs, one object per line
+    msgs = [line["msg"] for line in lines]
+    assert any("serving node on unix://" in m for m in msgs) and "signal SIGTERM: stopping" in msgs, out
+    assert {line["level"] for line in lines} <= {"debug", "info"}, out

@@ -90,11 +90,11 @@ def test_settings_defaults_env_then_flags():
 
 @pytest.mark.parametrize(("argv", "env", "message"), [
     ([], {}, "--namespace (or NAMESPACE) is required"),
-    (["--namespace", "p", "--workers", "x"], {}, "flag --workers: invalid literal for int() with base 10: 'x'"),
+    (["--namespace", "p", "--workers", "x"], {}, "--workers: invalid literal for int() with base 10: 'x'"),
     (["--namespace", "p", "--workers", "0"], {}, "--workers must be at least 1"),
     (["--namespace", "p", "--bogus", "1"], {}, "unknown flag --bogus"),
     (["--namespace", "p"], {"LEADER_ELECT": "maybe"}, "environment variable LEADER_ELECT: 'maybe' is not a boolean"),
-    (["--namespace", "p", "--resync", "soon"], {}, "flag --resync: 'soon' is not a duration (e.g. 30s, 5m, 1h)"),
+    (["--namespace", "p", "--resync", "soon"], {}, "--resync: 'soon' is not a duration (e.g. 30s, 5m, 1h)"),
 ])
 def test_settings_errors_are_one_config_invalid(argv, env, message):
     with pytest.raises(ConfigInvalid) as info:

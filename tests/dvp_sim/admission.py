@@ -1,7 +1,7 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
 """DVP's validating admission webhooks, served for real: an HTTPS AdmissionReview server (the project's one
-admission server, dvp_webhooks.server) that a ValidatingWebhookConfiguration registers in the DVP kube-apiserver,
+admission server, dvp_common.admission) that a ValidatingWebhookConfiguration registers in the DVP kube-apiserver,
 so a refused write gets the 403 Forbidden real DVP answers, from the API server itself.
 
 The rules are domain/admission.py; this module only reads what they need from the API (direct reads, so a
@@ -13,13 +13,13 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+from dvp_common.admission.decider import Route
+from dvp_common.admission.review import Request
+from dvp_common.admission.server import WebhookServer
+from dvp_common.admission.verdict import Verdict
 from dvp_common.dvp import resources as R
 from dvp_common.kube import KubeClient, NotFound, Resource
 from dvp_common.kube.resources import STORAGE_CLASS, VALIDATING_WEBHOOK_CONFIGURATION
-from dvp_webhooks.domain.review import Request
-from dvp_webhooks.domain.verdict import Verdict
-from dvp_webhooks.handlers import Route
-from dvp_webhooks.server import WebhookServer
 
 from .domain import admission as rules
 

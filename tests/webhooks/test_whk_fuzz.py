@@ -11,7 +11,7 @@ import json
 import logging
 
 import pytest
-from dvp_webhooks.admission import Decider
+from dvp_common.admission.decider import Decider
 from dvp_webhooks.handlers import ROUTES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -71,7 +71,7 @@ def reviews(draw):
 
 @pytest.fixture(scope="module")
 def decider():
-    d = Decider(workers=2)
+    d = Decider(workers=2, logger=logging.getLogger("dvp_webhooks"))
     yield d
     d.close()
 

@@ -17,10 +17,10 @@ import time
 
 import pytest
 import requests
-from dvp_webhooks.admission import DEADLINE
-from dvp_webhooks.domain.review import API_VERSIONS
+from dvp_common.admission.decider import DEADLINE
+from dvp_common.admission.review import API_VERSIONS
+from dvp_common.admission.server import WebhookServer
 from dvp_webhooks.handlers import ROUTES
-from dvp_webhooks.server import WebhookServer
 from harness import pki
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

@@ -14,6 +14,7 @@ import secrets
 
 import pytest
 import requests
+from dvp_common.admission.server import WebhookServer
 from dvp_common.kube import Forbidden, KubeError, Resource
 from dvp_common.kube.resources import (
     MUTATING_WEBHOOK_CONFIGURATION,
@@ -25,7 +26,6 @@ from dvp_common.kube.resources import (
 )
 from dvp_webhooks.handlers import ROUTES
 from dvp_webhooks.lookups import DVP_INSTANCE_CLASS, VOLUME_SNAPSHOT_CLASS, Lookups
-from dvp_webhooks.server import WebhookServer
 from harness import pki
 
 VOLUME_SNAPSHOT = Resource("snapshot.storage.k8s.io", "v1", "volumesnapshots", "VolumeSnapshot")

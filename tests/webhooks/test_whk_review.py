@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from dvp_webhooks.admission import decide
+from dvp_common.admission.decider import decide
 from dvp_webhooks.handlers import Route
 from whk_kit import UID, body, denied, run
 

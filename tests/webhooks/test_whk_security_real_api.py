@@ -15,11 +15,11 @@ import logging
 import secrets
 
 import pytest
+from dvp_common.admission.server import WebhookServer
 from dvp_common.kube import NO_RETRY, Resource
 from dvp_common.kube.resources import NAMESPACE, PERSISTENT_VOLUME_CLAIM, SECRET
 from dvp_webhooks.handlers import ROUTES
 from dvp_webhooks.lookups import Lookups
-from dvp_webhooks.server import WebhookServer
 from harness import pki
 from whk_api import TAG_LABEL, Registrations, b64, eventually_denied
 
@@ -52,8 +52,9 @@ def world(guest_api, tmp_path):
     tag = f"sec{secrets.token_hex(3)}"
     tls = pki.generate(tmp_path / "pki")
     lookups = RecordingLookups(guest_api.client(), module_namespace=guest_api.create_namespace("mod"))
-    servers = {mode: WebhookServer("127.0.0.1:0", routes, lookups, str(tls.serving_cert),
-                                   str(tls.serving_key)).start() for mode, routes in ROUTES.items()}
+    servers = {mode: WebhookServer("127.0.0.1:0", routes, lookups, str(tls.serving_cert), str(tls.serving_key),
+                                   logger=logging.getLogger("dvp_webhooks")).start()
+               for mode, routes in ROUTES.items()}
     registrations = Registrations(c)
 
     def register(kind: str, name: str, mode: str) -> None:

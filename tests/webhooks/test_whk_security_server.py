@@ -14,9 +14,9 @@ import tracemalloc
 
 import pytest
 import requests
-from dvp_webhooks.admission import Decider
+from dvp_common.admission.decider import Decider
+from dvp_common.admission.server import MAX_BODY, WebhookServer
 from dvp_webhooks.handlers import ROUTES
-from dvp_webhooks.server import MAX_BODY, WebhookServer
 from harness import pki
 from whk_kit import FakeLookups, allowed, body
 

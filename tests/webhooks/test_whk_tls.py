@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 import requests
+from dvp_common.admission.server import WebhookServer
 from dvp_webhooks.handlers import ROUTES
-from dvp_webhooks.server import WebhookServer
 from harness import pki
 from whk_kit import FakeLookups, allowed, body, denied
 

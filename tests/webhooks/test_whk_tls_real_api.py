@@ -20,11 +20,11 @@ import ssl
 from pathlib import Path
 
 import pytest
+from dvp_common.admission.server import WebhookServer
 from dvp_common.kube import NO_RETRY
 from dvp_common.kube.resources import NAMESPACE, SECRET
 from dvp_webhooks.handlers import ROUTES
 from dvp_webhooks.lookups import Lookups
-from dvp_webhooks.server import WebhookServer
 from harness import pki
 from whk_api import TAG_LABEL, Registrations, b64, eventually_denied
 
@@ -103,7 +103,7 @@ def rotation(guest_api, tmp_path):
 def test_a_half_written_pair_keeps_the_old_pair_serving_admission(rotation, caplog, first):
     """The kubelet may write the new certificate before its key (or the key first): until both are there the
     old pair serves every new handshake, the API server's included."""
-    caplog.set_level(logging.WARNING, logger="dvp_webhooks")
+    caplog.set_level(logging.WARNING, logger="dvp_common.admission.server")
     r = rotation
     files = {"certificate": (r.cert, r.pairs["b"].serving_cert), "key": (r.key, r.pairs["b"].serving_key)}
     second = "key" if first == "certificate" else "certificate"

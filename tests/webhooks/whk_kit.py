@@ -8,7 +8,7 @@ import base64
 import json
 from typing import Any
 
-from dvp_webhooks.admission import decide
+from dvp_common.admission.decider import decide
 from dvp_webhooks.handlers import ROUTES
 from dvp_webhooks.lookups import Lookups
 

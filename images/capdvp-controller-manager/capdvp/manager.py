@@ -5,26 +5,24 @@
 Watches replace polling: DeckhouseMachines, Machines, Clusters and the Machines' bootstrap data Secrets on the
 guest side; our VMs and disks on the DVP side (selected by our cluster UUID and component label) map back to
 their machine by the hostname label.
-The webhook and health endpoints serve on every replica; informers and controllers run on the leader only.
+The lifecycle (leader election, health, metrics, the cache sync policy) is dvp_common.runtime.manager's; the
+webhook serves on every replica.
 """
 
 from __future__ import annotations
 
 import logging
-import os
-import socket
-import threading
-import uuid
 from collections.abc import Callable
-from pathlib import Path
 
+from dvp_common.admission.server import WebhookServer
 from dvp_common.dvp.connection import DVPConnection
 from dvp_common.kube import KubeClient
-from dvp_common.runtime import HealthServer, Informer, LeaderElector, status_only
+from dvp_common.runtime import Informer, status_only
+from dvp_common.runtime.manager import Manager as Lifecycle
 from prometheus_client import CollectorRegistry
 
+from capdvp import admission
 from capdvp import resources as r
-from capdvp.admission import WebhookServer
 from capdvp.cache import CachedApi
 from capdvp.controllers.cluster import ClusterReconciler
 from capdvp.controllers.context import Context
@@ -45,13 +43,13 @@ PREREQUISITE_MEMORY_S = 10.0
 DVP_STATUS_READ = ("phase", "ipAddress", "blockDeviceRefs")
 
 
-class Manager:
+class Manager(Lifecycle):
+    settings: Settings
+
     def __init__(self, settings: Settings, guest: KubeClient, dvp: DVPConnection,
                  registry: CollectorRegistry | None = None, exit_on_lost_lease: Callable[[], None] | None = None):
-        self.settings, self.guest, self.dvp = settings, guest, dvp
-        self.registry = registry or CollectorRegistry()
-        self.stop = threading.Event()
-        self._exit = exit_on_lost_lease or (lambda: os._exit(1))
+        super().__init__(settings, guest, registry=registry, exit_on_lost_lease=exit_on_lost_lease)
+        self.dvp = dvp
         ns, dvp_ns, resync = settings.watch_namespace, dvp.namespace, settings.resync_seconds
         ours = {ownership.CLUSTER_UUID: dvp.cluster_uuid, ownership.COMPONENT: ownership.COMPONENT_CAPDVP}
         self.guest_informers = {
@@ -77,14 +75,13 @@ class Manager:
                                    workers=settings.workers, metrics=metrics)
         self.clusters = Controller("deckhousecluster", ClusterReconciler(ctx).reconcile, workers=1, metrics=metrics)
         self._wire()
-        self.health = HealthServer(_address(settings.health_bind), None) if settings.health_bind else None
-        self.metrics_server = HealthServer(_address(settings.metrics_bind), self.registry) \
-            if settings.metrics_bind else None
-        identity = f"{socket.gethostname()}_{uuid.uuid4()}"
-        self.elector = LeaderElector(guest, settings.leader_election_id, settings.leader_election_namespace, identity,
-                                     on_started=self._lead, on_stopped=self._lost) if settings.leader_elect else None
-        self._threads: list[threading.Thread] = []
+        # Both sides' informers (a list: Secrets are watched on both, a dict by resource would drop one).
+        self.informers = [*self.guest_informers.values(), *self.dvp_informers.values()]
+        self.controllers = [self.machines, self.clusters]
         self.webhook: WebhookServer | None = None
+        if settings.webhook_bind:
+            self.webhook = admission.server(settings.webhook_bind, settings.webhook_cert_dir)
+            self.servers.append(self.webhook)
 
     # event wiring -------------------------------------------------------------------------------------------
     def _wire(self) -> None:
@@ -131,63 +128,6 @@ class Manager:
                 dvp_changed(new)
         for inf in self.dvp_informers.values():
             inf.add_handlers(dvp_changed, dvp_updated, dvp_changed)
-
-    # lifecycle ----------------------------------------------------------------------------------------------
-    def _spawn(self, target: Callable[[], None], name: str) -> None:
-        t = threading.Thread(target=target, name=name, daemon=True)
-        t.start()
-        self._threads.append(t)
-
-    def _lead(self) -> None:
-        log.info("leading: starting informers and controllers")
-        for inf in self._informers():
-            self._spawn(lambda inf=inf: inf.run(self.stop), f"informer-{inf.resource.plural}")
-        self.machines.start()
-        self.clusters.start()
-
-    def _lost(self) -> None:
-        if self.stop.is_set():
-            return
-        log.error("lost the leader lease; exiting so that a fresh process competes again")
-        self._exit()
-
-    def _informers(self) -> list[Informer]:
-        """Both sides' informers (a list: Secrets are watched on both, a dict by resource would drop one)."""
-        return [*self.guest_informers.values(), *self.dvp_informers.values()]
-
-    def synced(self) -> bool:
-        return all(i.synced.is_set() for i in self._informers())
-
-    def start(self) -> None:
-        if self.health:
-            self.health.add_liveness("ping", lambda: None)
-            self.health.add_readiness("informers", lambda: None if self.elector is None or not
-                                      self.elector.is_leader or self.synced() else "informers not synced")
-            self.health.start()
-        if self.metrics_server:
-            self.metrics_server.start()
-        if self.settings.webhook_bind:
-            host, port = self.settings.webhook_bind
-            self.webhook = WebhookServer(host, port, Path(self.settings.webhook_cert_dir))
-            self.webhook.start()
-        if self.elector:
-            self._spawn(lambda: self.elector.run(self.stop), "leader-election")
-        else:
-            self._lead()
-
-    def shutdown(self) -> None:
-        self.stop.set()
-        self.machines.stop()
-        self.clusters.stop()
-        for t in self._threads:
-            t.join(5)
-        for server in (self.health, self.metrics_server, self.webhook):
-            if server:
-                server.stop()
-
-
-def _address(bind: tuple[str, int]) -> str:
-    return f"{bind[0]}:{bind[1]}"
 
 
 def _on_any(fn: Callable[[dict], None]):

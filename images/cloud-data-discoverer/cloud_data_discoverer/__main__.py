@@ -4,39 +4,28 @@
 
 from __future__ import annotations
 
-import logging
-import os
 import sys
+import threading
 
 from dvp_common.dvp import DVPConnection
-from dvp_common.kube import ConfigError, KubeClient
-from dvp_common.runtime import logging as runtime_logging
+from dvp_common.kube import KubeClient
+from dvp_common.runtime.entry import Started
+from dvp_common.runtime.entry import main as run
 from dvp_common.runtime.health import HealthServer
-from dvp_common.runtime.settings import ConfigInvalid
-from dvp_common.runtime.signals import stop_on_signals
 
 from .discoverer import Discoverer
 from .dvp import DVPReader
 from .errors import Scrub
 from .guest import Guest
 from .metrics import Metrics
-from .settings import load_settings
+from .settings import Settings, load_settings
+
+ROUND_DRAIN = 70.0  # seconds a round in flight may take to finish on stop (a DVP read is bounded at 60 s)
 
 
-def main(argv: list[str] | None = None) -> int:
-    try:
-        settings, dvp_settings = load_settings(sys.argv[1:] if argv is None else argv, os.environ)
-    except ConfigInvalid as exc:
-        print(f"cloud_data_discoverer: {exc}", file=sys.stderr)
-        return 2
-    runtime_logging.setup(settings.log_level)
-    log = logging.getLogger("cloud_data_discoverer")
-    try:
-        guest_client = KubeClient.from_file_or_service_account(settings.kubeconfig)
-        conn = DVPConnection.from_settings(dvp_settings)
-    except (ConfigError, OSError) as exc:
-        log.error("cloud_data_discoverer: %s", exc)
-        return 2
+def build(settings: Settings) -> tuple[Started, str]:
+    guest_client = KubeClient.from_file_or_service_account(settings.kubeconfig)
+    conn = DVPConnection.from_settings(settings.dvp)
     metrics = Metrics()
     guest = Guest(guest_client, settings.write_attempts, settings.write_backoff, settings.write_backoff_cap)
     # The credentials we hold never leave the process, even quoted back in an upstream error page.
@@ -47,13 +36,25 @@ def main(argv: list[str] | None = None) -> int:
     health = HealthServer(settings.listen_address, metrics.registry)
     health.add_liveness("discovery-write", discoverer.liveness)
     health.add_readiness("dvp-api", discoverer.readiness)
-    health.start()
-    stop = stop_on_signals()
-    log.info("cloud_data_discoverer started (period %.0fs, DVP namespace %s, serving %s)",
-             settings.discovery_period, conn.namespace, health.address)
-    discoverer.run(settings.discovery_period, stop)
-    health.stop()
-    return 0
+    stop = threading.Event()
+    loop = threading.Thread(target=discoverer.run, args=(settings.discovery_period, stop), name="discovery",
+                            daemon=True)
+
+    def start() -> None:
+        health.start()
+        loop.start()
+
+    def shutdown() -> None:
+        stop.set()
+        loop.join(ROUND_DRAIN)
+        health.stop()
+
+    return Started(start, shutdown), (f"period {settings.discovery_period:.0f}s, DVP namespace {conn.namespace}, "
+                                      f"serving {health.address}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run("cloud_data_discoverer", load_settings, build, argv)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ def main(argv: list[str] | None = None) -> int:
     serve = sub.add_parser("serve", help="serve dhctl.provider.validate.v1.ValidateService")
     serve.add_argument("--network", default="tcp", choices=("tcp", "unix"))
     serve.add_argument("--address", default="127.0.0.1:0", help="host:port, or a socket path with --network=unix")
-    serve.add_argument("--log-level", default="Info", choices=("Debug", "Info", "Warn", "Error"))
+    serve.add_argument("--log-level", default="Info", choices=tuple(runtime_logging.LEVELS))
     args = p.parse_args(sys.argv[1:] if argv is None else argv)
     runtime_logging.setup(args.log_level)
     log = logging.getLogger("dvp_validator")

@@ -5,31 +5,19 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from dvp_common.runtime.controller import DONE, RETRY, Result
 
 from capdvp.ports import Api
+from capdvp.settings import ReconcileConfig  # settings own it: every field is a flag
 
 __all__ = ["DONE", "RETRY", "Context", "ReconcileConfig", "Result", "parse_time", "utcnow"]
 
 
 def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
-
-
-@dataclass(frozen=True)
-class ReconcileConfig:
-    dvp_namespace: str
-    cluster_uuid: str
-    additional_vm_labels: Mapping[str, str] = field(default_factory=dict)
-    vm_delete_timeout: float = 600.0  # seconds after the DeckhouseMachine's deletionTimestamp
-    disk_delete_timeout: float = 300.0  # on top of the VM's
-    cluster_cleanup_timeout: float = 900.0
-    waiting_requeue: float = 30.0  # re-check for things no watch tells us about (a class or image appearing)
-    control_plane_host: str = ""
-    control_plane_port: int = 6443
 
 
 @dataclass

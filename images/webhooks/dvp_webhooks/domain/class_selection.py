@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .review import Request
-from .verdict import Verdict
+from dvp_common.admission.review import Request
+from dvp_common.admission.verdict import Verdict
 
 ANNOTATION = "storage.deckhouse.io/volumesnapshotclass"
 MANAGED_LABEL = "storage.deckhouse.io/managed-by"

@@ -11,9 +11,8 @@ import binascii
 from typing import Any
 
 from dvp_common import kubeconfig
-
-from .review import Request
-from .verdict import Verdict, classify
+from dvp_common.admission.review import Request
+from dvp_common.admission.verdict import Verdict, classify
 
 TYPE = "cloud-provider.deckhouse.io/credentials"
 AUTH_SCHEME = "kubeconfig"

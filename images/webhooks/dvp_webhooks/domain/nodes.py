@@ -17,10 +17,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from dvp_common.admission.review import Request
+from dvp_common.admission.verdict import Verdict, classify
 from dvp_common.dvp import labels as L
-
-from .review import Request
-from .verdict import Verdict, classify
 
 CLASS_KIND = "DVPInstanceClass"
 MASTER = "master"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .review import Request
+from dvp_common.admission.review import Request
 
 STR, MAP, LIST, STR_MAP, STR_LIST, ANY = "a string", "an object", "a list", "a map of strings", \
     "a list of strings", "any"

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .review import Request
-from .verdict import Verdict, classify
+from dvp_common.admission.review import Request
+from dvp_common.admission.verdict import Verdict, classify
 
 DEFAULT_ANNOTATION = "snapshot.storage.kubernetes.io/is-default-class"
 VS_SOURCES = ("persistentVolumeClaimName", "volumeSnapshotContentName")

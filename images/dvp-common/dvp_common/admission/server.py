@@ -21,12 +21,10 @@ from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from .admission import Decider
-from .domain import review
-from .handlers import Route
-from .lookups import Lookups
+from . import review
+from .decider import Decider, Route
 
-log = logging.getLogger("dvp_webhooks")
+log = logging.getLogger(__name__)
 MAX_BODY = 3 << 20  # the API server's own limit for a request body
 SOCKET_TIMEOUT = 10.0  # per read/write; an idle keep-alive connection is closed after it
 MAX_CONNECTIONS = 64  # one thread each; more are refused at once (the API server keeps a few alive)
@@ -71,12 +69,14 @@ class _Tls:
 
 
 class WebhookServer:
-    def __init__(self, address: str, routes: Mapping[str, Route], lookups: Lookups, cert_file: str,
-                 key_file: str, decider: Decider | None = None, max_connections: int = MAX_CONNECTIONS) -> None:
+    def __init__(self, address: str, routes: Mapping[str, Route], lookups: Any, cert_file: str,
+                 key_file: str, decider: Decider | None = None, max_connections: int = MAX_CONNECTIONS,
+                 logger: logging.Logger | None = None) -> None:
+        """`lookups` is handed to every route's handler; `logger` names the decisions' log lines."""
         host, _, port = address.rpartition(":")
         self.routes, self.lookups = dict(routes), lookups
         self.tls = _Tls(cert_file, key_file)
-        self.decider = decider or Decider()
+        self.decider = decider or Decider(logger=logger)
         self.slots = threading.BoundedSemaphore(max_connections)
         self.refused, self.refused_logged = 0, float("-inf")
         outer = self
@@ -172,7 +172,7 @@ class WebhookServer:
         return int(self.httpd.server_address[1])
 
     def start(self) -> WebhookServer:
-        self._thread = threading.Thread(target=self.httpd.serve_forever, args=(0.2,), name="webhooks",
+        self._thread = threading.Thread(target=self.httpd.serve_forever, args=(0.2,), name="admission",
                                         daemon=True)
         self._thread.start()
         return self
