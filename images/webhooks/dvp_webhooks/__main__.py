@@ -37,8 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         creds = kube_config.from_file_or_service_account(settings.kubeconfig)
         client = KubeClient(Transport(creds, timeout=LOOKUP_TIMEOUT), retry=LOOKUP_RETRY)
-        server = WebhookServer(settings.listen_address, ROUTES[mode], Lookups(client, settings.module_namespace),
-                               settings.tls_cert_file, settings.tls_key_file)
+        lookups = Lookups(client, settings.module_namespace, settings.cluster_prefix)
+        server = WebhookServer(settings.listen_address, ROUTES[mode], lookups, settings.tls_cert_file,
+                               settings.tls_key_file)
     except (ConfigError, OSError, ssl.SSLError) as exc:
         log.error("dvp_webhooks: %s", exc)
         return 2
