@@ -20,9 +20,8 @@ from ccm_real import eventually
 from dvp_common.dvp import resources as R
 from dvp_common.kube import Forbidden
 from dvp_common.kube.resources import SECRET, Resource
-from isolation.rbac_doc import doc_block, documented_rules
-
 from dvp_sim import SimConfig, Simulator
+from isolation.rbac_doc import doc_block, documented_rules
 
 CANDI = Path(__file__).resolve().parents[2] / "candi"
 NETWORK_POLICY = Resource("networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy")

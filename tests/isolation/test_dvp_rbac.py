@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 import threading
-from pathlib import Path
 
 import pytest
 import yaml

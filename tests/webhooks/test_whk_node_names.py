@@ -83,7 +83,8 @@ def test_the_derived_names_are_the_layouts_names():
     assert dict(disks) == {
         "root_disk_name": '"${local.hostname}-root-${local.root_image_hash}"',
         "kubernetes_data_disk_name": '"${local.hostname}-kubernetes-data"',
-        "additional_disk_names": '[for i in range(var.additional_disk_count) : "${local.hostname}-additional-disk-${i}"]',
+        "additional_disk_names":
+            '[for i in range(var.additional_disk_count) : "${local.hostname}-additional-disk-${i}"]',
     }
     assert nodes.PERMANENT_DISK_SUFFIXES == ("-root-" + "0" * 6, "-kubernetes-data", "-additional-disk-13")
 
