@@ -31,9 +31,12 @@ PLURALS = {"VirtualMachine": "virtualmachines", "VirtualDisk": "virtualdisks",
            "NetworkPolicy": "networkpolicies", "Secret": "secrets"}
 GROUPS = {"virtualization.deckhouse.io/v1alpha2": "virtualization.deckhouse.io", "networking.k8s.io/v1":
           "networking.k8s.io", "v1": ""}
+BUILT_IN = {"", "networking.k8s.io"}
+CRDS = ("list", "customresourcedefinitions.apiextensions.k8s.io")
 # What the provider (hashicorp/kubernetes) asks the API for, per kind of block: a manifest is read, created by
 # server-side apply (patch, and create for a new object), deleted and waited for by reads; a typed Secret is
-# created, read, replaced (update) and deleted; a single data source is a get, a plural one a list.
+# created, read, replaced (update) and deleted; a single data source is a get, a plural one a list. For a kind
+# of a CustomResourceDefinition the provider first finds its schema by listing the CRDs.
 VERBS = {("resource", "kubernetes_manifest"): {"get", "create", "patch", "delete"},
          ("resource", "kubernetes_secret_v1"): {"get", "create", "update", "delete"},
          ("data", "kubernetes_resource"): {"get"}, ("data", "kubernetes_resources"): {"list"}}
@@ -71,8 +74,9 @@ def layout_requests() -> dict[tuple[str, str], set[str]]:
             for version, kind in targets:
                 group = GROUPS[version]
                 name = PLURALS[kind] + (f".{group}" if group else "")
-                for verb in VERBS[(block, type_)]:
-                    out.setdefault((verb, name), set()).add(str(path.relative_to(CANDI)))
+                asks = {(verb, name) for verb in VERBS[(block, type_)]} | ({CRDS} if group not in BUILT_IN else set())
+                for request in asks:
+                    out.setdefault(request, set()).add(str(path.relative_to(CANDI)))
     return out
 
 
