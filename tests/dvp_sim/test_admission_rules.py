@@ -127,3 +127,20 @@ def test_every_operation_spec_field_is_immutable(dvp, ns, change):
     err = invalid(dvp.patch, R.VIRTUAL_MACHINE_OPERATION, name, {"spec": change}, ns)
     assert err.message.startswith(f'VirtualMachineOperation.virtualization.deckhouse.io "{name}" is invalid: ')
     assert "spec: Invalid value: .spec is immutable" in err.message
+
+
+# S13: VirtualMachineClass core ranges --------------------------------------------------------------------------
+@pytest.mark.parametrize(("cores", "detail"), [
+    ({"min": 4, "max": 2}, "the core maximum must exceed the minimum"),
+    ({"min": 1, "max": 4, "step": 4}, "the core maximum must exceed the step"),
+    ({"min": 0, "max": 4}, "spec.sizingPolicies[0].cores.min: Invalid value: 0: spec.sizingPolicies[0].cores.min in "
+                           "body should be greater than or equal to 1"),
+    ({"min": 1, "max": 2048}, "spec.sizingPolicies[0].cores.max: Invalid value: 2048: spec.sizingPolicies[0].cores.max "
+                              "in body should be less than or equal to 1024"),
+    ({"max": 4}, "spec.sizingPolicies[0].cores.min: Required value"),
+])
+def test_vm_class_core_ranges_are_dvps(dvp, cores, detail):
+    err = invalid(dvp.create, R.VIRTUAL_MACHINE_CLASS, {"metadata": {"name": "bad-cores"}, "spec": {
+        "cpu": {"type": "Discovery"}, "sizingPolicies": [{"cores": cores}]}})
+    assert err.message.startswith('VirtualMachineClass.virtualization.deckhouse.io "bad-cores" is invalid: ')
+    assert detail in err.message
