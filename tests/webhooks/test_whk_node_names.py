@@ -9,8 +9,9 @@ import re
 from pathlib import Path
 
 import pytest
+from dvp_common.runtime.settings import load
 from dvp_webhooks.domain import nodes
-from dvp_webhooks.settings import load_settings
+from dvp_webhooks.settings import Settings
 from test_whk_validation import NG_PATH, ic, ng
 from whk_kit import FakeLookups, allowed, body, denied, run
 
@@ -68,10 +69,9 @@ def test_groups_that_are_not_ours_are_not_judged():
 
 
 def test_the_cluster_prefix_is_a_setting():
-    _, settings = load_settings(["validation", "--cluster-prefix=kube"], {})
-    assert settings.cluster_prefix == "kube"
-    _, settings = load_settings(["validation"], {"WEBHOOKS_CLUSTER_PREFIX": "env"})
-    assert settings.cluster_prefix == "env"
+    assert load(Settings, ["--cluster-prefix=kube"], {}, prefix="WEBHOOKS_").cluster_prefix == "kube"
+    assert load(Settings, [], {"WEBHOOKS_CLUSTER_PREFIX": "env"}, prefix="WEBHOOKS_").cluster_prefix == "env"
+    assert load(Settings, [], {}, prefix="WEBHOOKS_").cluster_prefix == ""
 
 
 def test_the_derived_names_are_the_layouts_names():
