@@ -273,6 +273,9 @@ spec:
         - --tls-cert-file=/etc/webhook/tls/tls.crt
         - --tls-key-file=/etc/webhook/tls/tls.key
         - --log-level={{ include "dvp.log_level" $context }}
+        {{- with (dig "clusterConfiguration" "cloud" "prefix" "" ($context.Values.global | toJson | fromJson)) }}
+        - --cluster-prefix={{ . }}
+        {{- end }}
         ports:
         - containerPort: 8443
           name: https

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 import threading
-from pathlib import Path
 
 import pytest
 import yaml
@@ -33,8 +32,8 @@ from dvp_common.kube.resources import SERVICE
 from dvp_csi.dvp.kube import KubeDvp
 from dvp_csi.generated import csi_pb2
 from dvp_sim import SimConfig, Simulator, seed
+from isolation.rbac_doc import doc_block, documented_rules
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "SECURITY.md"
 # kube verbs a client method maps to; a watch-based wait is list + watch.
 READS = {"get", "list", "watch"}
 
@@ -49,29 +48,6 @@ class Recorder:
         with self._lock:
             self.seen.add((info.verb, resource))
         return None
-
-
-def doc_block(marker: str = "dvp-rbac") -> str:
-    block = re.search(rf"<!-- {re.escape(marker)} -->\s*```yaml\n(.*?)```", DOC.read_text(), re.S)
-    assert block, f"{DOC}: the RBAC block (<!-- {marker} --> then ```yaml) is missing"
-    return block.group(1)
-
-
-def documented_rules(marker: str = "dvp-rbac") -> set[tuple[str, str]]:
-    """(verb, plural[.group][/subresource]) pairs allowed by a YAML block of docs/SECURITY.md."""
-    block = doc_block(marker)
-    allowed = set()
-    for doc in yaml.safe_load_all(block):
-        if doc["kind"] not in ("Role", "ClusterRole"):
-            continue
-        for rule in doc["rules"]:
-            assert "*" not in rule["verbs"] and "*" not in rule["resources"], f"wildcard in {doc['kind']}"
-            for group in rule["apiGroups"]:
-                for res in rule["resources"]:
-                    base, _, sub = res.partition("/")
-                    name = base + (f".{group}" if group else "") + (f"/{sub}" if sub else "")
-                    allowed |= {(verb, name) for verb in rule["verbs"]}
-    return allowed
 
 
 def csi_job(dvp_api, tmp_path, rec: Recorder) -> None:

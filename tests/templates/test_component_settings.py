@@ -92,3 +92,16 @@ def test_csi_flags_load(objects, kind, name, mode):
     argv, env = _run(c)
     s = csi_settings(argv, env)
     assert (s.mode, s.node_name, s.endpoint) == (mode, "worker-0", "unix:///csi/csi.sock")
+
+
+def test_the_validation_webhook_knows_the_clusters_prefix():
+    """Permanent node names start with the cloud prefix; the NodeGroup name-length rule needs it."""
+    from harness import matrix
+
+    values = matrix.build({})
+    values["global"].setdefault("clusterConfiguration", {}).setdefault("cloud", {})["prefix"] = "kube"
+    c = container(find(render_values(values), "Deployment", "validation-webhook"), "webhooks")
+    assert webhook_settings(*_run(c)).cluster_prefix == "kube"
+    values["global"]["clusterConfiguration"]["cloud"].pop("prefix")
+    c = container(find(render_values(values), "Deployment", "validation-webhook"), "webhooks")
+    assert webhook_settings(*_run(c)).cluster_prefix == ""

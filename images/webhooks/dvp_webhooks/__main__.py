@@ -26,8 +26,9 @@ LOOKUP_RETRY = RetryPolicy(attempts=2, base=0.2, cap=0.5)
 def _build(s: Settings) -> tuple[Started, str]:
     creds = kube_config.from_file_or_service_account(s.kubeconfig)
     client = KubeClient(Transport(creds, timeout=LOOKUP_TIMEOUT), retry=LOOKUP_RETRY)
-    server = WebhookServer(s.listen_address, ROUTES[s.mode], Lookups(client, s.module_namespace), s.tls_cert_file,
-                           s.tls_key_file, logger=logging.getLogger("dvp_webhooks"))
+    lookups = Lookups(client, s.module_namespace, s.cluster_prefix)
+    server = WebhookServer(s.listen_address, ROUTES[s.mode], lookups, s.tls_cert_file, s.tls_key_file,
+                           logger=logging.getLogger("dvp_webhooks"))
     return Started(server.start, server.stop), f"{s.mode}: {', '.join(sorted(ROUTES[s.mode]))} on :{server.port}"
 
 

@@ -61,7 +61,7 @@ def node_group(req: Request, lookups: Lookups) -> Verdict:
     ic = lookups.instance_class(new_ref.get("name") or "") if new_ref.get("kind") == nodes.CLASS_KIND else None
     old_ic = ic if old_ref == new_ref else (
         lookups.instance_class(old_ref.get("name") or "") if old_ref.get("kind") == nodes.CLASS_KIND else None)
-    return nodes.validate_node_group(req, ic, old_ic)
+    return nodes.validate_node_group(req, ic, old_ic, lookups.cluster_prefix)
 
 
 def instance_class(req: Request, lookups: Lookups) -> Verdict:

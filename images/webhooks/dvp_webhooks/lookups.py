@@ -19,8 +19,10 @@ MIGRATION_MARKER = "d8-module-is-migrating"
 
 
 class Lookups:
-    def __init__(self, client: KubeClient, module_namespace: str = MODULE_NAMESPACE) -> None:
-        self.client, self.module_namespace = client, module_namespace
+    cluster_prefix = ""  # the cluster's cloud.prefix, from the settings ("" when not given)
+
+    def __init__(self, client: KubeClient, module_namespace: str = MODULE_NAMESPACE, cluster_prefix: str = "") -> None:
+        self.client, self.module_namespace, self.cluster_prefix = client, module_namespace, cluster_prefix
 
     def _get(self, res: Resource, name: str, namespace: str | None = None) -> dict[str, Any] | None:
         try:

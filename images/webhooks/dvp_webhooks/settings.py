@@ -23,6 +23,7 @@ class Settings:
     log_level: str = log_level()
     kubeconfig: str = ""  # the guest API; empty: the in-cluster ServiceAccount
     module_namespace: str = "d8-cloud-provider-dvp"
+    cluster_prefix: str = ""  # global.clusterConfiguration.cloud.prefix: permanent nodes are named after it
 
 
 def load_settings(argv: Sequence[str], env: Mapping[str, str]) -> Settings:

@@ -10,6 +10,11 @@
   refuse every VM made from the class.
 - A class cannot be deleted while a NodeGroup references it or status.nodeGroupConsumers lists one
   (instance_class_in_use).
+- A new group's name fits every name and label value made from it (node_group_name_too_long): the group name
+  itself is a label value (`node-group` on its machine templates, Deckhouse's node-group label on its nodes);
+  a CloudPermanent group's node `<prefix>-<group>-<index>` is the VM name (DVP takes at most 63), the node name
+  and the `dvp.deckhouse.io/hostname` label; the OpenTofu layouts name its disks after it, and a disk name is
+  the `virtualDiskName` label value. Nothing is derived from a DVPInstanceClass name.
 """
 
 from __future__ import annotations
@@ -26,6 +31,13 @@ MASTER = "master"
 MASTER_ETCD_DISK_REQUIRED = "master_etcd_disk_required"
 ETCD_DISK_FORBIDDEN = "etcd_disk_forbidden_for_non_master"
 IN_USE = "instance_class_in_use"
+NAME_TOO_LONG = "node_group_name_too_long"
+PERMANENT = "CloudPermanent"
+# The largest node index a permanent group's names leave room for (two digits).
+PERMANENT_INDEX_ROOM = 99
+# What the OpenTofu layouts append to a permanent node's hostname for its disks, each the longest of its kind
+# (the root disk's image hash has 6 characters; a class has at most 14 additional disks).
+PERMANENT_DISK_SUFFIXES = ("-root-000000", "-kubernetes-data", "-additional-disk-13")
 CLASS_REF = f'{CLASS_KIND}.deckhouse.io'
 
 
@@ -56,11 +68,34 @@ def _etcd_problems(ref: str, ic_name: str, ic: dict[str, Any], groups: set[str])
     return out
 
 
-def node_group_problems(req: Request, ng: dict[str, Any], ic: dict[str, Any] | None) -> list[str]:
+def derived_names(name: str, node_type: str | None, prefix: str = "") -> list[tuple[str, str]]:
+    """(what, value): every name and label value made from a NodeGroup name that DVP or Kubernetes limits to 63
+    characters. `prefix`: the cluster's cloud.prefix ("" when unknown: the check is then a lower bound)."""
+    out = [("its node-group label value", name)]
+    if node_type == PERMANENT:
+        host = f"{prefix}-{name}-{PERMANENT_INDEX_ROOM}".lower()
+        out.append((f"the VM and node name of node {PERMANENT_INDEX_ROOM}", host))
+        out += [("a disk name (its virtualDiskName label value)", host + suffix)
+                for suffix in PERMANENT_DISK_SUFFIXES]
+    return out
+
+
+def name_problems(ref: str, name: str, node_type: str | None, prefix: str = "") -> list[str]:
+    too_long = [(what, value) for what, value in derived_names(name, node_type, prefix)
+                if len(value) > L.MAX_LABEL_NAME]
+    if not too_long:
+        return []
+    what, value = max(too_long, key=lambda wv: len(wv[1]))
+    room = L.MAX_LABEL_NAME - (len(value) - len(name))
+    return [f'{ref}: metadata.name makes {what} "{value}" of {len(value)} characters, over the {L.MAX_LABEL_NAME} '
+            f"DVP and Kubernetes allow; use a name of at most {max(room, 0)} characters ({NAME_TOO_LONG})"]
+
+
+def node_group_problems(req: Request, ng: dict[str, Any], ic: dict[str, Any] | None, prefix: str = "") -> list[str]:
     ref, spec = req.ref(), ng.get("spec") or {}
     cref = class_reference(ng)
-    out = []
-    if spec.get("nodeType") == "CloudPermanent" and cref.get("kind") != CLASS_KIND:
+    out = name_problems(ref, (ng.get("metadata") or {}).get("name", ""), spec.get("nodeType"), prefix)
+    if spec.get("nodeType") == PERMANENT and cref.get("kind") != CLASS_KIND:
         out.append(f"{ref}: spec.cloudInstances.classReference.kind must be {CLASS_KIND} for a CloudPermanent "
                    f"group, got {cref.get('kind')!r}")
     if cref.get("kind") == CLASS_KIND and not cref.get("name"):
@@ -70,14 +105,16 @@ def node_group_problems(req: Request, ng: dict[str, Any], ic: dict[str, Any] | N
     return out
 
 
-def validate_node_group(req: Request, ic: dict[str, Any] | None, old_ic: dict[str, Any] | None) -> Verdict:
-    """`ic`: the class the new object names (None: absent); `old_ic`: the one the old object named."""
+def validate_node_group(req: Request, ic: dict[str, Any] | None, old_ic: dict[str, Any] | None,
+                        prefix: str = "") -> Verdict:
+    """`ic`: the class the new object names (None: absent); `old_ic`: the one the old object named; `prefix`:
+    the cluster's cloud.prefix ("" when unknown)."""
     ng = req.obj or {}
     cref = class_reference(ng)
-    if (ng.get("spec") or {}).get("nodeType") != "CloudPermanent" and cref.get("kind") != CLASS_KIND:
+    if (ng.get("spec") or {}).get("nodeType") != PERMANENT and cref.get("kind") != CLASS_KIND:
         return Verdict.allow()
-    old = node_group_problems(req, req.old, old_ic) if req.old is not None else []
-    verdict = classify(req, node_group_problems(req, ng, ic), old)
+    old = node_group_problems(req, req.old, old_ic, prefix) if req.old is not None else []
+    verdict = classify(req, node_group_problems(req, ng, ic, prefix), old)
     if verdict.allowed and cref.get("kind") == CLASS_KIND and cref.get("name") and ic is None:
         return Verdict.allow(*verdict.warnings, f'{req.ref()}: {CLASS_REF} "{cref["name"]}" does not exist yet; '
                                                 "machines are created once it does")
