@@ -2,6 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // One DVP VirtualDisk, shared by the root, kubernetes-data and additional disk modules.
+// The disk resource never waits (a timeout on create would taint it and the next converge would delete the disk,
+// the etcd disk among them): the VM waits for its disks inside DVP, and the read-back below reports DVP's reason
+// for a disk that cannot be provisioned.
 
 variable "namespace" {
   type = string
@@ -24,6 +27,12 @@ variable "storage_class" {
   default = ""
 }
 
+variable "field" {
+  description = "The instance-class field the disk comes from, for messages (e.g. DVPInstanceClass \"m\": spec.etcdDisk)."
+  type        = string
+  default     = ""
+}
+
 variable "data_source" {
   description = "spec.dataSource, or null for an empty disk."
   type        = any
@@ -32,7 +41,31 @@ variable "data_source" {
 
 variable "timeouts" {
   type    = object({ create = string, update = string, delete = string })
-  default = { create = "30m", update = "30m", delete = "10m" }
+  default = { create = "5m", update = "5m", delete = "10m" }
+}
+
+locals {
+  // DVP's reasons of a disk that stays unprovisioned until someone acts (Ready=False); the others pass by themselves.
+  stuck_reasons = [
+    "QuotaExceeded", "StorageClassIsNotReady", "StorageClassProvisionerMismatch", "DatasourceIsNotFound",
+    "ProvisioningFailed", "ProvisioningFailedTerminally", "PVCLost", "ImagePullFailed",
+  ]
+}
+
+// At plan, before anything is made: a disk on a missing StorageClass would stay Pending for ever.
+data "kubernetes_resources" "storage_class" {
+  count = var.storage_class == "" ? 0 : 1
+
+  api_version    = "storage.k8s.io/v1"
+  kind           = "StorageClass"
+  field_selector = "metadata.name=${var.storage_class}"
+
+  lifecycle {
+    postcondition {
+      condition     = length(try(self.objects, [])) > 0
+      error_message = "${var.field == "" ? "VirtualDisk ${var.name}" : var.field}.storageClass: StorageClass \"${var.storage_class}\" not found in the parent DVP cluster."
+    }
+  }
 }
 
 resource "kubernetes_manifest" "disk" {
@@ -54,11 +87,9 @@ resource "kubernetes_manifest" "disk" {
     } : k => v if v != null }
   }
 
-  // A disk on a WaitForFirstConsumer class stays there until its VM starts, so that phase counts as done.
-  wait {
-    fields = {
-      "status.phase" = "^(Ready|WaitForFirstConsumer)$"
-    }
+  // The fields in the manifest are ours: a manual edit of them is taken back on the next converge.
+  field_manager {
+    force_conflicts = true
   }
 
   timeouts {
@@ -72,7 +103,8 @@ output "name" {
   value = var.name
 }
 
-// kubernetes_manifest keeps no UID in its state; the disk is read back for it.
+// Readiness, apart from the disk resource: read back after every apply and on every plan (it also gives the UID),
+// it fails with DVP's Ready condition when the disk is stuck.
 data "kubernetes_resource" "disk" {
   api_version = "virtualization.deckhouse.io/v1alpha2"
   kind        = "VirtualDisk"
@@ -82,6 +114,19 @@ data "kubernetes_resource" "disk" {
   }
 
   depends_on = [kubernetes_manifest.disk]
+
+  lifecycle {
+    postcondition {
+      condition = !contains(["Failed", "PVCLost"], try(self.object.status.phase, "")) && length([
+        for c in try(self.object.status.conditions, []) : c
+        if try(c.type, "") == "Ready" && try(c.status, "") == "False" && contains(local.stuck_reasons, try(c.reason, ""))
+      ]) == 0
+      error_message = "VirtualDisk ${var.namespace}/${var.name}: phase ${try(self.object.status.phase, "")}${join("", [
+        for c in try(self.object.status.conditions, []) : ", Ready=False ${try(c.reason, "")}: ${try(c.message, "")}"
+        if try(c.type, "") == "Ready" && try(c.status, "") == "False"
+      ])}"
+    }
+  }
 }
 
 output "md5_id" {

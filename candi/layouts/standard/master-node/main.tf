@@ -42,6 +42,7 @@ module "root_disk" {
   labels        = module.node.identity_labels
   size          = module.node.root_disk.size
   storage_class = module.node.root_disk.storage_class
+  field         = module.node.root_disk.field
   image         = module.node.root_disk.image
 }
 
@@ -53,6 +54,7 @@ module "kubernetes_data_disk" {
   labels        = module.node.identity_labels
   size          = module.node.kubernetes_data_disk.size
   storage_class = module.node.kubernetes_data_disk.storage_class
+  field         = module.node.kubernetes_data_disk.field
 }
 
 module "additional_disk" {
@@ -76,12 +78,13 @@ module "master" {
   labels                    = module.node.identity_labels
 }
 
+// The address DVP bound to the node's VirtualMachineIPAddress: the VM's address once it runs.
 output "master_ip_address_for_ssh" {
-  value = module.master.ip_address
+  value = module.ipv4_address.address
 }
 
 output "node_internal_ip_address" {
-  value = module.master.ip_address
+  value = module.ipv4_address.address
 }
 
 output "kubernetes_data_device_path" {
