@@ -103,8 +103,7 @@ output "name" {
   value = var.name
 }
 
-// Readiness, apart from the disk resource: read back after every apply and on every plan (it also gives the UID),
-// it fails with DVP's Ready condition when the disk is stuck.
+// Read back after every apply and on every plan, for the UID (kubernetes_manifest keeps none) and the status.
 data "kubernetes_resource" "disk" {
   api_version = "virtualization.deckhouse.io/v1alpha2"
   kind        = "VirtualDisk"
@@ -114,17 +113,24 @@ data "kubernetes_resource" "disk" {
   }
 
   depends_on = [kubernetes_manifest.disk]
+}
+
+locals {
+  phase = try(data.kubernetes_resource.disk.object.status.phase, "")
+  ready = [for c in try(data.kubernetes_resource.disk.object.status.conditions, []) : c
+  if try(c.type, "") == "Ready" && try(c.status, "") == "False"]
+  stuck = contains(["Failed", "PVCLost"], local.phase) || anytrue([for c in local.ready : contains(local.stuck_reasons, try(c.reason, ""))])
+}
+
+// Readiness, apart from the disk resource: it fails with DVP's Ready condition when the disk is stuck, and
+// failing taints only this marker.
+resource "terraform_data" "ready" {
+  input = var.name
 
   lifecycle {
-    postcondition {
-      condition = !contains(["Failed", "PVCLost"], try(self.object.status.phase, "")) && length([
-        for c in try(self.object.status.conditions, []) : c
-        if try(c.type, "") == "Ready" && try(c.status, "") == "False" && contains(local.stuck_reasons, try(c.reason, ""))
-      ]) == 0
-      error_message = "VirtualDisk ${var.namespace}/${var.name}: phase ${try(self.object.status.phase, "")}${join("", [
-        for c in try(self.object.status.conditions, []) : ", Ready=False ${try(c.reason, "")}: ${try(c.message, "")}"
-        if try(c.type, "") == "Ready" && try(c.status, "") == "False"
-      ])}"
+    precondition {
+      condition     = !local.stuck
+      error_message = "VirtualDisk ${var.namespace}/${var.name}: phase ${local.phase}${join("", [for c in local.ready : ", Ready=False ${try(c.reason, "")}: ${try(c.message, "")}"])}"
     }
   }
 }

@@ -134,8 +134,7 @@ resource "kubernetes_manifest" "vm" {
   depends_on = [kubernetes_secret_v1.cloudinit]
 }
 
-// Readiness, apart from the VM resource: read back after every apply and on every plan, it fails with DVP's own
-// condition when the VM cannot start for a reason that will not pass by itself.
+// Read back after every apply and on every plan (kubernetes_manifest keeps no status in its state).
 data "kubernetes_resource" "vm" {
   api_version = "virtualization.deckhouse.io/v1alpha2"
   kind        = "VirtualMachine"
@@ -145,15 +144,24 @@ data "kubernetes_resource" "vm" {
   }
 
   depends_on = [kubernetes_manifest.vm]
+}
+
+locals {
+  // A VM waits for a missing VirtualMachineClass for ever; the disks report their own reasons (virtual-disk).
+  stuck = [for c in try(data.kubernetes_resource.vm.object.status.conditions, []) :
+    "VirtualMachine ${var.namespace}/${var.vm.name}: ${c.type}=False ${try(c.reason, "")}: ${try(c.message, "")}"
+  if try(c.type, "") == "VirtualMachineClassReady" && try(c.status, "") == "False"]
+}
+
+// Readiness, apart from the VM resource: it fails with DVP's own condition when the VM cannot start for a
+// reason that will not pass by itself, and failing taints only this marker.
+resource "terraform_data" "ready" {
+  input = var.vm.name
 
   lifecycle {
-    // A VM waits for a missing VirtualMachineClass for ever; disks report their own reasons (virtual-disk module).
-    postcondition {
-      condition = length([for c in try(self.object.status.conditions, []) : c
-      if try(c.type, "") == "VirtualMachineClassReady" && try(c.status, "") == "False"]) == 0
-      error_message = join("\n", [for c in try(self.object.status.conditions, []) :
-        "VirtualMachine ${var.namespace}/${var.vm.name}: ${c.type}=False ${try(c.reason, "")}: ${try(c.message, "")}"
-      if try(c.type, "") == "VirtualMachineClassReady" && try(c.status, "") == "False"])
+    precondition {
+      condition     = length(local.stuck) == 0
+      error_message = join("\n", local.stuck)
     }
   }
 }

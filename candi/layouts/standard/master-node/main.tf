@@ -65,6 +65,36 @@ module "additional_disk" {
   disks     = module.node.additional_disks
 }
 
+// Masters change one at a time. DVP applies a cpu, memory, class or address change by restarting the VM
+// (restartApprovalMode Automatic), after the apply has returned; the plan of the next master is refused, naming
+// the master that is not back yet, until that one runs its new configuration.
+locals {
+  master_name = "^${local.prefix}-master-[0-9]+$"
+}
+
+data "kubernetes_resources" "masters" {
+  api_version    = "virtualization.deckhouse.io/v1alpha2"
+  kind           = "VirtualMachine"
+  namespace      = local.namespace
+  label_selector = "dvp.deckhouse.io/cluster-uuid=${var.clusterUUID}"
+
+  lifecycle {
+    postcondition {
+      condition = length([for vm in try(self.objects, []) : vm.metadata.name
+        if can(regex(local.master_name, vm.metadata.name)) && vm.metadata.name != module.node.hostname && (
+          contains(["Starting", "Stopping", "Migrating"], try(vm.status.phase, "")) ||
+          anytrue([for c in try(vm.status.conditions, []) : try(c.type, "") == "AwaitingRestartToApplyConfiguration" && try(c.status, "") == "True"])
+      )]) == 0
+      error_message = join("\n", [for vm in try(self.objects, []) :
+        "VirtualMachine ${local.namespace}/${vm.metadata.name} is ${try(vm.status.phase, "")}${anytrue([for c in try(vm.status.conditions, []) : try(c.type, "") == "AwaitingRestartToApplyConfiguration" && try(c.status, "") == "True"]) ? " and awaits a restart to apply its configuration" : ""}: masters are converged one at a time, run the converge again once it is Running."
+        if can(regex(local.master_name, vm.metadata.name)) && vm.metadata.name != module.node.hostname && (
+          contains(["Starting", "Stopping", "Migrating"], try(vm.status.phase, "")) ||
+          anytrue([for c in try(vm.status.conditions, []) : try(c.type, "") == "AwaitingRestartToApplyConfiguration" && try(c.status, "") == "True"])
+      )])
+    }
+  }
+}
+
 module "master" {
   source = "../../../terraform-modules/master"
 
