@@ -5,11 +5,15 @@ against the real DVP API while the simulator plays DVP: readiness never taints t
 reason ends a run at once, our fields are taken back after a manual edit, and bad or missing inputs are refused
 at plan, before anything exists, naming the field to fix."""
 
+import io
 import json
+import shutil
+import subprocess
+import tarfile
 
 import pytest
 from candi.layout_inputs import POOL, seed_parent, variables
-from candi.tofu_runner import write_vars
+from candi.tofu_runner import ROOT, Tofu, write_vars
 from dvp_common.dvp import resources as R
 from dvp_sim import SimConfig, Simulator
 
@@ -101,7 +105,7 @@ def test_a_disk_over_the_quota_ends_the_run_with_dvps_reason(tofu, dvp_api, proj
     client, ns, simulate = project
     simulate(quota_bytes=16 * 2**30)  # the root disk (20Gi) alone is over it
     cwd = tofu.step(tmp_path, "master-node", variables(dvp_api.kubeconfig(ns), ns))
-    root = next(a for a in ["module.root_disk.module.disk.kubernetes_manifest.disk"])
+    root = "module.root_disk.module.disk.kubernetes_manifest.disk"
 
     applied = run(tofu, cwd, "apply", "-auto-approve")
     disks = [d["metadata"]["name"] for d in client.list(R.VIRTUAL_DISK, ns).items]
@@ -216,4 +220,37 @@ def test_removing_a_named_additional_disk_leaves_the_others(tofu, dvp_api, proje
         VM: ["update"],
     }
     write_vars(cwd, two)
+    assert run(tofu, cwd, "destroy", "-auto-approve").rc == 0
+
+
+# The last commit whose layouts keyed additional disks by index (count), before they were keyed by name.
+INDEX_KEYED = "615fdd40c64ec409e0061e9bd062a1f85d9edb89"
+
+
+def test_index_keyed_disks_of_an_earlier_release_move_in_state_without_changes(tofu, dvp_api, project, tmp_path):
+    client, ns, simulate = project
+    simulate()
+    old = tmp_path / "old"
+    old.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", INDEX_KEYED, "candi"], capture_output=True,
+                             check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(old, filter="tar")
+    inputs = variables(dvp_api.kubeconfig(ns), ns)
+    before = Tofu(env=tofu.env, candi=old / "candi").step(tmp_path / "before", "master-node", inputs)
+    assert run(tofu, before, "apply", "-auto-approve", timeout=900).rc == 0
+    disk = client.get(R.VIRTUAL_DISK, "candi-master-0-additional-disk-0", ns)
+
+    cwd = tofu.step(tmp_path / "after", "master-node", inputs)  # today's layouts over the same state
+    shutil.copy(before / "terraform.tfstate", cwd / "terraform.tfstate")
+    res = run(tofu, cwd, "plan", "-out=tfplan")
+    assert res.rc == 0, res.out
+    changes = json.loads(tofu.run(cwd, "show", "-json", "tfplan").out)["resource_changes"]
+    moved = {c["address"]: c.get("previous_address") for c in changes if c.get("previous_address")}
+    assert moved == {'module.additional_disk.module.disk["0"].kubernetes_manifest.disk':
+                     "module.additional_disk.module.disk[0].kubernetes_manifest.disk"}
+    assert [c["address"] for c in changes if "delete" in c["change"]["actions"]] == []
+    assert run(tofu, cwd, "apply", "tfplan").rc == 0
+    assert client.get(R.VIRTUAL_DISK, "candi-master-0-additional-disk-0", ns)["metadata"]["uid"] == \
+        disk["metadata"]["uid"]
     assert run(tofu, cwd, "destroy", "-auto-approve").rc == 0

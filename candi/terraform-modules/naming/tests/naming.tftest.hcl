@@ -4,11 +4,11 @@
 // Expected hashes were computed independently (Python hashlib over the same JSON).
 
 variables {
-  prefix                = "Demo"
-  node_group_name       = "master"
-  node_index            = 1
-  root_image            = { kind = "ClusterVirtualImage", name = "ubuntu-24-04" }
-  ip_address            = "10.0.0.11"
+  prefix               = "Demo"
+  node_group_name      = "master"
+  node_index           = 1
+  root_image           = { kind = "ClusterVirtualImage", name = "ubuntu-24-04" }
+  ip_address           = "10.0.0.11"
   additional_disk_keys = ["0", "logs"]
 }
 
