@@ -148,7 +148,7 @@ def test_master_node_apply_converge_and_destroy(tofu, dvp_api, world, tmp_path):
         "module.master.module.vm.kubernetes_secret_v1.cloudinit": ["delete", "create"],
         "module.master.module.vm.terraform_data.boot_disk": ["update"],
         "module.root_disk.module.disk.kubernetes_manifest.disk": ["delete", "create"],
-        "module.root_disk.module.disk.terraform_data.ready": ["delete", "create"],
+        "module.root_disk.module.disk.terraform_data.ready": ["update"],
     }
     outputs = apply(tofu, cwd)
     replaced = running(client, ns, "candi-master-0")

@@ -50,7 +50,7 @@ data "kubernetes_resources" "image" {
 
   lifecycle {
     postcondition {
-      condition     = length(try(self.objects, [])) > 0
+      condition     = try(length(self.objects), 0) > 0
       error_message = "${var.field == "" ? "rootDisk" : var.field}.image: ${var.image.kind}/${var.image.name} not found in the parent DVP cluster${var.image.kind == "ClusterVirtualImage" ? "" : " (namespace ${var.namespace})"}."
     }
   }

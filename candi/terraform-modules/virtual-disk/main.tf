@@ -62,7 +62,7 @@ data "kubernetes_resources" "storage_class" {
 
   lifecycle {
     postcondition {
-      condition     = length(try(self.objects, [])) > 0
+      condition     = try(length(self.objects), 0) > 0
       error_message = "${var.field == "" ? "VirtualDisk ${var.name}" : var.field}.storageClass: StorageClass \"${var.storage_class}\" not found in the parent DVP cluster."
     }
   }
@@ -116,10 +116,10 @@ data "kubernetes_resource" "disk" {
 }
 
 locals {
-  phase = try(data.kubernetes_resource.disk.object.status.phase, "")
-  ready = [for c in try(data.kubernetes_resource.disk.object.status.conditions, []) : c
-  if try(c.type, "") == "Ready" && try(c.status, "") == "False"]
-  stuck = contains(["Failed", "PVCLost"], local.phase) || anytrue([for c in local.ready : contains(local.stuck_reasons, try(c.reason, ""))])
+  phase = try(format("%s", data.kubernetes_resource.disk.object.status.phase), "")
+  ready = [for c in flatten([try(data.kubernetes_resource.disk.object.status.conditions, [])]) : c
+  if try(format("%s", c.type), "") == "Ready" && try(format("%s", c.status), "") == "False"]
+  stuck = contains(["Failed", "PVCLost"], local.phase) || anytrue([for c in local.ready : contains(local.stuck_reasons, try(format("%s", c.reason), ""))])
 }
 
 // Readiness, apart from the disk resource: it fails with DVP's Ready condition when the disk is stuck, and
@@ -130,7 +130,7 @@ resource "terraform_data" "ready" {
   lifecycle {
     precondition {
       condition     = !local.stuck
-      error_message = "VirtualDisk ${var.namespace}/${var.name}: phase ${local.phase}${join("", [for c in local.ready : ", Ready=False ${try(c.reason, "")}: ${try(c.message, "")}"])}"
+      error_message = "VirtualDisk ${var.namespace}/${var.name}: phase ${local.phase}${join("", [for c in local.ready : ", Ready=False ${try(format("%s", c.reason), "")}: ${try(format("%s", c.message), "")}"])}"
     }
   }
 }

@@ -79,7 +79,7 @@ data "kubernetes_resources" "vm_class" {
 
   lifecycle {
     postcondition {
-      condition     = length(try(self.objects, [])) > 0
+      condition     = try(length(self.objects), 0) > 0
       error_message = "virtualMachine.virtualMachineClassName: VirtualMachineClass \"${var.vm.virtual_machine_class}\" not found in the parent DVP cluster."
     }
   }
@@ -148,9 +148,9 @@ data "kubernetes_resource" "vm" {
 
 locals {
   // A VM waits for a missing VirtualMachineClass for ever; the disks report their own reasons (virtual-disk).
-  stuck = [for c in try(data.kubernetes_resource.vm.object.status.conditions, []) :
-    "VirtualMachine ${var.namespace}/${var.vm.name}: ${c.type}=False ${try(c.reason, "")}: ${try(c.message, "")}"
-  if try(c.type, "") == "VirtualMachineClassReady" && try(c.status, "") == "False"]
+  stuck = [for c in flatten([try(data.kubernetes_resource.vm.object.status.conditions, [])]) :
+    "VirtualMachine ${var.namespace}/${var.vm.name}: ${c.type}=False ${try(format("%s", c.reason), "")}: ${try(format("%s", c.message), "")}"
+  if try(format("%s", c.type), "") == "VirtualMachineClassReady" && try(format("%s", c.status), "") == "False"]
 }
 
 // Readiness, apart from the VM resource: it fails with DVP's own condition when the VM cannot start for a
@@ -172,5 +172,5 @@ output "name" {
 
 output "phase" {
   description = "The VM's phase when last read (empty before DVP has seen it)."
-  value       = try(data.kubernetes_resource.vm.object.status.phase, "")
+  value       = try(format("%s", data.kubernetes_resource.vm.object.status.phase), "")
 }

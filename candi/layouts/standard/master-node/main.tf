@@ -80,16 +80,16 @@ data "kubernetes_resources" "masters" {
 
   lifecycle {
     postcondition {
-      condition = length([for vm in try(self.objects, []) : vm.metadata.name
-        if can(regex(local.master_name, vm.metadata.name)) && vm.metadata.name != module.node.hostname && (
-          contains(["Starting", "Stopping", "Migrating"], try(vm.status.phase, "")) ||
-          anytrue([for c in try(vm.status.conditions, []) : try(c.type, "") == "AwaitingRestartToApplyConfiguration" && try(c.status, "") == "True"])
+      condition = length([for vm in flatten([try(self.objects, [])]) : vm
+        if can(regex(local.master_name, vm.metadata.name)) && try(format("%s", vm.metadata.name), "") != module.node.hostname && (
+          contains(["Starting", "Stopping", "Migrating"], try(format("%s", vm.status.phase), "")) ||
+          anytrue([for c in flatten([try(vm.status.conditions, [])]) : try(format("%s", c.type), "") == "AwaitingRestartToApplyConfiguration" && try(format("%s", c.status), "") == "True"])
       )]) == 0
-      error_message = join("\n", [for vm in try(self.objects, []) :
-        "VirtualMachine ${local.namespace}/${vm.metadata.name} is ${try(vm.status.phase, "")}${anytrue([for c in try(vm.status.conditions, []) : try(c.type, "") == "AwaitingRestartToApplyConfiguration" && try(c.status, "") == "True"]) ? " and awaits a restart to apply its configuration" : ""}: masters are converged one at a time, run the converge again once it is Running."
-        if can(regex(local.master_name, vm.metadata.name)) && vm.metadata.name != module.node.hostname && (
-          contains(["Starting", "Stopping", "Migrating"], try(vm.status.phase, "")) ||
-          anytrue([for c in try(vm.status.conditions, []) : try(c.type, "") == "AwaitingRestartToApplyConfiguration" && try(c.status, "") == "True"])
+      error_message = join("\n", [for vm in flatten([try(self.objects, [])]) :
+        "VirtualMachine ${local.namespace}/${try(format("%s", vm.metadata.name), "")} is ${try(format("%s", vm.status.phase), "")}${anytrue([for c in flatten([try(vm.status.conditions, [])]) : try(format("%s", c.type), "") == "AwaitingRestartToApplyConfiguration" && try(format("%s", c.status), "") == "True"]) ? " and awaits a restart to apply its configuration" : ""}: masters are converged one at a time, run the converge again once it is Running."
+        if can(regex(local.master_name, vm.metadata.name)) && try(format("%s", vm.metadata.name), "") != module.node.hostname && (
+          contains(["Starting", "Stopping", "Migrating"], try(format("%s", vm.status.phase), "")) ||
+          anytrue([for c in flatten([try(vm.status.conditions, [])]) : try(format("%s", c.type), "") == "AwaitingRestartToApplyConfiguration" && try(format("%s", c.status), "") == "True"])
       )])
     }
   }
