@@ -132,18 +132,13 @@ def test_a_manual_edit_of_our_fields_is_taken_back(tofu, dvp_api, project, tmp_p
     cwd = tofu.step(tmp_path, "master-node", variables(dvp_api.kubeconfig(ns), ns))
     assert run(tofu, cwd, "apply", "-auto-approve").rc == 0
 
-    # Someone resizes the VM and a disk with their own tool (another field manager).
+    # Someone resizes the VM with their own tool (another field manager, forcing its way in).
     edit = {"apiVersion": "virtualization.deckhouse.io/v1alpha2", "kind": "VirtualMachine",
             "metadata": {"name": "candi-master-0", "namespace": ns}, "spec": {"cpu": {"cores": 3}}}
     client.patch(R.VIRTUAL_MACHINE, "candi-master-0", edit, ns, patch_type="apply", field_manager="kubectl-edit",
                  force=True)
-    disk = {"apiVersion": "virtualization.deckhouse.io/v1alpha2", "kind": "VirtualDisk",
-            "metadata": {"name": "candi-master-0-kubernetes-data", "namespace": ns},
-            "spec": {"persistentVolumeClaim": {"size": "12Gi"}}}
-    client.patch(R.VIRTUAL_DISK, "candi-master-0-kubernetes-data", disk, ns, patch_type="apply",
-                 field_manager="kubectl-edit", force=True)
 
-    res = run(tofu, cwd, "apply", "-auto-approve")
+    res = run(tofu, cwd, "apply", "-auto-approve", timeout=240)
     assert res.rc == 0, res.out
     assert client.get(R.VIRTUAL_MACHINE, "candi-master-0", ns)["spec"]["cpu"]["cores"] == 2
     vm = client.get(R.VIRTUAL_MACHINE, "candi-master-0", ns)
@@ -246,11 +241,12 @@ def test_index_keyed_disks_of_an_earlier_release_move_in_state_without_changes(t
     res = run(tofu, cwd, "plan", "-out=tfplan")
     assert res.rc == 0, res.out
     changes = json.loads(tofu.run(cwd, "show", "-json", "tfplan").out)["resource_changes"]
-    moved = {c["address"]: c.get("previous_address") for c in changes if c.get("previous_address")}
+    moved = {c["address"]: c["previous_address"] for c in changes
+             if c.get("previous_address") and c["mode"] == "managed"}
     assert moved == {'module.additional_disk.module.disk["0"].kubernetes_manifest.disk':
                      "module.additional_disk.module.disk[0].kubernetes_manifest.disk"}
     assert [c["address"] for c in changes if "delete" in c["change"]["actions"]] == []
-    assert run(tofu, cwd, "apply", "tfplan").rc == 0
+    assert tofu.run(cwd, "apply", "-input=false", "-no-color", "tfplan", timeout=QUICK).rc == 0
     assert client.get(R.VIRTUAL_DISK, "candi-master-0-additional-disk-0", ns)["metadata"]["uid"] == \
         disk["metadata"]["uid"]
     assert run(tofu, cwd, "destroy", "-auto-approve").rc == 0
