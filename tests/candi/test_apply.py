@@ -5,6 +5,7 @@ CRDs) while the DVP simulator plays DVP's controllers: VMs reach Running, output
 only for a new boot disk, and destroy leaves nothing."""
 
 import base64
+import email
 import hashlib
 import ipaddress
 import json
@@ -54,6 +55,12 @@ def planned_actions(tofu, cwd):
             if c["change"]["actions"] != ["no-op"] and c["mode"] == "managed"}
 
 
+def running(client, ns, name, timeout=120):
+    """The VM once DVP (the simulator) runs it: the layouts do not wait for that themselves."""
+    return client.wait_for(R.VIRTUAL_MACHINE, name, lambda o: o and o.get("status", {}).get("phase") == "Running",
+                           timeout, ns)
+
+
 def ours(client, ns):
     return sorted(f"{res.kind}/{o['metadata']['name']}" for res in OURS
                   for o in client.list(res, ns, label_selector={"dvp.deckhouse.io/cluster-uuid": UUID}).items)
@@ -82,7 +89,7 @@ def test_master_node_apply_converge_and_destroy(tofu, dvp_api, world, tmp_path):
     cwd = tofu.step(tmp_path, "master-node", variables(kc, ns))
 
     outputs = apply(tofu, cwd)
-    vm = client.get(R.VIRTUAL_MACHINE, "candi-master-0", ns)
+    vm = running(client, ns, "candi-master-0")
     etcd = client.get(R.VIRTUAL_DISK, "candi-master-0-kubernetes-data", ns)
     assert vm["status"]["phase"] == "Running"
     assert outputs == {
@@ -141,9 +148,10 @@ def test_master_node_apply_converge_and_destroy(tofu, dvp_api, world, tmp_path):
         "module.master.module.vm.kubernetes_secret_v1.cloudinit": ["delete", "create"],
         "module.master.module.vm.terraform_data.boot_disk": ["update"],
         "module.root_disk.module.disk.kubernetes_manifest.disk": ["delete", "create"],
+        "module.root_disk.module.disk.terraform_data.ready": ["update"],
     }
     outputs = apply(tofu, cwd)
-    replaced = client.get(R.VIRTUAL_MACHINE, "candi-master-0", ns)
+    replaced = running(client, ns, "candi-master-0")
     assert replaced["metadata"]["uid"] != vm["metadata"]["uid"] and replaced["status"]["phase"] == "Running"
     new_root = "candi-master-0-root-" + hashlib.sha256(
         b'{"kind":"ClusterVirtualImage","name":"candi-ubuntu-next"}').hexdigest()[:6]
@@ -160,23 +168,29 @@ def test_master_node_apply_converge_and_destroy(tofu, dvp_api, world, tmp_path):
 def test_static_node_apply_and_destroy(tofu, dvp_api, world, tmp_path):
     client, ns = world
     kc = dvp_api.kubeconfig(ns)
-    cloud_config = base64.b64encode(b"#cloud-config\npackage_update: false\n").decode()
+    # Unquoted 0644 is octal and y a boolean for cloud-init's YAML 1.1: the document must reach it as written.
+    written = b"#cloud-config\npackage_update: false\nwrite_files: [{path: /etc/x, permissions: 0644, content: y}]\n"
+    cloud_config = base64.b64encode(written).decode()
     cwd = tofu.step(tmp_path, "static-node",
                variables(kc, ns, nodeGroupName="worker", nodeIndex=1, cloudConfig=cloud_config))
 
     outputs = apply(tofu, cwd)
-    vm = client.get(R.VIRTUAL_MACHINE, "candi-worker-1", ns)
-    assert vm["status"]["phase"] == "Running"
+    vm = running(client, ns, "candi-worker-1")
     assert ipaddress.ip_address(outputs["node_internal_ip_address"]) in ipaddress.ip_network(POOL)
     assert outputs == {"node_internal_ip_address": vm["status"]["ipAddress"]}
     assert vm["spec"]["virtualMachineIPAddressName"] == "candi-worker-1-auto"
     assert [r.split("/")[0] for r in ours(client, ns)] == [
         "Secret", "VirtualDisk", "VirtualDisk", "VirtualMachine", "VirtualMachineIPAddress"]
     user_data = base64.b64decode(client.get(SECRET, "candi-worker-1-cloudinit", ns)["data"]["userData"]).decode()
-    assert user_data.startswith("#cloud-config\n")
-    assert yaml.safe_load(user_data) == {"package_update": False, "hostname": "candi-worker-1",
-                                         "prefer_fqdn_over_hostname": False, "ssh_authorized_keys": [SSH_KEY],
-                                         "users": ["default"]}
+    message = email.message_from_string(user_data)
+    assert message.get_content_type() == "multipart/mixed"
+    parts = [p for p in message.walk() if not p.is_multipart()]
+    assert [p.get_content_type() for p in parts] == ["text/cloud-config", "text/cloud-config"]
+    assert parts[0].get_payload(decode=True) == written  # byte for byte
+    assert parts[1]["Merge-Type"] == "dict(recurse_array,replace)+list(append)+str()"
+    assert yaml.safe_load(parts[1].get_payload(decode=True)) == {
+        "hostname": "candi-worker-1", "prefer_fqdn_over_hostname": False, "ssh_authorized_keys": [SSH_KEY],
+        "users": ["default"]}
 
     destroy(tofu, cwd, client, ns)
 

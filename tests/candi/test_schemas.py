@@ -149,3 +149,29 @@ def test_russian_twin_mirrors_the_schema(name):
     # Every described object field (not enum leaves of a shared list) has its Russian text.
     missing = {p for p in en_paths - ru_paths if "tolerations" not in p or p[-1] == "tolerations"}
     assert missing == set(), sorted(missing)
+
+
+def instance_class_example() -> dict:
+    _, spec = load_spec("instance_class.yaml")
+    return copy.deepcopy(spec["x-examples"][0])
+
+
+@pytest.mark.parametrize("policy", ["Manual", "Never"])
+def test_instance_class_takes_only_dvps_live_migration_policies(policy):
+    obj = instance_class_example()
+    obj["virtualMachine"]["liveMigrationPolicy"] = policy
+    assert validate("instance_class.yaml", obj) == [
+        f"DVPInstanceClass virtualMachine.liveMigrationPolicy: '{policy}' is not one of "
+        "['AlwaysSafe', 'PreferSafe', 'AlwaysForced', 'PreferForced']"]
+    obj["virtualMachine"]["liveMigrationPolicy"] = "PreferSafe"
+    assert validate("instance_class.yaml", obj) == []
+
+
+def test_instance_class_additional_disks_take_a_dns_label_name():
+    obj = instance_class_example()
+    obj["additionalDisks"] = [{"name": "logs", "size": "10Gi", "storageClass": "fast"},
+                              {"size": "5Gi", "storageClass": "fast"}]
+    assert validate("instance_class.yaml", obj) == []
+    obj["additionalDisks"][0]["name"] = "Logs_1"
+    assert validate("instance_class.yaml", obj) == [
+        "DVPInstanceClass additionalDisks[0].name: 'Logs_1' does not match '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'"]

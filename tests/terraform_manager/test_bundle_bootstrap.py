@@ -3,8 +3,8 @@
 """A master bootstrapped from the pulled bundle, as dhctl does it: the bundle's validator refuses a bad NodeGroup
 at its field and accepts the good input; tofu (init with the plugin dir made from the bundle's provider, plan to
 a file with -detailed-exitcode, show, apply of the plan, output, all with dhctl's state and var files and a null
-providerClusterConfiguration) brings the master VM to Running against the real API while the simulator plays
-DVP; a converge with nothing changed plans nothing; plans are classified with the bundle's plan_rules.yml."""
+providerClusterConfiguration) makes the master VM against the real API, which reaches Running while the simulator
+plays DVP; a converge with nothing changed plans nothing; plans are classified with the bundle's plan_rules.yml."""
 
 from __future__ import annotations
 
@@ -68,7 +68,9 @@ def test_bootstrap_a_master_from_the_pulled_bundle(unpacked_bundle, dvp_api, wor
     assert (code, verdict) == (CHANGES, (False, False))
     applied = step.apply(first)
     assert applied.returncode == 0, applied.stdout + applied.stderr
-    vm = client.get(R.VIRTUAL_MACHINE, "candi-master-0", ns)
+    # The layouts do not wait for Running (dhctl waits for the node); the simulator gets the VM there.
+    vm = client.wait_for(R.VIRTUAL_MACHINE, "candi-master-0",
+                         lambda o: o and o.get("status", {}).get("phase") == "Running", 120, ns)
     assert vm["status"]["phase"] == "Running"
     assert step.output()["master_ip_address_for_ssh"] == STATIC_IP
 

@@ -76,9 +76,10 @@ module "credentials" {
 }
 
 locals {
-  prefix    = var.clusterConfiguration.cloud.prefix
-  settings  = module.migration.settings
-  namespace = local.settings.provider.parameters.namespace
+  prefix   = try(tostring(var.clusterConfiguration.cloud.prefix), "")
+  settings = module.migration.settings
+  // Missing: the node-spec and validation modules say which ModuleConfig field to set.
+  namespace = try(tostring(local.settings.provider.parameters.namespace), "")
 }
 
 provider "kubernetes" {

@@ -1,9 +1,11 @@
 // Copyright 2026 The cloud-provider-dvp Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// The VM's cloud-init user data: dhctl's bashible cloud-config merged, as YAML, with what the node needs on
-// first boot (hostname, the SSH key, extra users, SSH user-CA keys). A structural merge keeps one valid
-// document whatever dhctl's cloud-config already sets.
+// The VM's cloud-init user data: dhctl's bashible cloud-config and a part with what the node needs on first boot
+// (hostname, the SSH key, extra users, SSH user-CA keys). dhctl's document is passed byte for byte, as its own
+// part of a MIME multipart message: decoding and re-encoding it would change what cloud-init reads (YAML 1.1
+// takes an unquoted 0644 as an octal number and y/n as booleans). cloud-init merges our part into it: lists
+// are appended, the hostname replaced.
 
 variable "cloud_config" {
   description = "dhctl's cloudConfig: a base64 #cloud-config document, or empty (first master)."
@@ -42,21 +44,22 @@ variable "ssh_ca_keys" {
 }
 
 locals {
+  // Read only to learn what dhctl's document already sets; it is never re-encoded.
   // Through JSON, because an empty object and the decoded document have different types.
   base = jsondecode(var.cloud_config == "" ? "{}" : jsonencode(yamldecode(base64decode(var.cloud_config))))
 
   ca_file   = "/etc/ssh/trusted-user-ca-keys.pem"
   ca_config = "/etc/ssh/sshd_config.d/50-trusted-ca.conf"
 
-  users = concat(
-    try(local.base.users, ["default"]),
-    [for u in var.additional_users : {
-      name        = u
-      shell       = "/bin/bash"
-      sudo        = "ALL=(ALL) NOPASSWD:ALL"
-      lock_passwd = true
-    }],
-  )
+  extra_users = [for u in var.additional_users : {
+    name        = u
+    shell       = "/bin/bash"
+    sudo        = "ALL=(ALL) NOPASSWD:ALL"
+    lock_passwd = true
+  }]
+  // A document without users gets cloud-init's default user; one with users keeps them and gets ours appended.
+  users = concat(can(local.base.users) ? [] : ["default"], local.extra_users)
+  keys  = contains(try(local.base.ssh_authorized_keys, []), var.ssh_public_key) ? [] : [var.ssh_public_key]
 
   ca_files = length(var.ssh_ca_keys) == 0 ? [] : [
     { path = local.ca_file, permissions = "0644", content = "${join("\n", var.ssh_ca_keys)}\n" },
@@ -68,17 +71,39 @@ locals {
     "grep -q '^Include /etc/ssh/sshd_config.d/' /etc/ssh/sshd_config || sed -i '1i Include /etc/ssh/sshd_config.d/*.conf' /etc/ssh/sshd_config; systemctl reload ssh || systemctl reload sshd",
   ]]
 
-  merged = merge(local.base, {
+  // Empty lists are left out, so our part never clears anything of dhctl's.
+  node_part = { for k, v in {
     hostname                  = var.hostname
     prefer_fqdn_over_hostname = false
-    ssh_authorized_keys       = distinct(concat(try(local.base.ssh_authorized_keys, []), [var.ssh_public_key]))
+    ssh_authorized_keys       = local.keys
     users                     = local.users
-    }, { for k, v in {
-      write_files = concat(try(local.base.write_files, []), local.ca_files)
-      runcmd      = concat(try(local.base.runcmd, []), local.ca_commands)
-  } : k => v if length(var.ssh_ca_keys) > 0 })
+    write_files               = local.ca_files
+    runcmd                    = local.ca_commands
+  } : k => v if try(length(v) > 0, true) }
+
+  node_document = "#cloud-config\n${yamlencode(local.node_part)}"
+  boundary      = "dvp-cloud-init-part" // base64 has no "-", so no encoded line can be mistaken for it
+  merge_type    = "dict(recurse_array,replace)+list(append)+str()"
+  multipart = join("\r\n", [
+    "Content-Type: multipart/mixed; boundary=\"${local.boundary}\"",
+    "MIME-Version: 1.0",
+    "",
+    "--${local.boundary}",
+    "Content-Type: text/cloud-config; charset=\"utf-8\"",
+    "Content-Transfer-Encoding: base64",
+    "",
+    var.cloud_config,
+    "--${local.boundary}",
+    "Content-Type: text/cloud-config; charset=\"utf-8\"",
+    "Content-Transfer-Encoding: base64",
+    "Merge-Type: ${local.merge_type}",
+    "",
+    base64encode(local.node_document),
+    "--${local.boundary}--",
+    "",
+  ])
 }
 
 output "user_data" {
-  value = "#cloud-config\n${yamlencode(local.merged)}"
+  value = var.cloud_config == "" ? local.node_document : local.multipart
 }

@@ -49,6 +49,11 @@ resource "kubernetes_manifest" "address" {
     }
   }
 
+  // The fields in the manifest are ours: a manual edit of them is taken back on the next converge.
+  field_manager {
+    force_conflicts = true
+  }
+
   timeouts {
     create = "10m"
     update = "5m"
@@ -62,4 +67,21 @@ resource "kubernetes_manifest" "address" {
 
 output "name" {
   value = var.name
+}
+
+// kubernetes_manifest keeps no status in its state; the bound address is read back.
+data "kubernetes_resource" "address" {
+  api_version = "virtualization.deckhouse.io/v1alpha2"
+  kind        = "VirtualMachineIPAddress"
+  metadata {
+    name      = var.name
+    namespace = var.namespace
+  }
+
+  depends_on = [kubernetes_manifest.address]
+}
+
+output "address" {
+  description = "The address DVP bound (the node's internal address)."
+  value       = try(data.kubernetes_resource.address.object.status.address, "")
 }

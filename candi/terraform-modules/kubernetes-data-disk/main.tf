@@ -20,6 +20,12 @@ variable "size" {
   default = "15Gi"
 }
 
+variable "field" {
+  description = "The instance-class field of the disk, for messages."
+  type        = string
+  default     = ""
+}
+
 variable "storage_class" {
   type    = string
   default = ""
@@ -33,6 +39,7 @@ module "disk" {
   labels        = var.labels
   size          = var.size
   storage_class = var.storage_class
+  field         = var.field
 }
 
 output "name" {

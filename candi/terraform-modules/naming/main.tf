@@ -15,4 +15,17 @@ locals {
   // Instance-class name of a legacy node group: 50 characters of the group name, then a hash of all of it,
   // so two long names sharing a prefix still differ.
   instance_class_name = "${replace(substr(var.node_group_name, 0, 50), "/-+$/", "")}-${substr(sha256(var.node_group_name), 0, 12)}"
+
+  // Disk names are also their virtualDiskName label value, which Kubernetes caps at 63 characters: a longer name
+  // keeps 56 characters and gets a hash of the whole name, so it stays unique and the same on every run.
+  full_disk_names = merge(
+    {
+      root            = "${local.hostname}-root-${local.root_image_hash}"
+      kubernetes_data = "${local.hostname}-kubernetes-data"
+    },
+    { for k in var.additional_disk_keys : "additional/${k}" => "${local.hostname}-additional-disk-${k}" },
+  )
+  disk_names = {
+    for k, n in local.full_disk_names : k => length(n) <= 63 ? n : "${replace(substr(n, 0, 56), "/-+$/", "")}-${substr(sha256(n), 0, 6)}"
+  }
 }

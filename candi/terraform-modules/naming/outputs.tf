@@ -15,15 +15,16 @@ output "cloudinit_secret_name" {
 }
 
 output "root_disk_name" {
-  value = "${local.hostname}-root-${local.root_image_hash}"
+  value = local.disk_names.root
 }
 
 output "kubernetes_data_disk_name" {
-  value = "${local.hostname}-kubernetes-data"
+  value = local.disk_names.kubernetes_data
 }
 
 output "additional_disk_names" {
-  value = [for i in range(var.additional_disk_count) : "${local.hostname}-additional-disk-${i}"]
+  description = "By disk key (additional_disk_keys)."
+  value       = { for k in var.additional_disk_keys : k => local.disk_names["additional/${k}"] }
 }
 
 output "ip_address_name" {

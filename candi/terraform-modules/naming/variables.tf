@@ -28,7 +28,8 @@ variable "ip_address" {
   default     = "Auto"
 }
 
-variable "additional_disk_count" {
-  type    = number
-  default = 0
+variable "additional_disk_keys" {
+  description = "Keys of the additional disks: the entry's name, or its index for an unnamed entry."
+  type        = list(string)
+  default     = []
 }

@@ -3,23 +3,27 @@
 
 // Everything one node needs, derived from the v2 objects: its instance class with defaults, zone, address,
 // labels, node selector and object names. Pure data, so the rules are unit-tested without an API.
+// Every value DVP would refuse is refused here, at plan, before any object exists; the message names the object
+// and field to fix. The values stay computable when inputs are missing, so only those messages are shown.
 
 locals {
   params     = try(var.settings.nodes.parameters, {})
-  namespace  = try(var.settings.provider.parameters.namespace, "")
-  node_group = var.nodeGroups[var.node_group_name]
-  class_name = local.node_group.spec.cloudInstances.classReference.name
-  class      = var.instanceClasses[local.class_name].spec
-  vm         = local.class.virtualMachine
+  namespace  = try(tostring(var.settings.provider.parameters.namespace), "")
+  node_group = try(var.nodeGroups[var.node_group_name], null)
+  class_name = try(tostring(local.node_group.spec.cloudInstances.classReference.name), "")
+  class      = try(var.instanceClasses[local.class_name].spec, null)
+  vm         = try(local.class.virtualMachine, {})
+  ic         = "DVPInstanceClass \"${local.class_name}\""
+  is_master  = var.node_group_name == "master"
 
   // Zones the group may use: the cluster's zones narrowed by the group's; a node takes them round-robin.
-  cluster_zones = try(local.params.zones, [])
-  group_zones   = try(local.node_group.spec.cloudInstances.zones, [])
-  narrowed      = length(local.cluster_zones) == 0 ? toset(local.group_zones) : setintersection(local.cluster_zones, local.group_zones)
-  zones         = length(local.group_zones) == 0 ? toset(local.cluster_zones) : local.narrowed
+  cluster_zones = try(tolist(local.params.zones), [])
+  group_zones   = try(tolist(local.node_group.spec.cloudInstances.zones), [])
+  foreign_zones = length(local.cluster_zones) == 0 ? [] : sort(setsubtract(local.group_zones, local.cluster_zones))
+  zones         = length(local.group_zones) == 0 ? toset(local.cluster_zones) : setsubtract(local.group_zones, local.foreign_zones)
   zone_list     = sort(tolist(local.zones))
   zone          = length(local.zone_list) == 0 ? "" : local.zone_list[var.node_index % length(local.zone_list)]
-  region        = try(local.params.region, "")
+  region        = try(tostring(local.params.region), "")
 
   group_addresses = try(local.params.ipAddresses[var.node_group_name], [])
   ip_address      = var.node_index < length(local.group_addresses) ? local.group_addresses[var.node_index] : "Auto"
@@ -40,16 +44,78 @@ locals {
     local.region == "" ? {} : { "topology.kubernetes.io/region" = local.region },
   )
 
-  additional_disks = try(local.class.additionalDisks, [])
+  // DVP takes quantities as strings; an integer (bytes) is passed as its decimal string.
+  quantity = "^(\\+)?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)(([KMGTPE]i)|[kMGTPE])?$"
+  memory   = try(tostring(local.vm.memory.size), "")
+  cores    = try(tonumber(local.vm.cpu.cores), 0)
+  settings = {
+    core_fraction         = try(tostring(local.vm.cpu.coreFraction), "100%")
+    bootloader            = try(tostring(local.vm.bootloader), "EFI")
+    run_policy            = try(tostring(local.vm.runPolicy), "AlwaysOnUnlessStoppedManually")
+    live_migration_policy = try(tostring(local.vm.liveMigrationPolicy), "PreferForced")
+  }
+  enums = {
+    bootloader            = ["BIOS", "EFI", "EFIWithSecureBoot"]
+    run_policy            = ["AlwaysOn", "AlwaysOff", "Manual", "AlwaysOnUnlessStoppedManually"]
+    live_migration_policy = ["AlwaysSafe", "PreferSafe", "AlwaysForced", "PreferForced"]
+  }
+  fields = {
+    bootloader            = "spec.virtualMachine.bootloader"
+    run_policy            = "spec.virtualMachine.runPolicy"
+    live_migration_policy = "spec.virtualMachine.liveMigrationPolicy"
+  }
+
+  root_image = {
+    kind = try(tostring(local.class.rootDisk.image.kind), "")
+    name = try(tostring(local.class.rootDisk.image.name), "")
+  }
+  root_size = try(tostring(local.class.rootDisk.size), "50Gi")
+  etcd_size = try(tostring(local.class.etcdDisk.size), "15Gi")
+
+  // Additional disks are keyed by their name, or by their index when unnamed (the names of older releases),
+  // so removing a named entry leaves the others alone.
+  additional_list = try(tolist(local.class.additionalDisks), [])
+  additional = [for i, d in local.additional_list : {
+    key           = try(tostring(d.name), tostring(i))
+    size          = try(tostring(d.size), "10Gi")
+    storage_class = try(tostring(d.storageClass), "")
+  }]
+  additional_keys = [for d in local.additional : d.key]
+  disk_key        = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+
+  hostname = module.naming.hostname
+
+  problems = compact(flatten([
+    local.namespace == "" ? ["ModuleConfig cloud-provider-dvp: spec.settings.provider.parameters.namespace is required (the DVP project namespace)"] : [],
+    local.node_group == null ? ["NodeGroup \"${var.node_group_name}\" not found (known: ${join(", ", sort(keys(var.nodeGroups)))})"] : [],
+    local.node_group != null && local.class_name == "" ? ["NodeGroup \"${var.node_group_name}\": spec.cloudInstances.classReference.name is required"] : [],
+    local.class_name != "" && local.class == null ? ["NodeGroup \"${var.node_group_name}\": spec.cloudInstances.classReference.name: DVPInstanceClass \"${local.class_name}\" not found"] : [],
+    length(local.foreign_zones) > 0 ? ["NodeGroup \"${var.node_group_name}\": spec.cloudInstances.zones ${join(", ", local.foreign_zones)} not among the cluster zones (ModuleConfig spec.settings.nodes.parameters.zones: ${join(", ", local.cluster_zones)})"] : [],
+    can(regex("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", local.hostname)) && length(local.hostname) <= 63 ? [] : ["clusterConfiguration.cloud.prefix and NodeGroup \"${var.node_group_name}\": hostname \"${local.hostname}\" must be a DNS label of at most 63 characters (it is the VirtualMachine name and a label value)"],
+    local.class == null ? [] : concat(
+      try(tostring(local.vm.virtualMachineClassName), "") == "" ? ["${local.ic}: spec.virtualMachine.virtualMachineClassName is required"] : [],
+      local.cores >= 1 && floor(local.cores) == local.cores ? [] : ["${local.ic}: spec.virtualMachine.cpu.cores must be an integer of at least 1, got ${jsonencode(try(local.vm.cpu.cores, null))}"],
+      can(regex("^(100|[1-9][0-9]?)%$", local.settings.core_fraction)) ? [] : ["${local.ic}: spec.virtualMachine.cpu.coreFraction must be a percentage from 1% to 100%, got ${jsonencode(try(local.vm.cpu.coreFraction, null))}"],
+      can(regex(local.quantity, local.memory)) ? [] : ["${local.ic}: spec.virtualMachine.memory.size must be a quantity such as \"8Gi\", got ${jsonencode(try(local.vm.memory.size, null))}"],
+      [for k, allowed in local.enums : contains(allowed, local.settings[k]) ? "" : "${local.ic}: ${local.fields[k]} must be one of ${join(", ", allowed)}, got \"${local.settings[k]}\""],
+      contains(["ClusterVirtualImage", "VirtualImage"], local.root_image.kind) && local.root_image.name != "" ? [] : ["${local.ic}: spec.rootDisk.image needs kind ClusterVirtualImage or VirtualImage and a name"],
+      can(regex(local.quantity, local.root_size)) ? [] : ["${local.ic}: spec.rootDisk.size must be a quantity, got \"${local.root_size}\""],
+      local.is_master && !can(local.class.etcdDisk) ? ["${local.ic}: spec.etcdDisk is required for NodeGroup master (the etcd disk)"] : [],
+      can(local.class.etcdDisk) && !can(regex(local.quantity, local.etcd_size)) ? ["${local.ic}: spec.etcdDisk.size must be a quantity, got \"${local.etcd_size}\""] : [],
+      [for i, d in local.additional : can(regex(local.quantity, d.size)) ? "" : "${local.ic}: spec.additionalDisks[${i}].size must be a quantity, got \"${d.size}\""],
+      [for i, d in local.additional : can(regex(local.disk_key, d.key)) && length(d.key) <= 20 ? "" : "${local.ic}: spec.additionalDisks[${i}].name \"${d.key}\" must be a DNS label of at most 20 characters"],
+      length(distinct(local.additional_keys)) == length(local.additional_keys) ? [] : ["${local.ic}: spec.additionalDisks names must be unique (an unnamed entry is named by its index)"],
+    ),
+  ]))
 }
 
 module "naming" {
   source = "../naming"
 
-  prefix                = var.prefix
-  node_group_name       = var.node_group_name
-  node_index            = var.node_index
-  root_image            = { kind = local.class.rootDisk.image.kind, name = local.class.rootDisk.image.name }
-  ip_address            = local.ip_address
-  additional_disk_count = length(local.additional_disks)
+  prefix               = var.prefix
+  node_group_name      = var.node_group_name
+  node_index           = var.node_index
+  root_image           = local.root_image
+  ip_address           = local.ip_address
+  additional_disk_keys = distinct(local.additional_keys)
 }

@@ -20,6 +20,12 @@ variable "size" {
   type = string
 }
 
+variable "field" {
+  description = "The instance-class field of the disk, for messages."
+  type        = string
+  default     = ""
+}
+
 variable "storage_class" {
   description = "DVP StorageClass; empty for the DVP default."
   type        = string
@@ -35,6 +41,21 @@ variable "image" {
   }
 }
 
+// At plan, before anything is made: a disk from a missing image would stay Pending for ever.
+data "kubernetes_resources" "image" {
+  api_version    = "virtualization.deckhouse.io/v1alpha2"
+  kind           = var.image.kind
+  namespace      = var.image.kind == "ClusterVirtualImage" ? null : var.namespace
+  field_selector = "metadata.name=${var.image.name}"
+
+  lifecycle {
+    postcondition {
+      condition     = try(length(self.objects), 0) > 0
+      error_message = "${var.field == "" ? "rootDisk" : var.field}.image: ${var.image.kind}/${var.image.name} not found in the parent DVP cluster${var.image.kind == "ClusterVirtualImage" ? "" : " (namespace ${var.namespace})"}."
+    }
+  }
+}
+
 module "disk" {
   source = "../virtual-disk"
 
@@ -43,6 +64,7 @@ module "disk" {
   labels        = var.labels
   size          = var.size
   storage_class = var.storage_class
+  field         = var.field
   data_source   = { type = "ObjectRef", objectRef = { kind = var.image.kind, name = var.image.name } }
 }
 

@@ -49,6 +49,6 @@ output "name" {
   value = module.vm.name
 }
 
-output "ip_address" {
-  value = module.vm.ip_address
+output "phase" {
+  value = module.vm.phase
 }

@@ -6,6 +6,11 @@
 
 variable "namespace" {
   type = string
+
+  validation {
+    condition     = var.namespace != ""
+    error_message = "ModuleConfig cloud-provider-dvp: spec.settings.provider.parameters.namespace is required (the DVP project namespace)."
+  }
 }
 
 variable "instance_classes" {

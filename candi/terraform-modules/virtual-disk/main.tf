@@ -2,6 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // One DVP VirtualDisk, shared by the root, kubernetes-data and additional disk modules.
+// The disk resource never waits (a timeout on create would taint it and the next converge would delete the disk,
+// the etcd disk among them): the VM waits for its disks inside DVP, and the read-back below reports DVP's reason
+// for a disk that cannot be provisioned.
 
 variable "namespace" {
   type = string
@@ -24,6 +27,12 @@ variable "storage_class" {
   default = ""
 }
 
+variable "field" {
+  description = "The instance-class field the disk comes from, for messages (e.g. DVPInstanceClass \"m\": spec.etcdDisk)."
+  type        = string
+  default     = ""
+}
+
 variable "data_source" {
   description = "spec.dataSource, or null for an empty disk."
   type        = any
@@ -32,7 +41,31 @@ variable "data_source" {
 
 variable "timeouts" {
   type    = object({ create = string, update = string, delete = string })
-  default = { create = "30m", update = "30m", delete = "10m" }
+  default = { create = "5m", update = "5m", delete = "10m" }
+}
+
+locals {
+  // DVP's reasons of a disk that stays unprovisioned until someone acts (Ready=False); the others pass by themselves.
+  stuck_reasons = [
+    "QuotaExceeded", "StorageClassIsNotReady", "StorageClassProvisionerMismatch", "DatasourceIsNotFound",
+    "ProvisioningFailed", "ProvisioningFailedTerminally", "PVCLost", "ImagePullFailed",
+  ]
+}
+
+// At plan, before anything is made: a disk on a missing StorageClass would stay Pending for ever.
+data "kubernetes_resources" "storage_class" {
+  count = var.storage_class == "" ? 0 : 1
+
+  api_version    = "storage.k8s.io/v1"
+  kind           = "StorageClass"
+  field_selector = "metadata.name=${var.storage_class}"
+
+  lifecycle {
+    postcondition {
+      condition     = try(length(self.objects), 0) > 0
+      error_message = "${var.field == "" ? "VirtualDisk ${var.name}" : var.field}.storageClass: StorageClass \"${var.storage_class}\" not found in the parent DVP cluster."
+    }
+  }
 }
 
 resource "kubernetes_manifest" "disk" {
@@ -54,11 +87,9 @@ resource "kubernetes_manifest" "disk" {
     } : k => v if v != null }
   }
 
-  // A disk on a WaitForFirstConsumer class stays there until its VM starts, so that phase counts as done.
-  wait {
-    fields = {
-      "status.phase" = "^(Ready|WaitForFirstConsumer)$"
-    }
+  // The fields in the manifest are ours: a manual edit of them is taken back on the next converge.
+  field_manager {
+    force_conflicts = true
   }
 
   timeouts {
@@ -72,7 +103,7 @@ output "name" {
   value = var.name
 }
 
-// kubernetes_manifest keeps no UID in its state; the disk is read back for it.
+// Read back after every apply and on every plan, for the UID (kubernetes_manifest keeps none) and the status.
 data "kubernetes_resource" "disk" {
   api_version = "virtualization.deckhouse.io/v1alpha2"
   kind        = "VirtualDisk"
@@ -82,6 +113,26 @@ data "kubernetes_resource" "disk" {
   }
 
   depends_on = [kubernetes_manifest.disk]
+}
+
+locals {
+  phase = try(format("%s", data.kubernetes_resource.disk.object.status.phase), "")
+  ready = [for c in flatten([try(data.kubernetes_resource.disk.object.status.conditions, [])]) : c
+  if try(format("%s", c.type), "") == "Ready" && try(format("%s", c.status), "") == "False"]
+  stuck = contains(["Failed", "PVCLost"], local.phase) || anytrue([for c in local.ready : contains(local.stuck_reasons, try(format("%s", c.reason), ""))])
+}
+
+// Readiness, apart from the disk resource: it fails with DVP's Ready condition when the disk is stuck, and
+// failing taints only this marker.
+resource "terraform_data" "ready" {
+  input = var.name
+
+  lifecycle {
+    precondition {
+      condition     = !local.stuck
+      error_message = "VirtualDisk ${var.namespace}/${var.name}: phase ${local.phase}${join("", [for c in local.ready : ", Ready=False ${try(format("%s", c.reason), "")}: ${try(format("%s", c.message), "")}"])}"
+    }
+  }
 }
 
 output "md5_id" {

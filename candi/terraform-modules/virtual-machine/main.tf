@@ -4,6 +4,9 @@
 // A node's VirtualMachine and its cloud-init Secret, shared by the master and static-node modules.
 // The VM is named after the node and changes in place (DVP restarts it when a change needs that); only a new
 // boot disk replaces it, because a fresh disk must boot through cloud-init again.
+// The VM resource never waits: a wait that ends in a timeout on create would taint it, and the next converge
+// would delete a VM that was only slow. Readiness is the read-back below, which reports DVP's reason when
+// the VM cannot start; dhctl then waits for the node itself (SSH, the Node object).
 
 variable "namespace" {
   type = string
@@ -68,6 +71,20 @@ locals {
   } : k => v if v != null }
 }
 
+// At plan, before anything is made: a VM of a missing class would stay Pending for ever.
+data "kubernetes_resources" "vm_class" {
+  api_version    = "virtualization.deckhouse.io/v1alpha2"
+  kind           = "VirtualMachineClass"
+  field_selector = "metadata.name=${var.vm.virtual_machine_class}"
+
+  lifecycle {
+    postcondition {
+      condition     = try(length(self.objects), 0) > 0
+      error_message = "virtualMachine.virtualMachineClassName: VirtualMachineClass \"${var.vm.virtual_machine_class}\" not found in the parent DVP cluster."
+    }
+  }
+}
+
 // Replacing this replaces the Secret and the VM (lifecycle.replace_triggered_by below).
 resource "terraform_data" "boot_disk" {
   input = var.boot_disk_name
@@ -99,15 +116,14 @@ resource "kubernetes_manifest" "vm" {
     spec       = local.spec
   }
 
-  wait {
-    fields = {
-      "status.phase" = "^Running$"
-    }
+  // The fields in the manifest are ours: a manual edit of them is taken back on the next converge.
+  field_manager {
+    force_conflicts = true
   }
 
   timeouts {
-    create = "30m"
-    update = "30m"
+    create = "5m"
+    update = "5m"
     delete = "10m"
   }
 
@@ -118,7 +134,7 @@ resource "kubernetes_manifest" "vm" {
   depends_on = [kubernetes_secret_v1.cloudinit]
 }
 
-// kubernetes_manifest keeps no status in its state, so the address is read back once the VM is Running.
+// Read back after every apply and on every plan (kubernetes_manifest keeps no status in its state).
 data "kubernetes_resource" "vm" {
   api_version = "virtualization.deckhouse.io/v1alpha2"
   kind        = "VirtualMachine"
@@ -130,10 +146,31 @@ data "kubernetes_resource" "vm" {
   depends_on = [kubernetes_manifest.vm]
 }
 
+locals {
+  // A VM waits for a missing VirtualMachineClass for ever; the disks report their own reasons (virtual-disk).
+  stuck = [for c in flatten([try(data.kubernetes_resource.vm.object.status.conditions, [])]) :
+    "VirtualMachine ${var.namespace}/${var.vm.name}: ${c.type}=False ${try(format("%s", c.reason), "")}: ${try(format("%s", c.message), "")}"
+  if try(format("%s", c.type), "") == "VirtualMachineClassReady" && try(format("%s", c.status), "") == "False"]
+}
+
+// Readiness, apart from the VM resource: it fails with DVP's own condition when the VM cannot start for a
+// reason that will not pass by itself, and failing taints only this marker.
+resource "terraform_data" "ready" {
+  input = var.vm.name
+
+  lifecycle {
+    precondition {
+      condition     = length(local.stuck) == 0
+      error_message = join("\n", local.stuck)
+    }
+  }
+}
+
 output "name" {
   value = var.vm.name
 }
 
-output "ip_address" {
-  value = data.kubernetes_resource.vm.object.status.ipAddress
+output "phase" {
+  description = "The VM's phase when last read (empty before DVP has seen it)."
+  value       = try(format("%s", data.kubernetes_resource.vm.object.status.phase), "")
 }

@@ -42,6 +42,7 @@ module "root_disk" {
   labels        = module.node.identity_labels
   size          = module.node.root_disk.size
   storage_class = module.node.root_disk.storage_class
+  field         = module.node.root_disk.field
   image         = module.node.root_disk.image
 }
 
@@ -53,6 +54,7 @@ module "kubernetes_data_disk" {
   labels        = module.node.identity_labels
   size          = module.node.kubernetes_data_disk.size
   storage_class = module.node.kubernetes_data_disk.storage_class
+  field         = module.node.kubernetes_data_disk.field
 }
 
 module "additional_disk" {
@@ -61,6 +63,36 @@ module "additional_disk" {
   namespace = local.namespace
   labels    = module.node.identity_labels
   disks     = module.node.additional_disks
+}
+
+// Masters change one at a time. DVP applies a cpu, memory, class or address change by restarting the VM
+// (restartApprovalMode Automatic), after the apply has returned; the plan of the next master is refused, naming
+// the master that is not back yet, until that one runs its new configuration.
+locals {
+  master_name = "^${local.prefix}-master-[0-9]+$"
+}
+
+data "kubernetes_resources" "masters" {
+  api_version    = "virtualization.deckhouse.io/v1alpha2"
+  kind           = "VirtualMachine"
+  namespace      = local.namespace
+  label_selector = "dvp.deckhouse.io/cluster-uuid=${var.clusterUUID}"
+
+  lifecycle {
+    postcondition {
+      condition = length([for vm in flatten([try(self.objects, [])]) : vm
+        if can(regex(local.master_name, vm.metadata.name)) && try(format("%s", vm.metadata.name), "") != module.node.hostname && (
+          contains(["Starting", "Stopping", "Migrating"], try(format("%s", vm.status.phase), "")) ||
+          anytrue([for c in flatten([try(vm.status.conditions, [])]) : try(format("%s", c.type), "") == "AwaitingRestartToApplyConfiguration" && try(format("%s", c.status), "") == "True"])
+      )]) == 0
+      error_message = join("\n", [for vm in flatten([try(self.objects, [])]) :
+        "VirtualMachine ${local.namespace}/${try(format("%s", vm.metadata.name), "")} is ${try(format("%s", vm.status.phase), "")}${anytrue([for c in flatten([try(vm.status.conditions, [])]) : try(format("%s", c.type), "") == "AwaitingRestartToApplyConfiguration" && try(format("%s", c.status), "") == "True"]) ? " and awaits a restart to apply its configuration" : ""}: masters are converged one at a time, run the converge again once it is Running."
+        if can(regex(local.master_name, vm.metadata.name)) && try(format("%s", vm.metadata.name), "") != module.node.hostname && (
+          contains(["Starting", "Stopping", "Migrating"], try(format("%s", vm.status.phase), "")) ||
+          anytrue([for c in flatten([try(vm.status.conditions, [])]) : try(format("%s", c.type), "") == "AwaitingRestartToApplyConfiguration" && try(format("%s", c.status), "") == "True"])
+      )])
+    }
+  }
 }
 
 module "master" {
@@ -76,12 +108,13 @@ module "master" {
   labels                    = module.node.identity_labels
 }
 
+// The address DVP bound to the node's VirtualMachineIPAddress: the VM's address once it runs.
 output "master_ip_address_for_ssh" {
-  value = module.master.ip_address
+  value = module.ipv4_address.address
 }
 
 output "node_internal_ip_address" {
-  value = module.master.ip_address
+  value = module.ipv4_address.address
 }
 
 output "kubernetes_data_device_path" {

@@ -42,6 +42,7 @@ module "root_disk" {
   labels        = module.node.identity_labels
   size          = module.node.root_disk.size
   storage_class = module.node.root_disk.storage_class
+  field         = module.node.root_disk.field
   image         = module.node.root_disk.image
 }
 
@@ -66,5 +67,5 @@ module "static_node" {
 }
 
 output "node_internal_ip_address" {
-  value = module.static_node.ip_address
+  value = module.ipv4_address.address
 }

@@ -24,17 +24,20 @@ run "first_master_without_cloud_config" {
   }
 }
 
-run "bashible_cloud_config_is_merged_not_appended" {
+run "bashible_cloud_config_is_passed_verbatim_with_the_node_part" {
   command = plan
 
   variables {
+    // Unquoted 0644 (octal for cloud-init's YAML 1.1) and y/n (booleans there) must reach cloud-init as written.
     cloud_config = base64encode(<<-YAML
       #cloud-config
       package_update: false
       ssh_authorized_keys: ["ssh-rsa AAAAother"]
       write_files:
         - path: /var/lib/bashible/bootstrap.sh
+          permissions: 0644
           content: "echo hi"
+      apt: {conf: {Assume-Yes: y, Quiet: n}}
       runcmd: [["/var/lib/bashible/bootstrap.sh"]]
       YAML
     )
@@ -43,11 +46,37 @@ run "bashible_cloud_config_is_merged_not_appended" {
   }
 
   assert {
-    condition = yamldecode(output.user_data) == {
-      package_update            = false
+    condition = output.user_data == join("\r\n", [
+      "Content-Type: multipart/mixed; boundary=\"dvp-cloud-init-part\"",
+      "MIME-Version: 1.0",
+      "",
+      "--dvp-cloud-init-part",
+      "Content-Type: text/cloud-config; charset=\"utf-8\"",
+      "Content-Transfer-Encoding: base64",
+      "",
+      var.cloud_config,
+      "--dvp-cloud-init-part",
+      "Content-Type: text/cloud-config; charset=\"utf-8\"",
+      "Content-Transfer-Encoding: base64",
+      "Merge-Type: dict(recurse_array,replace)+list(append)+str()",
+      "",
+      split("\r\n", output.user_data)[13],
+      "--dvp-cloud-init-part--",
+      "",
+    ])
+    error_message = "user data: ${output.user_data}"
+  }
+  assert {
+    condition     = startswith(base64decode(split("\r\n", output.user_data)[13]), "#cloud-config\n")
+    error_message = "the node part must be a cloud-config document"
+  }
+  assert {
+    // dhctl's document has users of its own? No: so the default user comes first. Lists are appended by
+    // cloud-init (Merge-Type), so the node part lists only what it adds.
+    condition = yamldecode(base64decode(split("\r\n", output.user_data)[13])) == {
       hostname                  = "demo-master-0"
       prefer_fqdn_over_hostname = false
-      ssh_authorized_keys       = ["ssh-rsa AAAAother", "ssh-ed25519 AAAAkey user@host"]
+      ssh_authorized_keys       = ["ssh-ed25519 AAAAkey user@host"]
       users = ["default", {
         name        = "ops"
         shell       = "/bin/bash"
@@ -55,20 +84,36 @@ run "bashible_cloud_config_is_merged_not_appended" {
         lock_passwd = true
       }]
       write_files = [
-        { path = "/var/lib/bashible/bootstrap.sh", content = "echo hi" },
         { path = "/etc/ssh/trusted-user-ca-keys.pem", permissions = "0644", content = "ssh-ed25519 AAAAca ca\n" },
         { path = "/etc/ssh/sshd_config.d/50-trusted-ca.conf", permissions = "0644", content = "TrustedUserCAKeys /etc/ssh/trusted-user-ca-keys.pem\n" },
       ]
       runcmd = [
-        ["/var/lib/bashible/bootstrap.sh"],
         ["sh", "-c", "grep -q '^Include /etc/ssh/sshd_config.d/' /etc/ssh/sshd_config || sed -i '1i Include /etc/ssh/sshd_config.d/*.conf' /etc/ssh/sshd_config; systemctl reload ssh || systemctl reload sshd"],
       ]
     }
-    error_message = "user data: ${output.user_data}"
+    error_message = "node part: ${base64decode(split("\r\n", output.user_data)[13])}"
+  }
+  assert {
+    // quoted on our side, so YAML 1.1 reads a string as well
+    condition     = strcontains(base64decode(split("\r\n", output.user_data)[13]), "\"permissions\": \"0644\"")
+    error_message = "node part: ${base64decode(split("\r\n", output.user_data)[13])}"
   }
 }
 
-run "the_same_key_is_listed_once" {
+run "users_of_the_bashible_document_are_kept" {
+  command = plan
+
+  variables {
+    cloud_config = base64encode("#cloud-config\nusers: [{name: bashible}]\n")
+  }
+
+  assert {
+    condition     = !can(yamldecode(base64decode(split("\r\n", output.user_data)[13])).users)
+    error_message = "without extra users the node part must leave users alone: ${base64decode(split("\r\n", output.user_data)[13])}"
+  }
+}
+
+run "a_key_the_bashible_document_has_is_not_added_again" {
   command = plan
 
   variables {
@@ -76,7 +121,7 @@ run "the_same_key_is_listed_once" {
   }
 
   assert {
-    condition     = yamldecode(output.user_data).ssh_authorized_keys == ["ssh-ed25519 AAAAkey user@host"]
+    condition     = !can(yamldecode(base64decode(split("\r\n", output.user_data)[13])).ssh_authorized_keys)
     error_message = "user data: ${output.user_data}"
   }
 }

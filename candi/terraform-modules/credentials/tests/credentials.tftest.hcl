@@ -67,3 +67,53 @@ run "secret_read_back_from_the_api_has_data" {
     error_message = "client certificate credentials must be read"
   }
 }
+
+run "a_missing_secret_names_it" {
+  command = plan
+
+  variables {
+    secrets = {}
+  }
+
+  expect_failures = [output.host]
+
+  assert {
+    condition     = output.problem == "Secret d8-cloud-provider-dvp/d8-credentials: not found (the credentials Secret of ModuleConfig cloud-provider-dvp; the installer's secrets hold [])"
+    error_message = "problem: ${output.problem}"
+  }
+}
+
+run "a_missing_context_names_it" {
+  command = plan
+
+  variables {
+    secrets = { d8-credentials = { stringData = { secret = base64encode(yamlencode({
+      "current-context" = "gone"
+      contexts          = [{ name = "sa", context = { cluster = "c", user = "u" } }]
+      clusters          = [{ name = "c", cluster = { server = "https://dvp.example:6443" } }]
+      users             = [{ name = "u", user = { token = "t" } }]
+    })) } } }
+  }
+
+  expect_failures = [output.host]
+
+  assert {
+    condition     = output.problem == "Secret d8-cloud-provider-dvp/d8-credentials: the kubeconfig has no context \"gone\" (current-context, else the first context)"
+    error_message = "problem: ${output.problem}"
+  }
+}
+
+run "a_secret_that_is_not_a_kubeconfig_names_its_key" {
+  command = plan
+
+  variables {
+    secrets = { d8-credentials = { stringData = { authScheme = "kubeconfig" } } }
+  }
+
+  expect_failures = [output.host]
+
+  assert {
+    condition     = output.problem == "Secret d8-cloud-provider-dvp/d8-credentials: the key \"secret\" (a base64 kubeconfig of the parent DVP cluster) is missing"
+    error_message = "problem: ${output.problem}"
+  }
+}

@@ -4,12 +4,12 @@
 // Expected hashes were computed independently (Python hashlib over the same JSON).
 
 variables {
-  prefix                = "Demo"
-  node_group_name       = "master"
-  node_index            = 1
-  root_image            = { kind = "ClusterVirtualImage", name = "ubuntu-24-04" }
-  ip_address            = "10.0.0.11"
-  additional_disk_count = 2
+  prefix               = "Demo"
+  node_group_name      = "master"
+  node_index           = 1
+  root_image           = { kind = "ClusterVirtualImage", name = "ubuntu-24-04" }
+  ip_address           = "10.0.0.11"
+  additional_disk_keys = ["0", "logs"]
 }
 
 run "names_of_a_node" {
@@ -28,7 +28,7 @@ run "names_of_a_node" {
     error_message = "kubernetes data disk: ${output.kubernetes_data_disk_name}"
   }
   assert {
-    condition     = output.additional_disk_names == ["demo-master-1-additional-disk-0", "demo-master-1-additional-disk-1"]
+    condition     = jsonencode(output.additional_disk_names) == jsonencode({ "0" = "demo-master-1-additional-disk-0", logs = "demo-master-1-additional-disk-logs" })
     error_message = "additional disks: ${jsonencode(output.additional_disk_names)}"
   }
   assert {
@@ -77,5 +77,28 @@ run "legacy_instance_class_name_trims_the_cut_and_hashes_the_whole_name" {
   assert {
     condition     = output.instance_class_name == "abcdefghij-abcdefghij-abcdefghij-abcdefghij-abcde-641ac669c321"
     error_message = "instance class: ${output.instance_class_name}"
+  }
+}
+
+run "disk_names_longer_than_a_label_value_are_cut_and_hashed" {
+  command = plan
+
+  variables {
+    // hostname of 47 characters: "-kubernetes-data" makes 63, "-additional-disk-logs" 68
+    prefix = "abcdefghij-abcdefghij-abcdefghij-abcde"
+  }
+
+  assert {
+    condition     = output.kubernetes_data_disk_name == "abcdefghij-abcdefghij-abcdefghij-abcde-master-1-kubernetes-data"
+    error_message = "kubernetes data disk: ${output.kubernetes_data_disk_name}"
+  }
+  assert {
+    // 56 characters of the full name, then the first 6 hex of sha256 of the full name
+    condition     = output.additional_disk_names["logs"] == "abcdefghij-abcdefghij-abcdefghij-abcde-master-1-addition-${substr(sha256("abcdefghij-abcdefghij-abcdefghij-abcde-master-1-additional-disk-logs"), 0, 6)}"
+    error_message = "additional disk: ${output.additional_disk_names["logs"]}"
+  }
+  assert {
+    condition     = alltrue([for n in values(output.additional_disk_names) : length(n) <= 63])
+    error_message = "every disk name must fit a label value"
   }
 }

@@ -19,7 +19,7 @@ variables {
   nodeGroups = {
     worker = { spec = { nodeType = "CloudPermanent", cloudInstances = {
       classReference = { kind = "DVPInstanceClass", name = "worker-class" }
-      zones          = ["zone-a", "zone-b", "zone-x"]
+      zones          = ["zone-a", "zone-b"]
     } } }
   }
   instanceClasses = {
@@ -32,7 +32,7 @@ variables {
         nodeSelector            = { rack = "r1" }
       }
       rootDisk        = { size = "30Gi", image = { kind = "VirtualImage", name = "ubuntu" } }
-      additionalDisks = [{ size = "20Gi", storageClass = "slow" }]
+      additionalDisks = [{ size = "20Gi", storageClass = "slow" }, { name = "logs", size = 1073741824, storageClass = "slow" }]
     } }
   }
 }
@@ -80,7 +80,7 @@ run "first_node_of_a_group" {
     error_message = "vm: ${jsonencode(output.vm)}"
   }
   assert {
-    condition     = output.root_disk == { name = "demo-worker-0-root-${substr(sha256(jsonencode({ kind = "VirtualImage", name = "ubuntu" })), 0, 6)}", size = "30Gi", storage_class = "", image = { kind = "VirtualImage", name = "ubuntu" } }
+    condition     = output.root_disk == { name = "demo-worker-0-root-${substr(sha256(jsonencode({ kind = "VirtualImage", name = "ubuntu" })), 0, 6)}", size = "30Gi", storage_class = "", image = { kind = "VirtualImage", name = "ubuntu" }, field = "DVPInstanceClass \"worker-class\": spec.rootDisk" }
     error_message = "root disk: ${jsonencode(output.root_disk)}"
   }
   assert {
@@ -88,7 +88,11 @@ run "first_node_of_a_group" {
     error_message = "a class without etcdDisk has no kubernetes data disk"
   }
   assert {
-    condition     = output.additional_disks == [{ name = "demo-worker-0-additional-disk-0", size = "20Gi", storage_class = "slow" }]
+    // an unnamed entry is keyed (and named) by its index, as before; a named one by its name; sizes are strings
+    condition = jsonencode(output.additional_disks) == jsonencode([
+      { key = "0", name = "demo-worker-0-additional-disk-0", size = "20Gi", storage_class = "slow", field = "DVPInstanceClass \"worker-class\": spec.additionalDisks[0]" },
+      { key = "logs", name = "demo-worker-0-additional-disk-logs", size = "1073741824", storage_class = "slow", field = "DVPInstanceClass \"worker-class\": spec.additionalDisks[1]" },
+    ])
     error_message = "additional disks: ${jsonencode(output.additional_disks)}"
   }
 }
@@ -120,7 +124,7 @@ run "master_class_gets_its_etcd_disk" {
   }
 
   assert {
-    condition     = output.kubernetes_data_disk == { name = "demo-master-0-kubernetes-data", size = "20Gi", storage_class = "fast" }
+    condition     = output.kubernetes_data_disk == { name = "demo-master-0-kubernetes-data", size = "20Gi", storage_class = "fast", field = "DVPInstanceClass \"m\": spec.etcdDisk" }
     error_message = "etcd disk: ${jsonencode(output.kubernetes_data_disk)}"
   }
   assert {
@@ -149,5 +153,130 @@ run "no_zones_no_selector" {
   assert {
     condition     = output.zone == "" && output.vm.node_selector == {} && output.root_disk.size == "50Gi"
     error_message = "zone ${output.zone}, selector ${jsonencode(output.vm.node_selector)}"
+  }
+}
+
+// Plan-time refusals: one line per problem, naming the object and the field.
+run "values_dvp_would_refuse_are_refused_at_plan" {
+  command = plan
+
+  variables {
+    instanceClasses = { worker-class = { spec = {
+      virtualMachine = {
+        cpu                     = { cores = 1.5, coreFraction = "0%" }
+        memory                  = { size = "8 GB" }
+        virtualMachineClassName = "generic"
+        runPolicy               = "Sometimes"
+        liveMigrationPolicy     = "Never"
+        bootloader              = "UEFI"
+      }
+      rootDisk        = { size = "30Gi", image = { kind = "VirtualDisk", name = "ubuntu" } }
+      additionalDisks = [{ name = "Logs", size = "1Gi" }, { name = "a", size = "1Gi" }, { name = "a", size = "2Gi" }]
+    } } }
+  }
+
+  expect_failures = [output.vm]
+
+  assert {
+    condition = output.problems == tolist([
+      "DVPInstanceClass \"worker-class\": spec.virtualMachine.cpu.cores must be an integer of at least 1, got 1.5",
+      "DVPInstanceClass \"worker-class\": spec.virtualMachine.cpu.coreFraction must be a percentage from 1% to 100%, got \"0%\"",
+      "DVPInstanceClass \"worker-class\": spec.virtualMachine.memory.size must be a quantity such as \"8Gi\", got \"8 GB\"",
+      "DVPInstanceClass \"worker-class\": spec.virtualMachine.bootloader must be one of BIOS, EFI, EFIWithSecureBoot, got \"UEFI\"",
+      "DVPInstanceClass \"worker-class\": spec.virtualMachine.liveMigrationPolicy must be one of AlwaysSafe, PreferSafe, AlwaysForced, PreferForced, got \"Never\"",
+      "DVPInstanceClass \"worker-class\": spec.virtualMachine.runPolicy must be one of AlwaysOn, AlwaysOff, Manual, AlwaysOnUnlessStoppedManually, got \"Sometimes\"",
+      "DVPInstanceClass \"worker-class\": spec.rootDisk.image needs kind ClusterVirtualImage or VirtualImage and a name",
+      "DVPInstanceClass \"worker-class\": spec.additionalDisks[0].name \"Logs\" must be a DNS label of at most 20 characters",
+      "DVPInstanceClass \"worker-class\": spec.additionalDisks names must be unique (an unnamed entry is named by its index)",
+    ])
+    error_message = "problems: ${jsonencode(output.problems)}"
+  }
+}
+
+run "an_integer_memory_size_is_passed_as_a_string" {
+  command = plan
+
+  variables {
+    instanceClasses = { worker-class = { spec = {
+      virtualMachine = { cpu = { cores = 2 }, memory = { size = 4294967296 }, virtualMachineClassName = "generic" }
+      rootDisk       = { image = { kind = "ClusterVirtualImage", name = "i" } }
+    } } }
+  }
+
+  assert {
+    condition     = output.vm.memory == "4294967296" && length(output.problems) == 0
+    error_message = "memory ${jsonencode(output.vm.memory)}"
+  }
+}
+
+run "missing_inputs_name_the_field_to_set" {
+  command = plan
+
+  variables {
+    node_group_name = "master"
+    settings        = { nodes = { parameters = { zones = ["zone-a"] } } }
+    nodeGroups = {
+      master = { spec = { cloudInstances = { classReference = { name = "m" }, zones = ["zone-a", "zone-q"] } } }
+    }
+    instanceClasses = { m = { spec = {
+      virtualMachine = { cpu = { cores = 4 }, memory = { size = "8Gi" }, virtualMachineClassName = "c" }
+      rootDisk       = { image = { kind = "ClusterVirtualImage", name = "i" } }
+    } } }
+  }
+
+  expect_failures = [output.vm]
+
+  assert {
+    condition = output.problems == tolist([
+      "ModuleConfig cloud-provider-dvp: spec.settings.provider.parameters.namespace is required (the DVP project namespace)",
+      "NodeGroup \"master\": spec.cloudInstances.zones zone-q not among the cluster zones (ModuleConfig spec.settings.nodes.parameters.zones: zone-a)",
+      "DVPInstanceClass \"m\": spec.etcdDisk is required for NodeGroup master (the etcd disk)",
+    ])
+    error_message = "problems: ${jsonencode(output.problems)}"
+  }
+}
+
+run "unknown_node_group_and_class" {
+  command = plan
+
+  variables {
+    node_group_name = "front"
+  }
+
+  expect_failures = [output.vm]
+
+  assert {
+    condition     = output.problems == tolist(["NodeGroup \"front\" not found (known: worker)"])
+    error_message = "problems: ${jsonencode(output.problems)}"
+  }
+}
+
+run "unknown_instance_class" {
+  command = plan
+
+  variables {
+    instanceClasses = {}
+  }
+
+  expect_failures = [output.vm]
+
+  assert {
+    condition     = output.problems == tolist(["NodeGroup \"worker\": spec.cloudInstances.classReference.name: DVPInstanceClass \"worker-class\" not found"])
+    error_message = "problems: ${jsonencode(output.problems)}"
+  }
+}
+
+run "a_hostname_longer_than_a_label_value_is_refused" {
+  command = plan
+
+  variables {
+    prefix = "a-prefix-that-is-far-too-long-for-a-label-value-of-kubernetes"
+  }
+
+  expect_failures = [output.vm]
+
+  assert {
+    condition     = output.problems == tolist(["clusterConfiguration.cloud.prefix and NodeGroup \"worker\": hostname \"a-prefix-that-is-far-too-long-for-a-label-value-of-kubernetes-worker-0\" must be a DNS label of at most 63 characters (it is the VirtualMachine name and a label value)"])
+    error_message = "problems: ${jsonencode(output.problems)}"
   }
 }

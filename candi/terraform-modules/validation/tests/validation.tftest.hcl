@@ -46,6 +46,20 @@ run "missing_class_or_image_fails_the_plan" {
   expect_failures = [terraform_data.checked]
 }
 
+run "a_missing_namespace_names_the_module_config_field" {
+  command = plan
+
+  providers = {
+    kubernetes = kubernetes.found
+  }
+
+  variables {
+    namespace = ""
+  }
+
+  expect_failures = [var.namespace]
+}
+
 mock_provider "kubernetes" {
   alias = "found"
   mock_data "kubernetes_resources" {

@@ -7,6 +7,11 @@ mock_provider "kubernetes" {
       object = { status = { phase = "Running", ipAddress = "10.0.0.5" } }
     }
   }
+  mock_data "kubernetes_resources" {
+    defaults = {
+      objects = [{ metadata = { name = "generic" } }]
+    }
+  }
 }
 
 variables {
@@ -69,8 +74,9 @@ run "create" {
     error_message = "VM manifest: ${jsonencode(kubernetes_manifest.vm.manifest)}"
   }
   assert {
-    condition     = kubernetes_manifest.vm.wait[0].fields == tomap({ "status.phase" = "^Running$" })
-    error_message = "the VM must be waited for until Running"
+    // a wait that timed out on create would taint the VM: readiness is the read-back's postcondition
+    condition     = length(kubernetes_manifest.vm.wait) == 0 && kubernetes_manifest.vm.field_manager[0].force_conflicts
+    error_message = "the VM resource must not wait, and must own its fields"
   }
   assert {
     condition = (kubernetes_secret_v1.cloudinit.type == "provisioning.virtualization.deckhouse.io/cloud-init"
@@ -79,8 +85,8 @@ run "create" {
     error_message = "cloud-init Secret"
   }
   assert {
-    condition     = output.ip_address == "10.0.0.5"
-    error_message = "the address comes from the VM status"
+    condition     = output.phase == "Running"
+    error_message = "the phase comes from the read-back"
   }
 }
 
@@ -118,4 +124,49 @@ run "change_boot_disk" {
   variables {
     boot_disk_name = "demo-master-0-root-5ce1e9"
   }
+}
+
+// The VM exists (run "create"), so the read-back happens at plan: a converge stops there with DVP's reason.
+run "a_vm_of_a_missing_class_fails_with_dvps_condition" {
+  command = plan
+
+  override_data {
+    target = data.kubernetes_resource.vm
+    values = {
+      object = { status = { phase = "Pending", conditions = [
+        { type = "VirtualMachineClassReady", status = "False", reason = "NotFound", message = "VirtualMachineClass \"generic\" not found" },
+        { type = "BlockDevicesReady", status = "False", reason = "NotReady", message = "VirtualDisk demo-master-0-root-ab91fd is Provisioning" },
+      ] } }
+    }
+  }
+
+  expect_failures = [terraform_data.ready]
+}
+
+run "a_vm_that_is_only_slow_passes" {
+  override_data {
+    target = data.kubernetes_resource.vm
+    values = {
+      object = { status = { phase = "Pending", conditions = [
+        { type = "VirtualMachineClassReady", status = "True", reason = "Ready", message = "" },
+        { type = "BlockDevicesReady", status = "False", reason = "NotReady", message = "VirtualDisk demo-master-0-root-ab91fd is Provisioning" },
+      ] } }
+    }
+  }
+
+  assert {
+    condition     = output.phase == "Pending"
+    error_message = "a VM waiting for its disks is not an error"
+  }
+}
+
+run "a_missing_class_is_refused_at_plan" {
+  command = plan
+
+  override_data {
+    target = data.kubernetes_resources.vm_class
+    values = { objects = [] }
+  }
+
+  expect_failures = [data.kubernetes_resources.vm_class]
 }

@@ -10,6 +10,11 @@ mock_provider "kubernetes" {
       }
     }
   }
+  mock_data "kubernetes_resources" {
+    defaults = {
+      objects = [{ metadata = { name = "x" } }]
+    }
+  }
 }
 
 variables {
@@ -58,7 +63,7 @@ run "first_master" {
     error_message = "names: ${jsonencode(module.node.vm)}"
   }
   assert {
-    condition     = module.additional_disk.names == ["demo-master-0-additional-disk-0"] && module.kubernetes_data_disk.name == "demo-master-0-kubernetes-data"
+    condition     = jsonencode(module.additional_disk.names) == jsonencode(["demo-master-0-additional-disk-0"]) && module.kubernetes_data_disk.name == "demo-master-0-kubernetes-data"
     error_message = "disks"
   }
   assert {
@@ -98,5 +103,38 @@ run "legacy_configuration_only" {
   assert {
     condition     = module.node.hostname == "demo-master-1" && module.node.ip_address == "10.0.0.5"
     error_message = "node: ${module.node.hostname} ${module.node.ip_address}"
+  }
+}
+
+// Masters change one at a time: while another master restarts to apply its configuration, the plan stops.
+run "another_master_restarting_stops_the_plan" {
+  command = plan
+
+  override_data {
+    target = data.kubernetes_resources.masters
+    values = { objects = [
+      { metadata = { name = "demo-master-0" }, status = { phase = "Running" } },
+      { metadata = { name = "demo-master-1" }, status = { phase = "Stopping", conditions = [{ type = "AwaitingRestartToApplyConfiguration", status = "True" }] } },
+    ] }
+  }
+
+  expect_failures = [data.kubernetes_resources.masters]
+}
+
+run "other_masters_running_or_other_groups_busy_do_not_stop_it" {
+  command = plan
+
+  override_data {
+    target = data.kubernetes_resources.masters
+    values = { objects = [
+      { metadata = { name = "demo-master-0" }, status = { phase = "Starting" } },
+      { metadata = { name = "demo-master-1" }, status = { phase = "Running" } },
+      { metadata = { name = "demo-worker-0" }, status = { phase = "Stopping" } },
+    ] }
+  }
+
+  assert {
+    condition     = module.node.hostname == "demo-master-0"
+    error_message = "the plan must go on"
   }
 }

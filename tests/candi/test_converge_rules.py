@@ -1,0 +1,252 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""What a converge meets when DVP is slow, refuses, or was edited by hand, with the real OpenTofu and provider
+against the real DVP API while the simulator plays DVP: readiness never taints the VM or its disks, DVP's own
+reason ends a run at once, our fields are taken back after a manual edit, and bad or missing inputs are refused
+at plan, before anything exists, naming the field to fix."""
+
+import io
+import json
+import shutil
+import subprocess
+import tarfile
+
+import pytest
+from candi.layout_inputs import POOL, seed_parent, variables
+from candi.tofu_runner import ROOT, Tofu, write_vars
+from dvp_common.dvp import resources as R
+from dvp_sim import SimConfig, Simulator
+
+pytestmark = pytest.mark.tools
+
+VM = "module.master.module.vm.kubernetes_manifest.vm"
+QUICK = 300  # seconds an apply may take here: none of these runs waits for DVP
+
+
+@pytest.fixture
+def project(dvp_api):
+    """A fresh project namespace and a way to (re)start the simulator on it with a config of the test's."""
+    client = dvp_api.client()
+    seed_parent(client)
+    ns = dvp_api.create_namespace("rules")
+    sims = []
+
+    def simulate(**cfg):
+        for sim in sims:
+            sim.stop()
+            sim.client.close()
+        sims.clear()
+        sim = Simulator(dvp_api.client(), SimConfig(namespace=ns, default_latency=0.05, ip_pool=POOL,
+                                                    watch_timeout=1, **cfg))
+        sim.start()
+        sims.append(sim)
+
+    yield client, ns, simulate
+    for sim in sims:
+        sim.stop()
+        sim.client.close()
+    client.close()
+
+
+def run(tofu, cwd, *args, timeout=QUICK):
+    return tofu.run(cwd, *args, "-input=false", "-no-color", timeout=timeout)
+
+
+def one_line(out: str) -> str:
+    return " ".join(out.split())
+
+
+def state(tofu, cwd) -> dict[str, dict]:
+    """Managed resources of the state by address, with their status (tainted or not)."""
+    res = tofu.run(cwd, "show", "-json")
+    assert res.rc == 0, res.out
+    out = {}
+
+    def walk(module):
+        for r in module.get("resources", []):
+            if r["mode"] == "managed":
+                out[r["address"]] = r
+        for child in module.get("child_modules", []):
+            walk(child)
+
+    walk(json.loads(res.out)["values"]["root_module"])
+    return out
+
+
+def plan_actions(tofu, cwd) -> dict[str, list[str]]:
+    res = run(tofu, cwd, "plan", "-out=tfplan")
+    assert res.rc == 0, res.out
+    show = tofu.run(cwd, "show", "-json", "tfplan")
+    return {c["address"]: c["change"]["actions"] for c in json.loads(show.out)["resource_changes"]
+            if c["change"]["actions"] != ["no-op"] and c["mode"] == "managed"}
+
+
+def test_a_slow_master_is_neither_waited_for_nor_tainted_nor_recreated(tofu, dvp_api, project, tmp_path):
+    client, ns, simulate = project
+    simulate(stuck={"VirtualMachine.Starting"})
+    cwd = tofu.step(tmp_path, "master-node", variables(dvp_api.kubeconfig(ns), ns))
+
+    res = run(tofu, cwd, "apply", "-auto-approve")
+    assert res.rc == 0, res.out
+    vm = client.get(R.VIRTUAL_MACHINE, "candi-master-0", ns)
+    assert vm["status"]["phase"] == "Starting"
+    assert [a for a, r in state(tofu, cwd).items() if r.get("tainted")] == []
+
+    # DVP gets there later: the next converge has nothing to do, and the VM is the same object.
+    simulate()
+    client.wait_for(R.VIRTUAL_MACHINE, "candi-master-0", lambda o: o and o["status"].get("phase") == "Running",
+                    120, ns)
+    assert plan_actions(tofu, cwd) == {}
+    assert client.get(R.VIRTUAL_MACHINE, "candi-master-0", ns)["metadata"]["uid"] == vm["metadata"]["uid"]
+    assert run(tofu, cwd, "destroy", "-auto-approve").rc == 0
+
+
+def test_a_disk_over_the_quota_ends_the_run_with_dvps_reason(tofu, dvp_api, project, tmp_path):
+    client, ns, simulate = project
+    simulate(quota_bytes=16 * 2**30)  # the root disk (20Gi) alone is over it
+    cwd = tofu.step(tmp_path, "master-node", variables(dvp_api.kubeconfig(ns), ns))
+    root = "module.root_disk.module.disk.kubernetes_manifest.disk"
+
+    applied = run(tofu, cwd, "apply", "-auto-approve")
+    disks = [d["metadata"]["name"] for d in client.list(R.VIRTUAL_DISK, ns).items]
+    root_name = next(d for d in disks if "-root-" in d)
+    client.wait_for(R.VIRTUAL_DISK, root_name, lambda o: o and any(
+        c.get("reason") == "QuotaExceeded" for c in o.get("status", {}).get("conditions", [])), 60, ns)
+
+    # The apply either saw it already, or the next plan does: either way with DVP's words, not a timeout.
+    planned = run(tofu, cwd, "plan")
+    for res in ([applied] if applied.rc else []) + [planned]:
+        assert res.rc == 1, res.out
+        text = one_line(res.out)
+        assert f"VirtualDisk {ns}/{root_name}: phase Pending, Ready=False QuotaExceeded: requested 20Gi" in text, text
+        assert "timed out" not in text
+    # nothing of it is tainted: the disks and the VM stay as they are
+    st = state(tofu, cwd)
+    assert root in st and VM in st
+    assert [a for a, r in st.items() if r.get("tainted") and "terraform_data.ready" not in a] == []
+
+
+def test_a_manual_edit_of_our_fields_is_taken_back(tofu, dvp_api, project, tmp_path):
+    client, ns, simulate = project
+    simulate()
+    cwd = tofu.step(tmp_path, "master-node", variables(dvp_api.kubeconfig(ns), ns))
+    assert run(tofu, cwd, "apply", "-auto-approve").rc == 0
+
+    # Someone resizes the VM with their own tool (another field manager, forcing its way in).
+    edit = {"apiVersion": "virtualization.deckhouse.io/v1alpha2", "kind": "VirtualMachine",
+            "metadata": {"name": "candi-master-0", "namespace": ns}, "spec": {"cpu": {"cores": 3}}}
+    client.patch(R.VIRTUAL_MACHINE, "candi-master-0", edit, ns, patch_type="apply", field_manager="kubectl-edit",
+                 force=True)
+
+    res = run(tofu, cwd, "apply", "-auto-approve", timeout=240)
+    assert res.rc == 0, res.out
+    assert client.get(R.VIRTUAL_MACHINE, "candi-master-0", ns)["spec"]["cpu"]["cores"] == 2
+    vm = client.get(R.VIRTUAL_MACHINE, "candi-master-0", ns)
+    assert {m["manager"] for m in vm["metadata"]["managedFields"] if m.get("operation") == "Apply"
+            and "f:cpu" in json.dumps(m.get("fieldsV1", {}))} == {"Terraform"}
+    assert run(tofu, cwd, "destroy", "-auto-approve").rc == 0
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda v: v["instanceClasses"]["master"]["spec"]["virtualMachine"].update(liveMigrationPolicy="Never"),
+     'DVPInstanceClass "master": spec.virtualMachine.liveMigrationPolicy must be one of AlwaysSafe, PreferSafe, '
+     'AlwaysForced, PreferForced, got "Never"'),
+    (lambda v: v["instanceClasses"]["master"]["spec"]["virtualMachine"].update(runPolicy="Always"),
+     'DVPInstanceClass "master": spec.virtualMachine.runPolicy must be one of AlwaysOn, AlwaysOff, Manual, '
+     'AlwaysOnUnlessStoppedManually, got "Always"'),
+    (lambda v: v["instanceClasses"]["master"]["spec"]["virtualMachine"]["cpu"].update(coreFraction="5"),
+     'DVPInstanceClass "master": spec.virtualMachine.cpu.coreFraction must be a percentage from 1% to 100%, '
+     'got "5"'),
+    (lambda v: v["instanceClasses"]["master"]["spec"].pop("etcdDisk"),
+     'DVPInstanceClass "master": spec.etcdDisk is required for NodeGroup master (the etcd disk)'),
+    (lambda v: v["settings"]["spec"]["settings"]["provider"]["parameters"].pop("namespace"),
+     "ModuleConfig cloud-provider-dvp: spec.settings.provider.parameters.namespace is required"),
+    (lambda v: v["nodeGroups"].pop("master"), 'NodeGroup "master" not found (known: worker)'),
+    (lambda v: v["nodeGroups"]["master"]["spec"]["cloudInstances"].update(zones=["zone-z"])
+     or v["settings"]["spec"]["settings"]["nodes"]["parameters"].update(zones=["zone-a"]),
+     'NodeGroup "master": spec.cloudInstances.zones zone-z not among the cluster zones'),
+    (lambda v: v["instanceClasses"]["master"]["spec"]["rootDisk"].update(storageClass="no-such-class"),
+     'DVPInstanceClass "master": spec.rootDisk.storageClass: StorageClass "no-such-class" not found in the parent '
+     'DVP cluster.'),
+    (lambda v: v["instanceClasses"]["master"]["spec"]["virtualMachine"].update(virtualMachineClassName="gone"),
+     'virtualMachine.virtualMachineClassName: VirtualMachineClass "gone" not found in the parent DVP cluster.'),
+    (lambda v: v["clusterConfiguration"]["cloud"].update(prefix="p" * 60),
+     f'hostname "{"p" * 60}-master-0" must be a DNS label of at most 63 characters'),
+], ids=["liveMigrationPolicy", "runPolicy", "coreFraction", "etcdDisk", "namespace", "nodeGroup", "zones",
+        "storageClass", "vmClass", "hostname"])
+def test_bad_or_missing_inputs_are_refused_at_plan_naming_the_field(tofu, dvp_api, project, tmp_path, change,
+                                                                     message):
+    client, ns, simulate = project
+    bad = variables(dvp_api.kubeconfig(ns), ns)
+    change(bad)
+    cwd = tofu.step(tmp_path, "master-node", bad)
+    res = run(tofu, cwd, "plan")
+    assert res.rc == 1
+    assert message in one_line(res.out), res.out
+    assert client.list(R.VIRTUAL_DISK, ns).items == []
+
+
+def test_missing_credentials_name_the_secret(tofu, dvp_api, project, tmp_path):
+    _, ns, _ = project
+    cwd = tofu.step(tmp_path, "master-node", variables(dvp_api.kubeconfig(ns), ns, secrets={}))
+    res = run(tofu, cwd, "plan")
+    assert res.rc == 1
+    assert ("Secret d8-cloud-provider-dvp/d8-credentials: not found (the credentials Secret of ModuleConfig "
+            "cloud-provider-dvp" in one_line(res.out)), res.out
+
+
+def test_removing_a_named_additional_disk_leaves_the_others(tofu, dvp_api, project, tmp_path):
+    _, ns, simulate = project
+    simulate()
+    two = variables(dvp_api.kubeconfig(ns), ns)
+    two["instanceClasses"]["master"]["spec"]["additionalDisks"] = [
+        {"name": "logs", "size": "5Gi", "storageClass": "candi-fast"},
+        {"name": "data", "size": "6Gi", "storageClass": "candi-fast"}]
+    cwd = tofu.step(tmp_path, "master-node", two)
+    assert run(tofu, cwd, "apply", "-auto-approve").rc == 0
+
+    one = variables(dvp_api.kubeconfig(ns), ns)
+    one["instanceClasses"]["master"]["spec"]["additionalDisks"] = [two["instanceClasses"]["master"]["spec"][
+        "additionalDisks"][1]]
+    write_vars(cwd, one)
+    assert plan_actions(tofu, cwd) == {
+        'module.additional_disk.module.disk["logs"].kubernetes_manifest.disk': ["delete"],
+        'module.additional_disk.module.disk["logs"].terraform_data.ready': ["delete"],
+        VM: ["update"],
+    }
+    write_vars(cwd, two)
+    assert run(tofu, cwd, "destroy", "-auto-approve").rc == 0
+
+
+# The last commit whose layouts keyed additional disks by index (count), before they were keyed by name.
+INDEX_KEYED = "615fdd40c64ec409e0061e9bd062a1f85d9edb89"
+
+
+def test_index_keyed_disks_of_an_earlier_release_move_in_state_without_changes(tofu, dvp_api, project, tmp_path):
+    client, ns, simulate = project
+    simulate()
+    old = tmp_path / "old"
+    old.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", INDEX_KEYED, "candi"], capture_output=True,
+                             check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(old, filter="tar")
+    inputs = variables(dvp_api.kubeconfig(ns), ns)
+    before = Tofu(env=tofu.env, candi=old / "candi").step(tmp_path / "before", "master-node", inputs)
+    assert run(tofu, before, "apply", "-auto-approve", timeout=900).rc == 0
+    disk = client.get(R.VIRTUAL_DISK, "candi-master-0-additional-disk-0", ns)
+
+    cwd = tofu.step(tmp_path / "after", "master-node", inputs)  # today's layouts over the same state
+    shutil.copy(before / "terraform.tfstate", cwd / "terraform.tfstate")
+    res = run(tofu, cwd, "plan", "-out=tfplan")
+    assert res.rc == 0, res.out
+    changes = json.loads(tofu.run(cwd, "show", "-json", "tfplan").out)["resource_changes"]
+    moved = {c["address"]: c["previous_address"] for c in changes
+             if c.get("previous_address") and c["mode"] == "managed"}
+    assert moved == {'module.additional_disk.module.disk["0"].kubernetes_manifest.disk':
+                     "module.additional_disk.module.disk[0].kubernetes_manifest.disk"}
+    assert [c["address"] for c in changes if "delete" in c["change"]["actions"]] == []
+    assert tofu.run(cwd, "apply", "-input=false", "-no-color", "tfplan", timeout=QUICK).rc == 0
+    assert client.get(R.VIRTUAL_DISK, "candi-master-0-additional-disk-0", ns)["metadata"]["uid"] == \
+        disk["metadata"]["uid"]
+    assert run(tofu, cwd, "destroy", "-auto-approve").rc == 0
