@@ -28,10 +28,10 @@ NETWORK_POLICY = Resource("networking.k8s.io", "v1", "networkpolicies", "Network
 PLURALS = {"VirtualMachine": "virtualmachines", "VirtualDisk": "virtualdisks",
            "VirtualMachineIPAddress": "virtualmachineipaddresses", "VirtualMachineClass": "virtualmachineclasses",
            "VirtualImage": "virtualimages", "ClusterVirtualImage": "clustervirtualimages",
-           "NetworkPolicy": "networkpolicies", "Secret": "secrets"}
+           "NetworkPolicy": "networkpolicies", "Secret": "secrets", "StorageClass": "storageclasses"}
 GROUPS = {"virtualization.deckhouse.io/v1alpha2": "virtualization.deckhouse.io", "networking.k8s.io/v1":
-          "networking.k8s.io", "v1": ""}
-BUILT_IN = {"", "networking.k8s.io"}
+          "networking.k8s.io", "storage.k8s.io/v1": "storage.k8s.io", "v1": ""}
+BUILT_IN = {"", "networking.k8s.io", "storage.k8s.io"}
 CRDS = ("list", "customresourcedefinitions.apiextensions.k8s.io")
 # What the provider (hashicorp/kubernetes) asks the API for, per kind of block: a manifest is read, created by
 # server-side apply (patch, and create for a new object), deleted and waited for by reads; a typed Secret is
@@ -67,7 +67,8 @@ def layout_requests() -> dict[tuple[str, str], set[str]]:
                 match = KIND.search(body)
                 assert match, f"{path}: {block} {type_} without apiVersion and kind"
                 version, kind = match.groups()
-                kinds = sorted(image_kinds()) if kind == "each.value[0].kind" else [kind.strip('"')]
+                # an unquoted kind is an expression: the image kinds of the instance class
+                kinds = [kind.strip('"')] if kind.startswith('"') else sorted(image_kinds())
                 targets = [(version, k) for k in kinds]
             else:
                 continue
