@@ -19,15 +19,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 from dvp_common.dvp.connection import DVPConnection
+from dvp_common.dvp.images import SOURCES
 from dvp_common.kube import KubeClient
 from dvp_common.runtime import HealthServer, Informer, LeaderElector, status_only
+from dvp_common.runtime.cached import CachedClient
 from prometheus_client import CollectorRegistry
 
 from capdvp import resources as r
 from capdvp.admission import WebhookServer
-from capdvp.cache import CachedApi
 from capdvp.controllers.cluster import ClusterReconciler
-from capdvp.controllers.context import Context
+from capdvp.controllers.context import Context, project
 from capdvp.controllers.guest import CLUSTER_NAME_LABEL
 from capdvp.controllers.machine import MachineReconciler
 from capdvp.domain import ownership
@@ -69,9 +70,10 @@ class Manager:
             # No informer on DVP Secrets: list/watch would read every Secret of the project (other clusters'
             # cloud-init data included); cloud-init Secrets are read by name.
         }
-        remember = {res: PREREQUISITE_MEMORY_S for res in (r.VIRTUAL_MACHINE_CLASS, *r.IMAGE_RESOURCES.values())}
-        ctx = Context(CachedApi(guest, self.guest_informers),
-                      CachedApi(dvp.client, self.dvp_informers, remember=remember), settings.reconcile)
+        remember = {res: PREREQUISITE_MEMORY_S for res in (r.VIRTUAL_MACHINE_CLASS, *SOURCES.values())}
+        cached = DVPConnection(CachedClient(dvp.client, self.dvp_informers, remember=remember), dvp.namespace,
+                               dvp.cluster_uuid)
+        ctx = Context(CachedClient(guest, self.guest_informers), project(cached), settings.reconcile)
         metrics = Metrics(self.registry)
         self.machines = Controller("deckhousemachine", MachineReconciler(ctx).reconcile,
                                    workers=settings.workers, metrics=metrics)

@@ -1,6 +1,7 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""What every reconcile gets: the two APIs, the settings that matter to reconciling, a clock."""
+"""What every reconcile gets: the guest API, the DVP project (typed kinds from dvp_common.dvp), the settings that
+matter to reconciling, a clock."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ import datetime as dt
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from dvp_common.dvp import DVPConnection, Project
+from dvp_common.dvp import labels as L
+from dvp_common.dvp.images import SOURCES
+from dvp_common.kube import KubeClient
 from dvp_common.runtime.controller import DONE, RETRY, Result
 
-from capdvp.ports import Api
-
-__all__ = ["DONE", "RETRY", "Context", "ReconcileConfig", "Result", "parse_time", "utcnow"]
+__all__ = ["DONE", "RETRY", "Context", "ReconcileConfig", "Result", "parse_time", "project", "utcnow"]
 
 
 def utcnow() -> dt.datetime:
@@ -28,16 +31,26 @@ class ReconcileConfig:
     disk_delete_timeout: float = 300.0  # on top of the VM's
     cluster_cleanup_timeout: float = 900.0
     waiting_requeue: float = 30.0  # re-check for things no watch tells us about (a class or image appearing)
+    # Re-check while a deletion, clean-up or warm update is under way: those are also watched, this only bounds
+    # a missed event.
+    recheck: float = 5.0
+    update_timeout: float = 600.0  # seconds a warm update may take to stop or restart the VM before it is given up
     control_plane_host: str = ""
     control_plane_port: int = 6443
 
 
 @dataclass
 class Context:
-    guest: Api
-    dvp: Api
+    guest: KubeClient  # or a CachedClient over one
+    dvp: Project
     config: ReconcileConfig
     now: Callable[[], dt.datetime] = utcnow
+
+
+def project(conn: DVPConnection) -> Project:
+    """The DVP project as capdvp works with it: only objects capdvp made count as ours (a master VM of the
+    OpenTofu layouts is never touched), and a boot disk may also come from a VirtualDiskSnapshot."""
+    return Project(conn, L.CAPDVP, owners=frozenset({L.CAPDVP}), image_kinds=tuple(SOURCES))
 
 
 def parse_time(value: str | None) -> dt.datetime | None:

@@ -13,6 +13,7 @@ from .ipaddresses import IPAddresses
 from .networkpolicies import NetworkPolicies
 from .operations import Operations
 from .ownership import NotOurs, is_ours, owned_labels, require_ours
+from .project import Project
 from .services import Services
 from .snapshots import Snapshots
 from .storageclasses import StorageClasses
@@ -21,6 +22,6 @@ from .vms import VirtualMachines
 __all__ = [
     "AttachmentFailed", "Attachments", "CloudInitSecrets", "DVPConnection", "DVPSettings", "DuplicateObjects",
     "IPAddresses", "Images", "NetworkPolicies", "NotOurs", "OperationFailed", "Operations", "ProvisioningFailed",
-    "QuotaExceeded", "Services", "Snapshots", "StorageClasses", "VMFailed", "VirtualDisks", "VirtualMachineClasses",
-    "VirtualMachines", "is_ours", "owned_labels", "require_ours",
+    "Project", "QuotaExceeded", "Services", "Snapshots", "StorageClasses", "VMFailed", "VirtualDisks",
+    "VirtualMachineClasses", "VirtualMachines", "is_ours", "owned_labels", "require_ours",
 ]

@@ -14,6 +14,7 @@ from typing import Any
 from ..kube.errors import Conflict, Invalid, NotFound
 from ..kube.resources import Resource
 from . import labels as L
+from . import manifests
 from .connection import DVPConnection
 from .errors import DuplicateObjects
 from .ownership import is_ours, owned_labels, require_ours
@@ -100,10 +101,8 @@ class Objects:
         return require_ours(out, self.conn.cluster_uuid, self._me(), self.resource.kind)
 
     def owner_ref(self, obj: Obj, controller: bool = True) -> Obj:
-        """An ownerReference to `obj` (DVP garbage-collects dependants with it)."""
-        return {"apiVersion": obj.get("apiVersion", self.resource.api_version), "kind": obj.get("kind"),
-                "name": obj["metadata"]["name"], "uid": obj["metadata"]["uid"], "controller": controller,
-                "blockOwnerDeletion": False}
+        """An ownerReference to `obj` (DVP garbage-collects dependants with it); flags: manifests.owner_reference."""
+        return manifests.owner_reference(obj, controller)
 
     def patch(self, name: str, body: Obj, current: Obj | None = None) -> Obj:
         """Merge-patch one of our objects (uid-guarded: a same-named replacement answers 409)."""
@@ -121,9 +120,12 @@ class Objects:
                            reason="Conflict", kind=self.resource.kind, name=name, namespace=self.ns or "",
                            verb="patch") from None
 
-    def delete(self, name: str) -> bool:
-        """Delete one of our objects; False when it was already gone. A foreign object raises NotOurs."""
-        current = self.get_or_none(name)
+    def delete(self, name: str, current: Obj | None = None) -> bool:
+        """Delete one of our objects; False when it was already gone. A foreign object raises NotOurs.
+
+        `current` is the object the caller judged (read from a cache or a list): the delete carries its uid, so a
+        same-named object made since that read answers 409 and is never touched."""
+        current = current if current is not None else self.get_or_none(name)
         if current is None:
             return False
         self.require_ours(current)
