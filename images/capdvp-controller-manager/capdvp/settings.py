@@ -73,6 +73,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--vm-delete-timeout", type=float, default=600.0)
     p.add_argument("--disk-delete-timeout", type=float, default=300.0)
     p.add_argument("--cluster-cleanup-timeout", type=float, default=900.0)
+    p.add_argument("--recheck-seconds", type=float, default=ReconcileConfig.recheck,
+                   help="re-check interval while a deletion, clean-up or warm update is under way")
+    p.add_argument("--update-timeout", type=float, default=ReconcileConfig.update_timeout,
+                   help="seconds a warm update may take to stop or restart the VM")
     p.add_argument("--additional-vm-labels", default=None, help="JSON object (env ADDITIONAL_VM_LABELS)")
     p.add_argument("--control-plane-endpoint", default=None, help="host:port (env CONTROL_PLANE_ENDPOINT)")
     return p
@@ -104,6 +108,7 @@ def load(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
     for flag, value in (("--workers", args.workers), ("--vm-delete-timeout", args.vm_delete_timeout),
                         ("--disk-delete-timeout", args.disk_delete_timeout),
                         ("--cluster-cleanup-timeout", args.cluster_cleanup_timeout),
+                        ("--recheck-seconds", args.recheck_seconds), ("--update-timeout", args.update_timeout),
                         ("--resync-seconds", args.resync_seconds)):
         if value <= 0:
             raise ConfigInvalid(f"{flag}: must be positive, got {value}")
@@ -112,7 +117,8 @@ def load(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
         reconcile=ReconcileConfig(
             dvp_namespace=dvp.namespace, cluster_uuid=dvp.cluster_uuid, additional_vm_labels=labels,
             vm_delete_timeout=args.vm_delete_timeout, disk_delete_timeout=args.disk_delete_timeout,
-            cluster_cleanup_timeout=args.cluster_cleanup_timeout, control_plane_host=cp_host,
+            cluster_cleanup_timeout=args.cluster_cleanup_timeout, recheck=args.recheck_seconds,
+            update_timeout=args.update_timeout, control_plane_host=cp_host,
             control_plane_port=cp_port),
         watch_namespace=args.namespace,
         leader_elect=args.leader_elect,
