@@ -8,7 +8,7 @@ import logging
 import os
 import sys
 
-from dvp_common.dvp import DVPConnection
+from dvp_common.dvp import DVPConnection, Inventory
 from dvp_common.kube import ConfigError, KubeClient
 from dvp_common.runtime import logging as runtime_logging
 from dvp_common.runtime.health import HealthServer
@@ -16,7 +16,6 @@ from dvp_common.runtime.settings import ConfigInvalid
 from dvp_common.runtime.signals import stop_on_signals
 
 from .discoverer import Discoverer
-from .dvp import DVPReader
 from .errors import Scrub
 from .guest import Guest
 from .metrics import Metrics
@@ -41,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     guest = Guest(guest_client, settings.write_attempts, settings.write_backoff, settings.write_backoff_cap)
     # The credentials we hold never leave the process, even quoted back in an upstream error page.
     scrub = Scrub(lambda: (conn.client.transport.credentials.token, guest_client.transport.credentials.token))
-    discoverer = Discoverer(DVPReader(conn, settings.dvp_request_deadline), guest, metrics, conn.cluster_uuid,
+    discoverer = Discoverer(Inventory(conn, settings.dvp_request_deadline), guest, metrics, conn.cluster_uuid,
                             settings.quota_threshold, settings.orphan_min_age,
                             vanished_grace=settings.vanished_class_grace, scrub=scrub)
     health = HealthServer(settings.listen_address, metrics.registry)

@@ -67,15 +67,18 @@ class Objects:
     def is_ours(self, obj: Obj | None) -> bool:
         return is_ours(obj, self.conn.cluster_uuid, self._owners())
 
-    def list(self, labels: dict[str, str] | None = None, ours: bool = True) -> list[Obj]:
-        """Objects with these labels; `ours=True` keeps only ours (selected server-side, checked again here)."""
+    def list(self, labels: dict[str, str] | None = None, ours: bool = True, *,
+             deadline: float | None = None) -> list[Obj]:
+        """Objects with these labels; `ours=True` keeps only ours (selected server-side, checked again here).
+        `deadline`: seconds for all pages and retries."""
         selector = dict(labels or {})
         if ours:
             owners = self._owners()
             selector[L.CLUSTER_UUID] = self.conn.cluster_uuid
             if len(owners) == 1:
                 selector[L.COMPONENT] = next(iter(owners))
-        items = self.kube.list_all(self.resource, self.ns, label_selector=selector or None).items
+        bound = {"deadline": deadline} if deadline is not None else {}
+        items = self.kube.list_all(self.resource, self.ns, label_selector=selector or None, **bound).items
         return [o for o in items if self.is_ours(o)] if ours else items
 
     def find_one(self, labels: dict[str, str], ours: bool = True) -> Obj | None:
