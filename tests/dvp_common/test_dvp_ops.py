@@ -147,6 +147,11 @@ def test_disk_resize_delete_and_uid_guard(conn, api):
     stale = dict(created, metadata={**created["metadata"], "uid": "old-uid"})
     with pytest.raises(Conflict):
         disks.patch("pvc-r", {"spec": {"persistentVolumeClaim": {"size": "3Gi"}}}, current=stale)
+    with pytest.raises(Conflict):  # the object judged (e.g. from a cache) was replaced since: untouched
+        disks.delete("pvc-r", stale)
+    assert disks.get("pvc-r")["metadata"]["uid"] == created["metadata"]["uid"]
+    with pytest.raises(NotOurs):  # the judged object is checked too, not only the name
+        disks.delete("pvc-r", dict(created, metadata={**created["metadata"], "labels": {}}))
     assert disks.delete("pvc-r") is True
     assert disks.delete("pvc-r") is False
     disks.wait_gone("pvc-r", 1)
