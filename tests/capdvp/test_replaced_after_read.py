@@ -113,3 +113,14 @@ def _spec_with_two_disks(env: RealEnv):
     from capdvp.domain.machine_spec import parse_spec
 
     return parse_spec(env.spec(additionalDisks=[{"size": "10Gi"}, {"size": "1Gi"}]))
+
+
+@pytest.mark.parametrize(("res", "name"), [(r.VIRTUAL_MACHINE, "w-1"), (r.VIRTUAL_DISK, "w-1-boot")])
+def test_cluster_cleanup_never_touches_a_replacement(env, res, name):
+    env.guest.create(r.DECKHOUSE_CLUSTER, {"metadata": {"name": "dvp"}, "spec": {}}, env.ns)
+    env.clusters.reconcile(env.ns, "dvp")  # the finalizer
+    env.guest.delete(r.DECKHOUSE_CLUSTER, "dvp", env.ns)
+    race = ReplaceAfterRead(env, res, name)  # read by the clean-up's list
+    with pytest.raises(Conflict):
+        env.clusters.reconcile(env.ns, "dvp")
+    assert race.untouched()
