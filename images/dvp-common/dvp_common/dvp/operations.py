@@ -7,23 +7,12 @@ Names are deterministic (manifests.operation_name): a repeated request finds the
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
-
 from . import manifests
 from .errors import OperationFailed
 from .objects import Obj, Objects, phase
 from .resources import VIRTUAL_MACHINE_OPERATION
 
 START, STOP, RESTART = "Start", "Stop", "Restart"
-# Phases after which DVP accepts the next operation on the same VM (it refuses one while another is unfinished).
-FINISHED = frozenset({"Completed", "Failed", "Superseded"})
-
-
-def unfinished(ops: Iterable[Mapping[str, Any]], vm_name: str) -> list[Mapping[str, Any]]:
-    """Operations on this VM that DVP still counts, whoever made them."""
-    return [o for o in ops if (o.get("spec") or {}).get("virtualMachineName") == vm_name
-            and (o.get("status") or {}).get("phase") not in FINISHED]
 
 
 class Operations(Objects):
