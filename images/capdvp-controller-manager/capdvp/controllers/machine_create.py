@@ -19,6 +19,7 @@ from capdvp.domain.machine_spec import MachineSpec
 
 log = logging.getLogger(__name__)
 
+
 def _kind(ctx: Context, kind: str) -> Objects:
     return ctx.dvp.cloud_init if kind == "Secret" else ctx.dvp.disks
 
