@@ -34,10 +34,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "capdvp")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from capdvp import resources as r  # noqa: E402
-from capdvp.controllers.context import Context  # noqa: E402
+from capdvp.controllers.context import Context, project  # noqa: E402
 from capdvp.controllers.machine import MachineReconciler  # noqa: E402
 from capdvp.runner import Controller  # noqa: E402
 from capdvp_world import DVP_NS, NS, World  # noqa: E402
+from dvp_common.dvp import DVPConnection  # noqa: E402
 
 MACHINES = 100
 RTT_S = 0.005  # per API call
@@ -58,7 +59,7 @@ class Latency:
 
     def __getattr__(self, name):
         target = getattr(self.api, name)
-        if name not in ("get", "list", "create", "patch", "delete"):
+        if name not in ("get", "list", "list_all", "create", "patch", "delete"):
             return target
 
         def call(*args, **kwargs):
@@ -98,7 +99,9 @@ class DvpScheduler(threading.Thread):
 
 def run(machines: int = MACHINES) -> dict:
     world = World()
-    world.ctx = Context(Latency(world.guest, RTT_S), Latency(world.dvp, RTT_S), world.config)
+    world.ctx = Context(Latency(world.guest, RTT_S),
+                        project(DVPConnection(Latency(world.dvp, RTT_S), DVP_NS, world.config.cluster_uuid)),
+                        world.config)
     ctl = Controller("deckhousemachine", MachineReconciler(world.ctx).reconcile, workers=WORKERS)
     names = [f"worker-{i:03d}" for i in range(machines)]
     for n in names:

@@ -21,10 +21,9 @@ CLASSES, DISKS, ORPHANS = 200, 300, 100
 
 def run() -> dict:
     from cloud_data_discoverer.discoverer import Discoverer
-    from cloud_data_discoverer.dvp import DVPReader
     from cloud_data_discoverer.guest import Guest
     from cloud_data_discoverer.metrics import Metrics
-    from dvp_common.dvp import DVPConnection
+    from dvp_common.dvp import DVPConnection, Inventory
     from dvp_common.dvp import labels as L
     from dvp_common.dvp.resources import VIRTUAL_DISK
     from dvp_common.kube import RequestMetrics
@@ -51,7 +50,7 @@ def run() -> dict:
                     "csi": {"driver": "csi.dvp.deckhouse.io", "volumeHandle": f"d-{i:03d}"}}})
         dvp_metrics, guest_metrics = RequestMetrics(), RequestMetrics()
         conn = DVPConnection(dvp_api.client(metrics=dvp_metrics), ns, cluster)
-        disc = Discoverer(DVPReader(conn), Guest(guest_api.client(metrics=guest_metrics), namespace=gns), Metrics(),
+        disc = Discoverer(Inventory(conn), Guest(guest_api.client(metrics=guest_metrics), namespace=gns), Metrics(),
                           cluster, orphan_min_age=0)
         for label in ("first", "steady"):
             d0, g0 = dvp_metrics.total(), guest_metrics.total()

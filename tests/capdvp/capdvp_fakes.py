@@ -137,6 +137,10 @@ class FakeApi:
                  and all((o["metadata"].get("labels") or {}).get(a) == b for a, b in want.items())]
         return ListResult(items, str(next(self._rv)))
 
+    def list_all(self, res: Resource, namespace: str | None = None, *, label_selector=None, field_selector=None,
+                 page_size: int = 500, deadline: float | None = None) -> ListResult:
+        return self.list(res, namespace, label_selector=label_selector, field_selector=field_selector)
+
     @_locked
     def create(self, res: Resource, body: dict, namespace: str | None = None, *, get_existing: bool = False,
                field_manager: str | None = None) -> dict:

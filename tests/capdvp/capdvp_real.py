@@ -10,8 +10,9 @@ import secrets
 
 from capdvp import resources as r
 from capdvp.controllers.cluster import ClusterReconciler
-from capdvp.controllers.context import Context, ReconcileConfig
+from capdvp.controllers.context import Context, ReconcileConfig, project
 from capdvp.controllers.machine import MachineReconciler
+from dvp_common.dvp import DVPConnection
 from dvp_common.kube import NotFound
 
 SPEC = {
@@ -40,7 +41,7 @@ class RealEnv:
             self.dvp.create(r.CLUSTER_VIRTUAL_IMAGE, {"metadata": {"name": self.image}, "spec": {
                 "dataSource": {"type": "HTTP", "http": {"url": "https://example.invalid/img.qcow2"}}}})
         self.config = ReconcileConfig(dvp_namespace=self.dvp_ns, cluster_uuid=self.uuid, **config)
-        self.ctx = Context(self.guest, self.dvp, self.config)
+        self.ctx = Context(self.guest, project(DVPConnection(self.dvp, self.dvp_ns, self.uuid)), self.config)
         self.machines = MachineReconciler(self.ctx)
         self.clusters = ClusterReconciler(self.ctx)
         self.cluster = self.guest.create(r.CLUSTER, {"metadata": {"name": "dvp"}, "spec": {

@@ -9,9 +9,10 @@ import datetime as dt
 
 from capdvp import resources as r
 from capdvp.controllers.cluster import ClusterReconciler
-from capdvp.controllers.context import Context, ReconcileConfig
+from capdvp.controllers.context import Context, ReconcileConfig, project
 from capdvp.controllers.machine import MachineReconciler
 from capdvp_fakes import FakeApi
+from dvp_common.dvp import DVPConnection
 
 NS = "d8-cloud-instance-manager"
 DVP_NS = "tenant-a"
@@ -51,7 +52,7 @@ class World:
         self.config = ReconcileConfig(dvp_namespace=DVP_NS, cluster_uuid=UUID,
                                       additional_vm_labels={"bastion-access": "true"},
                                       control_plane_host="10.0.0.1", control_plane_port=6443)
-        self.ctx = Context(self.guest, self.dvp, self.config, self.clock)
+        self.ctx = Context(self.guest, project(DVPConnection(self.dvp, DVP_NS, UUID)), self.config, self.clock)
         self.machines = MachineReconciler(self.ctx)
         self.clusters = ClusterReconciler(self.ctx)
         self.dvp.put(r.VIRTUAL_MACHINE_CLASS, {"metadata": {"name": "generic"}})

@@ -30,7 +30,7 @@ def test_creates_vm_secret_and_disks_owned_by_the_vm(world):
                             {"kind": "VirtualDisk", "name": "w-1-additional-disk-0"}],
         "provisioning": {"type": "UserDataRef", "userDataRef": {"kind": "Secret", "name": "cloud-init-w-1"}}}
     owner = [{"apiVersion": "virtualization.deckhouse.io/v1alpha2", "kind": "VirtualMachine", "name": "w-1",
-              "uid": vm["metadata"]["uid"], "controller": True, "blockOwnerDeletion": True}]
+              "uid": vm["metadata"]["uid"], "controller": True, "blockOwnerDeletion": False}]
     secret = world.dvp.peek(r.SECRET, "cloud-init-w-1", DVP_NS)
     assert secret["type"] == "provisioning.virtualization.deckhouse.io/cloud-init"
     assert secret["immutable"] is True

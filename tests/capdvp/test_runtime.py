@@ -79,6 +79,9 @@ def test_settings_from_flags_and_env():
     assert "a3ViZWNvbmZpZw" not in repr(s)  # the kubeconfig never shows up in logs
     assert s.kubeconfig == ""  # in a pod: the ServiceAccount
     assert load(["--kubeconfig=/tmp/guest.kubeconfig"], ENV).kubeconfig == "/tmp/guest.kubeconfig"
+    assert (s.reconcile.recheck, s.reconcile.update_timeout) == (5.0, 600.0)
+    tuned = load(["--recheck-seconds=2", "--update-timeout=120"], ENV).reconcile
+    assert (tuned.recheck, tuned.update_timeout) == (2.0, 120.0)
 
 
 @pytest.mark.parametrize(("argv", "env", "message"), [
@@ -86,6 +89,7 @@ def test_settings_from_flags_and_env():
     (["--webhook-bind-address=:http"], ENV, "--webhook-bind-address: ':http' is not [host]:port"),
     (["--additional-vm-labels=[1]"], ENV, "--additional-vm-labels: must map strings to strings"),
     (["--vm-delete-timeout=0"], ENV, "--vm-delete-timeout: must be positive, got 0.0"),
+    (["--update-timeout=-1"], ENV, "--update-timeout: must be positive, got -1.0"),
     (["--control-plane-endpoint=api"], ENV, "--control-plane-endpoint: 'api' is not host:port"),
 ])
 def test_bad_settings_are_one_clear_line(argv, env, message):

@@ -36,7 +36,7 @@ class StaleReads:
 
 
 def stale_context(world, res: Resource, snapshot: dict) -> Context:
-    return Context(StaleReads(world.guest, res, snapshot), world.dvp, world.config, world.clock)
+    return Context(StaleReads(world.guest, res, snapshot), world.ctx.dvp, world.config, world.clock)
 
 
 def test_machine_released_again_from_a_stale_copy_is_done(world):

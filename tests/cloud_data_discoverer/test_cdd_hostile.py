@@ -24,11 +24,11 @@ import pytest
 import yaml
 from cloud_data_discoverer.discoverer import Discoverer
 from cloud_data_discoverer.domain import shapes
-from cloud_data_discoverer.dvp import RESOURCE_QUOTA, DVPReader
 from cloud_data_discoverer.errors import Scrub
 from cloud_data_discoverer.guest import Guest
 from cloud_data_discoverer.metrics import Metrics
-from dvp_common.dvp import DVPConnection
+from dvp_common.dvp import DVPConnection, Inventory
+from dvp_common.dvp.resources import RESOURCE_QUOTA
 from dvp_common.kube import Fault, Forbidden, KubeClient, RetryPolicy, Transient
 from dvp_common.kube.resources import CONFIG_MAP, SECRET
 from dvp_common.runtime.logging import JsonFormatter
@@ -51,7 +51,7 @@ def schema() -> dict:
 
 
 class ShapesDVP:
-    """A DVPReader stand-in: each read returns its list, or raises it when it is an exception."""
+    """An Inventory stand-in: each read returns its list, or raises it when it is an exception."""
 
     def __init__(self, **reads: Any) -> None:
         self.reads = {k: [] for k in ("quotas", "vm_classes", "storage_classes", "our_disks", "vms", "attachments")}
@@ -130,7 +130,7 @@ def test_error_page_echoing_the_token_reaches_no_output(guest_api, caplog):
         with pytest.raises(Transient) as raw:
             client.list_all(RESOURCE_QUOTA, "p")
         assert TOKEN in str(raw.value)  # the threat is real: the page does carry the token
-        w = World(guest_api, DVPReader(DVPConnection(client, "p", "uuid-1")))
+        w = World(guest_api, Inventory(DVPConnection(client, "p", "uuid-1")))
         with caplog.at_level(logging.INFO):
             result = w.disc.run_once()
     finally:
@@ -276,7 +276,7 @@ def test_a_dripping_dvp_does_not_hold_a_round(guest_api):
     slow = HostileHTTP({"/": dripping_body()}, drip=0.1)
     try:
         client = KubeClient.from_url(slow.url, token=TOKEN)
-        w = World(guest_api, DVPReader(DVPConnection(client, "p", "uuid-1"), deadline=0.5))
+        w = World(guest_api, Inventory(DVPConnection(client, "p", "uuid-1"), deadline=0.5))
         box: dict = {}
         thread = threading.Thread(target=lambda: box.update(result=w.disc.run_once()), daemon=True)
         thread.start()

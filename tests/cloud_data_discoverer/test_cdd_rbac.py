@@ -12,10 +12,9 @@ import uuid
 
 import pytest
 from cloud_data_discoverer.discoverer import Discoverer
-from cloud_data_discoverer.dvp import DVPReader
 from cloud_data_discoverer.guest import Guest
 from cloud_data_discoverer.metrics import Metrics
-from dvp_common.dvp import DVPConnection
+from dvp_common.dvp import DVPConnection, Inventory
 from dvp_common.kube import Forbidden, Resource
 from dvp_common.kube.resources import CONFIG_MAP, NAMESPACE, SECRET
 from harness import matrix
@@ -59,7 +58,7 @@ def test_rendered_rbac_suffices_and_limits(rbac_api, dvp_api):
 
     sa = rbac_api.client(token=token)
     conn = DVPConnection(dvp_api.client(), dvp_api.create_namespace("cdd"), str(uuid.uuid4()))
-    disc = Discoverer(DVPReader(conn), Guest(sa, attempts=1), Metrics(), conn.cluster_uuid)
+    disc = Discoverer(Inventory(conn), Guest(sa, attempts=1), Metrics(), conn.cluster_uuid)
     for _ in range(2):  # create, then update paths
         result = disc.run_once()
         assert result.write_error is None and result.dvp_error is None

@@ -23,12 +23,11 @@ from pathlib import Path
 
 import pytest
 from cloud_data_discoverer.discoverer import Discoverer
-from cloud_data_discoverer.dvp import RESOURCE_QUOTA, DVPReader
 from cloud_data_discoverer.guest import Guest
 from cloud_data_discoverer.metrics import Metrics
-from dvp_common.dvp import DVPConnection
+from dvp_common.dvp import DVPConnection, Inventory
 from dvp_common.dvp import labels as L
-from dvp_common.dvp.resources import VIRTUAL_DISK, VIRTUAL_MACHINE, VMBDA
+from dvp_common.dvp.resources import RESOURCE_QUOTA, VIRTUAL_DISK, VIRTUAL_MACHINE, VMBDA
 from dvp_common.kube import NO_RETRY, Fault
 from dvp_common.kube.resources import CONFIG_MAP, PERSISTENT_VOLUME, SECRET, STORAGE_CLASS
 from dvp_common.runtime.health import HealthServer
@@ -56,7 +55,7 @@ class Env:
         self.sleeps: list[float] = []
         self.guest_io = Guest(guest_api.client(), attempts=3, backoff=0.01, cap=0.02, sleep=self.sleeps.append,
                               namespace=self.gns)
-        self.disc = Discoverer(DVPReader(self.conn), self.guest_io, self.metrics, self.uuid, orphan_min_age=0)
+        self.disc = Discoverer(Inventory(self.conn), self.guest_io, self.metrics, self.uuid, orphan_min_age=0)
         self.classes: list[str] = []
 
     def sc(self, suffix: str, **ann: str) -> str:

@@ -147,6 +147,11 @@ def test_disk_resize_delete_and_uid_guard(conn, api):
     stale = dict(created, metadata={**created["metadata"], "uid": "old-uid"})
     with pytest.raises(Conflict):
         disks.patch("pvc-r", {"spec": {"persistentVolumeClaim": {"size": "3Gi"}}}, current=stale)
+    with pytest.raises(Conflict):  # the object judged (e.g. from a cache) was replaced since: untouched
+        disks.delete("pvc-r", stale)
+    assert disks.get("pvc-r")["metadata"]["uid"] == created["metadata"]["uid"]
+    with pytest.raises(NotOurs):  # the judged object is checked too, not only the name
+        disks.delete("pvc-r", dict(created, metadata={**created["metadata"], "labels": {}}))
     assert disks.delete("pvc-r") is True
     assert disks.delete("pvc-r") is False
     disks.wait_gone("pvc-r", 1)
@@ -239,12 +244,21 @@ def test_snapshots_operations_ipaddresses(conn, api):
     api.put_object("virtualization.deckhouse.io/v1alpha2/virtualdisksnapshots", with_status(snap, phase="Ready"))
     assert snaps.wait_ready("snap-1", 5)["status"]["phase"] == "Ready"
     ops = Operations(conn, L.CAPDVP)
-    op = ops.request("worker-0", "Stop")
-    assert op["metadata"]["name"].startswith("stop-worker-0-") and op["spec"]["type"] == "Stop"
+    vm = {"apiVersion": "virtualization.deckhouse.io/v1alpha2", "kind": "VirtualMachine",
+          "metadata": {"name": "worker-0", "uid": "vm-uid"}}
+    op = ops.request(vm, "Stop", 3)
+    # Deterministic: the same request again finds the operation it made, never a second Stop.
+    assert op["metadata"]["name"] == "worker-0-stop-g3"
+    assert op["spec"] == {"type": "Stop", "virtualMachineName": "worker-0"}
+    assert op["metadata"]["ownerReferences"] == [{"apiVersion": "virtualization.deckhouse.io/v1alpha2",
+                                                  "kind": "VirtualMachine", "name": "worker-0", "uid": "vm-uid",
+                                                  "controller": True, "blockOwnerDeletion": False}]
+    assert ops.request(vm, "Stop", 3)["metadata"]["uid"] == op["metadata"]["uid"]
+    assert [o["metadata"]["name"] for o in ops.on_vm("worker-0")] == ["worker-0-stop-g3"]
     api.put_object("virtualization.deckhouse.io/v1alpha2/virtualmachineoperations", with_status(op, phase="Completed"))
     assert ops.wait_done(op["metadata"]["name"], 5)["status"]["phase"] == "Completed"
     with pytest.raises(ValueError, match="Start cannot be forced"):
-        ops.request("worker-0", "Start", force=True)
+        ops.request(vm, "Start", 3, force=True)
     ips = IPAddresses(conn, L.CAPDVP)
     ip = ips.create(ips.new("master-0", "10.0.0.10"))
     assert ip["spec"] == {"type": "Static", "staticIP": "10.0.0.10"}

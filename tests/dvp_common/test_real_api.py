@@ -201,7 +201,7 @@ def test_every_body_we_build_passes_the_real_crds(conn, kube, ns):
     assert bda["metadata"]["name"] == "vmbda-pvc-1-worker-0"
     snaps = Snapshots(conn, L.CSI)
     assert snaps.create(snaps.new("snap", "pvc-1"))["spec"] == {"virtualDiskName": "pvc-1", "requiredConsistency": True}
-    assert Operations(conn, L.CAPDVP).request("worker-0", "Stop", force=True)["spec"]["force"] is True
+    assert Operations(conn, L.CAPDVP).request(vm, "Stop", 1, force=True)["spec"]["force"] is True
     ips = IPAddresses(conn, L.CAPDVP)
     assert ips.create(ips.new("master-0", "10.10.0.5"))["spec"] == {"type": "Static", "staticIP": "10.10.0.5"}
     svcs = Services(conn, L.CCM)

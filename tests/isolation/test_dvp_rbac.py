@@ -137,9 +137,9 @@ def guest_get(env, res, name):
 
 def discoverer_job(dvp_api, guest_api, rec: Recorder) -> None:
     from cloud_data_discoverer.discoverer import Discoverer
-    from cloud_data_discoverer.dvp import DVPReader
     from cloud_data_discoverer.guest import Guest
     from cloud_data_discoverer.metrics import Metrics
+    from dvp_common.dvp import Inventory
 
     admin = dvp_api.client()
     ns = dvp_api.create_namespace("rbac-cdd")
@@ -147,7 +147,7 @@ def discoverer_job(dvp_api, guest_api, rec: Recorder) -> None:
     conn = DVPConnection(dvp_api.client(faults=rec), ns, "uuid-rbac-cdd")
     guest = guest_api.client()
     try:
-        disc = Discoverer(DVPReader(conn), Guest(guest, attempts=1), Metrics(), conn.cluster_uuid)
+        disc = Discoverer(Inventory(conn), Guest(guest, attempts=1), Metrics(), conn.cluster_uuid)
         for _ in range(2):
             result = disc.run_once()
             assert result.dvp_error is None

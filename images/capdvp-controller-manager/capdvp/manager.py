@@ -16,16 +16,17 @@ from collections.abc import Callable
 
 from dvp_common.admission.server import WebhookServer
 from dvp_common.dvp.connection import DVPConnection
+from dvp_common.dvp.images import SOURCES
 from dvp_common.kube import KubeClient
 from dvp_common.runtime import Informer, status_only
+from dvp_common.runtime.cached import CachedClient
 from dvp_common.runtime.manager import Manager as Lifecycle
 from prometheus_client import CollectorRegistry
 
 from capdvp import admission
 from capdvp import resources as r
-from capdvp.cache import CachedApi
 from capdvp.controllers.cluster import ClusterReconciler
-from capdvp.controllers.context import Context
+from capdvp.controllers.context import Context, project
 from capdvp.controllers.guest import CLUSTER_NAME_LABEL
 from capdvp.controllers.machine import MachineReconciler
 from capdvp.domain import ownership
@@ -67,9 +68,10 @@ class Manager(Lifecycle):
             # No informer on DVP Secrets: list/watch would read every Secret of the project (other clusters'
             # cloud-init data included); cloud-init Secrets are read by name.
         }
-        remember = {res: PREREQUISITE_MEMORY_S for res in (r.VIRTUAL_MACHINE_CLASS, *r.IMAGE_RESOURCES.values())}
-        ctx = Context(CachedApi(guest, self.guest_informers),
-                      CachedApi(dvp.client, self.dvp_informers, remember=remember), settings.reconcile)
+        remember = {res: PREREQUISITE_MEMORY_S for res in (r.VIRTUAL_MACHINE_CLASS, *SOURCES.values())}
+        cached = DVPConnection(CachedClient(dvp.client, self.dvp_informers, remember=remember), dvp.namespace,
+                               dvp.cluster_uuid)
+        ctx = Context(CachedClient(guest, self.guest_informers), project(cached), settings.reconcile)
         metrics = Metrics(self.registry)
         self.machines = Controller("deckhousemachine", MachineReconciler(ctx).reconcile,
                                    workers=settings.workers, metrics=metrics)

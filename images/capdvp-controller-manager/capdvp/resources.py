@@ -27,10 +27,3 @@ VIRTUAL_MACHINE_CLASS = dvp.VIRTUAL_MACHINE_CLASS
 VIRTUAL_IMAGE = dvp.VIRTUAL_IMAGE
 CLUSTER_VIRTUAL_IMAGE = dvp.CLUSTER_VIRTUAL_IMAGE
 VIRTUAL_DISK_SNAPSHOT = dvp.VIRTUAL_DISK_SNAPSHOT
-
-IMAGE_RESOURCES = {"VirtualImage": VIRTUAL_IMAGE, "ClusterVirtualImage": CLUSTER_VIRTUAL_IMAGE,
-                   "VirtualDiskSnapshot": VIRTUAL_DISK_SNAPSHOT}
-# What capdvp lists and deletes in DVP for the cluster clean-up (VMOPs and VMBDAs first: they pin VMs and disks).
-# Cloud-init Secrets are not listed: listing Secrets would read every Secret of the project, and each of ours is
-# owned by its VM, so DVP's garbage collector removes it with the VM.
-DVP_OWNED = (VMOP, VMBDA, VIRTUAL_MACHINE, VIRTUAL_DISK)

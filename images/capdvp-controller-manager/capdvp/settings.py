@@ -42,6 +42,10 @@ class ReconcileConfig:
     cluster_cleanup_timeout: float = setting(900.0, positive=True)
     # re-check for things no watch tells us about (a class or image appearing)
     waiting_requeue: float = setting(30.0, positive=True)
+    # re-check while a deletion, clean-up or warm update is under way: those are also watched, this only bounds
+    # a missed event
+    recheck: float = setting(5.0, positive=True, flag="--recheck-seconds")
+    update_timeout: float = setting(600.0, positive=True)  # seconds a warm update may take to stop or restart the VM
     control_plane_host: str = setting("", derived=True)
     control_plane_port: int = setting(6443, derived=True)
 

@@ -4,8 +4,9 @@
 
 Reads come from informers (VMs selected by our cluster UUID, Services by our cluster UUID and the ccm label), so
 a full resync costs no DVP request. A live read happens only to confirm that a VM is really gone before a Node
-is deleted, or to tell a foreign VM from a missing one. Every write is to an object that passes the ownership
-rule; VM label patches carry the VM's uid, so a same-named replacement is never touched.
+is deleted, or to tell a foreign VM from a missing one. Every read and write goes through dvp_common.dvp's typed
+kinds: each write is to an object that passes the ownership rule and carries its uid, so a same-named replacement
+is never touched.
 """
 
 from __future__ import annotations
@@ -13,16 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from dvp_common.dvp import DVPConnection, Services
+from dvp_common.dvp import DVPConnection, Services, VirtualMachines
 from dvp_common.dvp import labels as L
-from dvp_common.dvp.ownership import NotOurs
-from dvp_common.dvp.resources import VIRTUAL_MACHINE
-from dvp_common.kube import NotFound
 
 from dvp_ccm.domain.instances import considered, labels, name
 
 Obj = dict[str, Any]
-PROTECTED = frozenset({L.CLUSTER_UUID, L.COMPONENT, L.MANAGED_BY, L.HOSTNAME})
 
 
 class Store(Protocol):
@@ -35,6 +32,7 @@ class Cloud:
     def __init__(self, conn: DVPConnection, vms: Store, services: Store | None = None) -> None:
         self.conn, self.vms, self.services_store = conn, vms, services
         self.services = Services(conn, L.CCM)
+        self.vm_kind = VirtualMachines(conn, L.CCM)  # VMs made by capdvp or dhctl: read and labelled
 
     @property
     def uuid(self) -> str:
@@ -53,10 +51,7 @@ class Cloud:
 
     def vm_live(self, vm_name: str) -> tuple[Obj | None, bool]:
         """(the VM if ours, whether a VM of that name exists at all): one GET, to confirm what the cache says."""
-        try:
-            vm = self.conn.client.get(VIRTUAL_MACHINE, vm_name, self.conn.namespace)
-        except NotFound:
-            return None, False
+        vm = self.vm_kind.get_or_none(vm_name)
         return (vm if considered(vm, self.uuid) else None), vm is not None
 
     def vms_with_label(self, key: str) -> list[Obj]:
@@ -64,13 +59,7 @@ class Cloud:
 
     def set_vm_labels(self, vm: Obj, changes: dict[str, str | None]) -> Obj:
         """Merge labels onto one of our VMs (None removes a key); ownership keys are never changed."""
-        if not considered(vm, self.uuid):
-            raise NotOurs("not a VM of this cluster", status=404, reason="NotOurs", kind="VirtualMachine",
-                          name=name(vm), namespace=self.conn.namespace)
-        if PROTECTED & changes.keys():
-            raise ValueError(f'VirtualMachine "{name(vm)}": labels {sorted(PROTECTED & changes.keys())} are not ours')
-        body = {"metadata": {"uid": vm["metadata"]["uid"], "labels": changes}}
-        return self.conn.client.patch(VIRTUAL_MACHINE, name(vm), body, self.conn.namespace)
+        return self.vm_kind.set_labels(name(vm), changes, vm)
 
     # Services ------------------------------------------------------------------------------------------------
     def service(self, svc_name: str) -> Obj | None:

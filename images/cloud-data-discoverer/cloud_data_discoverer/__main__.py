@@ -7,14 +7,13 @@ from __future__ import annotations
 import sys
 import threading
 
-from dvp_common.dvp import DVPConnection
+from dvp_common.dvp import DVPConnection, Inventory
 from dvp_common.kube import KubeClient
 from dvp_common.runtime.entry import Started
 from dvp_common.runtime.entry import main as run
 from dvp_common.runtime.health import HealthServer
 
 from .discoverer import Discoverer
-from .dvp import DVPReader
 from .errors import Scrub
 from .guest import Guest
 from .metrics import Metrics
@@ -30,7 +29,7 @@ def build(settings: Settings) -> tuple[Started, str]:
     guest = Guest(guest_client, settings.write_attempts, settings.write_backoff, settings.write_backoff_cap)
     # The credentials we hold never leave the process, even quoted back in an upstream error page.
     scrub = Scrub(lambda: (conn.client.transport.credentials.token, guest_client.transport.credentials.token))
-    discoverer = Discoverer(DVPReader(conn, settings.dvp_request_deadline), guest, metrics, conn.cluster_uuid,
+    discoverer = Discoverer(Inventory(conn, settings.dvp_request_deadline), guest, metrics, conn.cluster_uuid,
                             settings.quota_threshold, settings.orphan_min_age,
                             vanished_grace=settings.vanished_class_grace, scrub=scrub)
     health = HealthServer(settings.listen_address, metrics.registry)

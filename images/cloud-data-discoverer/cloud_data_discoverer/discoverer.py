@@ -17,6 +17,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from dvp_common.dvp import Inventory
 from dvp_common.dvp import labels as L
 from dvp_common.kube import KubeError
 
@@ -25,7 +26,6 @@ from . import metrics as m
 from .domain import conditions as cond
 from .domain import discovery, instance_types, orphans, shapes
 from .domain.shapes import Skipped
-from .dvp import DVPReader
 from .guest import CLUSTER_CONFIGURATION, DISCOVERY_SECRET, Guest, WriteGaveUp, WriteRefused
 
 log = logging.getLogger("cloud_data_discoverer")
@@ -46,7 +46,7 @@ class RoundResult:
 
 
 class Discoverer:
-    def __init__(self, dvp: DVPReader, guest: Guest, metrics: m.Metrics, cluster_uuid: str,
+    def __init__(self, dvp: Inventory, guest: Guest, metrics: m.Metrics, cluster_uuid: str,
                  quota_threshold: float = 0.9, orphan_min_age: float = 600.0,
                  now: Callable[[], datetime.datetime] = lambda: datetime.datetime.now(datetime.UTC),
                  vanished_grace: float = WEEK, scrub: errors.Scrub | None = None) -> None:

@@ -8,21 +8,19 @@ anything made by hand or by another cluster survive. Its wait is bounded by the 
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
 
 from capdvp import resources as r
 from capdvp.controllers import guest
-from capdvp.controllers.context import DONE, Context, Result, format_time, parse_time
+from capdvp.controllers.context import DONE, Context, Result, parse_time
 from capdvp.controllers.status import StatusDraft, write
 from capdvp.domain import conditions as c
-from capdvp.domain import ownership
+from capdvp.domain import deletion
 
 log = logging.getLogger(__name__)
 
 FINALIZER = "deckhousecluster.infrastructure.cluster.x-k8s.io"
-ORPHANED_OBJECTS = "dvp.deckhouse.io/orphaned-objects"
-RECHECK = 5.0
+ORPHANED_OBJECTS = deletion.ORPHANED_OBJECTS
 
 
 class ClusterReconciler:
@@ -61,27 +59,27 @@ class ClusterReconciler:
         meta, ctx = dc["metadata"], self.ctx
         if FINALIZER not in (meta.get("finalizers") or []):
             return DONE
-        ns, uuid = ctx.config.dvp_namespace, ctx.config.cluster_uuid
-        selector = {ownership.CLUSTER_UUID: uuid, ownership.COMPONENT: ownership.COMPONENT_CAPDVP}
+        dvp = ctx.dvp
         left: list[str] = []
-        for res in r.DVP_OWNED:
-            for obj in ctx.dvp.list(res, ns, label_selector=selector).items:
-                if not ownership.is_ours(obj, uuid):
-                    continue  # the selector already says so; the rule is checked again before any delete
-                left.append(f"{res.kind}/{obj['metadata']['name']}")
+        # Operations and attachments first: they pin VMs and disks. Cloud-init Secrets are not listed: listing
+        # Secrets would read every Secret of the project, and each of ours is owned by its VM, so DVP's garbage
+        # collector removes it with the VM.
+        for kind in (dvp.operations, dvp.attachments, dvp.vms, dvp.disks):
+            # Selected by this cluster's UUID and the capdvp label (list(ours=True) checks the rule again), so CSI
+            # volumes, CCM Services and anything made by hand or by another cluster survive.
+            for obj in kind.list():
+                left.append(f"{kind.resource.kind}/{obj['metadata']['name']}")
                 if not obj["metadata"].get("deletionTimestamp"):
-                    ctx.dvp.delete(res, obj["metadata"]["name"], ns, missing_ok=True,
-                                   preconditions={"uid": obj["metadata"]["uid"]})
-        if left:
-            start = parse_time(meta["deletionTimestamp"])
-            assert start is not None
-            if ctx.now() < start + dt.timedelta(seconds=ctx.config.cluster_cleanup_timeout):
-                log.info("DeckhouseCluster %s: waiting for %d DVP objects to go", meta["name"], len(left))
-                return Result(requeue_after=RECHECK)
+                    kind.delete(obj["metadata"]["name"], obj)
+        started = parse_time(meta["deletionTimestamp"])
+        assert started is not None
+        step = deletion.cluster_step(left, ctx.now(), started, ctx.config.cluster_cleanup_timeout)
+        if step.next is deletion.Next.WAIT:
+            log.info("DeckhouseCluster %s: waiting for %d DVP objects to go", meta["name"], len(left))
+            return Result(requeue_after=ctx.config.recheck)
+        if step.orphans:
             log.warning("DeckhouseCluster %s: %d DVP objects still present past the deadline; orphaning them",
                         meta["name"], len(left))
-            dc.update(guest.annotate(ctx, r.DECKHOUSE_CLUSTER, dc, {
-                ORPHANED_OBJECTS: ",".join(sorted(left))[:4000],
-                ownership.ORPHANED_VM_TIMESTAMP: format_time(ctx.now())}))
+            dc.update(guest.annotate(ctx, r.DECKHOUSE_CLUSTER, dc, dict(step.orphans)))
         guest.set_finalizer(ctx, r.DECKHOUSE_CLUSTER, dc, FINALIZER, False)
         return DONE

@@ -1,6 +1,7 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""What every reconcile gets: the two APIs, the settings that matter to reconciling, a clock."""
+"""What every reconcile gets: the guest API, the DVP project (typed kinds from dvp_common.dvp), the settings that
+matter to reconciling, a clock."""
 
 from __future__ import annotations
 
@@ -8,12 +9,15 @@ import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from dvp_common.dvp import DVPConnection, Project
+from dvp_common.dvp import labels as L
+from dvp_common.dvp.images import SOURCES
+from dvp_common.kube import KubeClient
 from dvp_common.runtime.controller import DONE, RETRY, Result
 
-from capdvp.ports import Api
 from capdvp.settings import ReconcileConfig  # settings own it: every field is a flag
 
-__all__ = ["DONE", "RETRY", "Context", "ReconcileConfig", "Result", "parse_time", "utcnow"]
+__all__ = ["DONE", "RETRY", "Context", "ReconcileConfig", "Result", "parse_time", "project", "utcnow"]
 
 
 def utcnow() -> dt.datetime:
@@ -22,10 +26,16 @@ def utcnow() -> dt.datetime:
 
 @dataclass
 class Context:
-    guest: Api
-    dvp: Api
+    guest: KubeClient  # or a CachedClient over one
+    dvp: Project
     config: ReconcileConfig
     now: Callable[[], dt.datetime] = utcnow
+
+
+def project(conn: DVPConnection) -> Project:
+    """The DVP project as capdvp works with it: only objects capdvp made count as ours (a master VM of the
+    OpenTofu layouts is never touched), and a boot disk may also come from a VirtualDiskSnapshot."""
+    return Project(conn, L.CAPDVP, owners=frozenset({L.CAPDVP}), image_kinds=tuple(SOURCES))
 
 
 def parse_time(value: str | None) -> dt.datetime | None:

@@ -71,7 +71,7 @@ class MachineReconciler:
             draft.readiness(c.Condition(c.VM_READY, c.FALSE, c.WAITING_FOR_CLUSTER_INFRASTRUCTURE,
                                         f"Cluster {cluster_name} infrastructure is not provisioned yet"))
             return DONE  # the Cluster's status change is an event
-        vm = guest.get_or_none(ctx.dvp, r.VIRTUAL_MACHINE, names.vm_name(meta["name"]), ctx.config.dvp_namespace)
+        vm = ctx.dvp.vms.get_or_none(names.vm_name(meta["name"]))
         absent: frozenset[str] = frozenset()
         control_plane = guest.CONTROL_PLANE_LABEL in (machine["metadata"].get("labels") or {})
         if vm is None:
@@ -89,8 +89,8 @@ class MachineReconciler:
             if outcome.vm is None:
                 return outcome.result
             vm, absent = outcome.vm, outcome.absent
-        elif not ownership.is_machines(vm, ctx.config.cluster_uuid, meta["name"]):
-            msg = (f"VirtualMachine {vm['metadata']['name']} in DVP namespace {ctx.config.dvp_namespace} was not "
+        elif not ownership.is_machines(vm, ctx.dvp.cluster_uuid, meta["name"]):
+            msg = (f"VirtualMachine {vm['metadata']['name']} in DVP namespace {ctx.dvp.namespace} was not "
                    "created by capdvp for this machine; refusing to adopt it")
             draft.readiness(c.Condition(c.VM_READY, c.FALSE, c.FOREIGN_OBJECT, msg))
             draft.failure, draft.ready = (c.FAILURE_CREATE, msg), False

@@ -7,11 +7,11 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from dvp_common.kube import AdmissionDenied, AlreadyExists, ApiError, Forbidden, Invalid, QuotaExceeded, RBACDenied
+from dvp_common.dvp import NotOurs
+from dvp_common.dvp.objects import Objects
+from dvp_common.kube import AdmissionDenied, ApiError, Forbidden, Invalid, QuotaExceeded, RBACDenied
 
-from capdvp import resources as r
 from capdvp.controllers.context import DONE, RETRY, Context, Result
-from capdvp.controllers.guest import get_or_none
 from capdvp.controllers.status import StatusDraft
 from capdvp.domain import conditions as c
 from capdvp.domain import manifests, names, ownership
@@ -19,7 +19,9 @@ from capdvp.domain.machine_spec import MachineSpec
 
 log = logging.getLogger(__name__)
 
-_RES = {"Secret": r.SECRET, "VirtualDisk": r.VIRTUAL_DISK}
+
+def _kind(ctx: Context, kind: str) -> Objects:
+    return ctx.dvp.cloud_init if kind == "Secret" else ctx.dvp.disks
 
 
 @dataclass
@@ -64,9 +66,9 @@ def _api_failure(draft: StatusDraft, what: str, exc: ApiError) -> Outcome:
 
 
 def _check_prerequisites(ctx: Context, spec: MachineSpec, draft: StatusDraft) -> Result | None:
-    ns = ctx.config.dvp_namespace
+    ns = ctx.dvp.namespace
     try:
-        vmc = get_or_none(ctx.dvp, r.VIRTUAL_MACHINE_CLASS, spec.vm_class)
+        vmc = ctx.dvp.classes.get_or_none(spec.vm_class)
     except Forbidden:
         vmc = {}  # no read access to classes: let DVP judge the VM
         log.warning("cannot read VirtualMachineClass %s (forbidden); creating without the check", spec.vm_class)
@@ -75,10 +77,9 @@ def _check_prerequisites(ctx: Context, spec: MachineSpec, draft: StatusDraft) ->
                                     f"VirtualMachineClass {spec.vm_class!r} does not exist in DVP; create it or fix "
                                     "spec.virtualMachine.virtualMachineClassName of the DVPInstanceClass"))
         return Result(requeue_after=ctx.config.waiting_requeue)
-    res = r.IMAGE_RESOURCES[spec.image.kind]
-    image = get_or_none(ctx.dvp, res, spec.image.name, ns if res.namespaced else None)
+    image = ctx.dvp.images.get_or_none(spec.image.kind, spec.image.name)
     if image is None:
-        where = f"DVP namespace {ns}" if res.namespaced else "DVP"
+        where = "DVP" if spec.image.kind == "ClusterVirtualImage" else f"DVP namespace {ns}"
         draft.readiness(c.Condition(c.VM_READY, c.FALSE, c.BOOT_IMAGE_NOT_FOUND,
                                     f"{spec.image.kind} {spec.image.name!r} does not exist in {where}; create it or "
                                     "fix spec.rootDisk.image of the DVPInstanceClass"))
@@ -87,12 +88,12 @@ def _check_prerequisites(ctx: Context, spec: MachineSpec, draft: StatusDraft) ->
 
 
 def create_vm(ctx: Context, machine: str, spec: MachineSpec, control_plane: bool, draft: StatusDraft) -> Outcome:
-    ns, uuid = ctx.config.dvp_namespace, ctx.config.cluster_uuid
+    ns, uuid = ctx.dvp.namespace, ctx.dvp.cluster_uuid
     absent = set()
     # A pre-existing disk or Secret under our names would be picked up by the VM: refuse before creating it.
     for kind, name in [("Secret", names.cloud_init_secret_name(machine))] + [
             ("VirtualDisk", n) for n in manifests.disk_names(machine, spec)]:
-        found = get_or_none(ctx.dvp, _RES[kind], name, ns)
+        found = _kind(ctx, kind).get_or_none(name)
         if found is None:
             absent.add(name)
         elif not ownership.is_machines(found, uuid, machine):
@@ -102,14 +103,13 @@ def create_vm(ctx: Context, machine: str, spec: MachineSpec, control_plane: bool
         return Outcome(None, waiting)
     body = manifests.virtual_machine(machine, spec, uuid, control_plane, ctx.config.additional_vm_labels)
     try:
-        vm = ctx.dvp.create(r.VIRTUAL_MACHINE, body, ns)
+        # An existing VM of that name is returned when ours (a concurrent or repeated create), else NotOurs.
+        vm = ctx.dvp.vms.create(body)
         log.info("created VirtualMachine %s/%s", ns, machine)
-    except AlreadyExists:
-        vm = get_or_none(ctx.dvp, r.VIRTUAL_MACHINE, names.vm_name(machine), ns)
-        if vm is None:
-            return Outcome(None, RETRY)
         if not ownership.is_machines(vm, uuid, machine):
             return _refuse_foreign(draft, "VirtualMachine", machine, ns)
+    except NotOurs:
+        return _refuse_foreign(draft, "VirtualMachine", machine, ns)
     except ApiError as exc:
         return _api_failure(draft, f"VirtualMachine {machine}", exc)
     return Outcome(vm, absent=frozenset(absent))
@@ -122,13 +122,13 @@ def _secret_matches(secret: dict, wanted: dict) -> bool:
 def ensure_owned(ctx: Context, machine: str, spec: MachineSpec, vm: dict, user_data: bytes | None,
                  draft: StatusDraft, absent: frozenset[str] = frozenset()) -> Outcome:
     """Create whatever of the Secret and disks is missing; the VM stays Pending in DVP until all exist."""
-    ns, uuid = ctx.config.dvp_namespace, ctx.config.cluster_uuid
+    ns, uuid = ctx.dvp.namespace, ctx.dvp.cluster_uuid
     placeholder = user_data if user_data is not None else b""
     owned = []
     for want in manifests.owned_objects(machine, spec, uuid, vm, placeholder):
         kind, name = want["kind"], want["metadata"]["name"]
-        res = _RES[kind]
-        have = None if name in absent else get_or_none(ctx.dvp, res, name, ns)
+        kinds = _kind(ctx, kind)
+        have = None if name in absent else kinds.get_or_none(name)
         if have is not None and not ownership.is_machines(have, uuid, machine):
             return _refuse_foreign(draft, kind, name, ns)
         if kind == "Secret":
@@ -141,19 +141,20 @@ def ensure_owned(ctx: Context, machine: str, spec: MachineSpec, vm: dict, user_d
                 return Outcome(None)
             if have is not None:
                 # Immutable Secret with stale bootstrap data (the VM has not run yet): replace it.
-                ctx.dvp.delete(r.SECRET, name, ns, missing_ok=True,
-                               preconditions={"uid": have["metadata"]["uid"]})
+                kinds.delete(name, have)
                 log.info("replacing stale cloud-init Secret %s/%s", ns, name)
         elif have is not None:
             owned.append(have)
             continue
         try:
-            created = ctx.dvp.create(res, want, ns)
+            created = kinds.create(want)
             log.info("created %s %s/%s", kind, ns, name)
-        except AlreadyExists:
-            return Outcome(None, RETRY)  # a concurrent writer: look again on the next pass
+        except NotOurs:
+            return _refuse_foreign(draft, kind, name, ns)
         except ApiError as exc:
             return _api_failure(draft, f"{kind} {name}", exc)
+        if not ownership.is_machines(created, uuid, machine):
+            return _refuse_foreign(draft, kind, name, ns)  # another machine's, made meanwhile under this name
         owned.append(created)
     return Outcome(vm, DONE, owned)
 

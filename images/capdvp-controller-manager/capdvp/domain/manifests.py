@@ -1,17 +1,18 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The DVP objects of one machine, built from its spec: VirtualMachine, cloud-init Secret, VirtualDisks."""
+"""The DVP objects of one machine, built from its spec: VirtualMachine, cloud-init Secret, VirtualDisks,
+operations and attachments. The bodies come from dvp_common.dvp.manifests (ownerReferences, labels, API version
+decided there); this module only says what a DeckhouseMachine's spec puts into them."""
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Mapping
 
-from capdvp.domain import names, ownership
-from capdvp.domain.machine_spec import MachineSpec
+from dvp_common.dvp import labels as L
+from dvp_common.dvp import manifests as m
 
-VIRT_API = "virtualization.deckhouse.io/v1alpha2"
-CLOUD_INIT_SECRET_TYPE = "provisioning.virtualization.deckhouse.io/cloud-init"  # noqa: S105 (a type name)
+from capdvp.domain import names
+from capdvp.domain.machine_spec import MachineSpec
 
 
 def live_migration_policy(spec: MachineSpec, control_plane: bool) -> str:
@@ -21,14 +22,11 @@ def live_migration_policy(spec: MachineSpec, control_plane: bool) -> str:
     return "PreferForced" if control_plane else "PreferSafe"
 
 
-def _meta(name: str, labels: Mapping[str, str], extra: Mapping[str, str] | None = None) -> dict:
-    return {"name": name, "labels": {**(extra or {}), **labels}}
-
-
-def owner_ref(vm: Mapping) -> dict:
-    meta = vm["metadata"]
-    return {"apiVersion": VIRT_API, "kind": "VirtualMachine", "name": meta["name"], "uid": meta["uid"],
-            "controller": True, "blockOwnerDeletion": True}
+def _meta(name: str, cluster_uuid: str, machine: str, extra: Mapping[str, str] | None = None,
+          owner: Mapping | None = None, annotations: Mapping[str, str] | None = None) -> dict:
+    # The machine's hostname label comes after any extra label: nobody can move an object to another machine.
+    return m.metadata(name, cluster_uuid, L.CAPDVP, {**(extra or {}), L.HOSTNAME: machine},
+                      annotations=annotations, owner=owner)
 
 
 def disk_names(machine: str, spec: MachineSpec) -> list[str]:
@@ -40,11 +38,9 @@ def virtual_machine(machine: str, spec: MachineSpec, cluster_uuid: str, control_
                     extra_labels: Mapping[str, str] | None = None) -> dict:
     # Module-wide labels, then the class's, then ours: nobody can relabel a VM out of (or into) ownership.
     labels = {**(extra_labels or {}), **dict(spec.placement.labels)}
-    meta = _meta(names.vm_name(machine), ownership.machine_labels(cluster_uuid, machine), labels)
-    if spec.placement.annotations:
-        meta["annotations"] = dict(spec.placement.annotations)
-    return {"apiVersion": VIRT_API, "kind": "VirtualMachine", "metadata": meta,
-            "spec": vm_spec(machine, spec, control_plane)}
+    meta = _meta(names.vm_name(machine), cluster_uuid, machine, labels,
+                 annotations=dict(spec.placement.annotations) or None)
+    return m.virtual_machine(meta, vm_spec(machine, spec, control_plane))
 
 
 def vm_spec(machine: str, spec: MachineSpec, control_plane: bool) -> dict:
@@ -80,42 +76,24 @@ def _vm_core(machine: str, spec: MachineSpec, control_plane: bool) -> dict:
 
 
 def cloud_init_secret(machine: str, user_data: bytes, cluster_uuid: str, vm: Mapping) -> dict:
-    meta = _meta(names.cloud_init_secret_name(machine), ownership.machine_labels(cluster_uuid, machine))
-    meta["ownerReferences"] = [owner_ref(vm)]
-    return {
-        "apiVersion": "v1", "kind": "Secret", "metadata": meta,
-        "type": CLOUD_INIT_SECRET_TYPE,
-        # Immutable: a changed bootstrap script means a new Secret, never an edit under a running VM.
-        "immutable": True,
-        "data": {"userData": base64.b64encode(user_data).decode()},
-    }
+    return m.cloud_init_secret(_meta(names.cloud_init_secret_name(machine), cluster_uuid, machine, owner=vm),
+                               user_data)
 
 
-def _disk(name: str, machine: str, cluster_uuid: str, vm: Mapping, pvc: dict, data_source: dict | None) -> dict:
-    meta = _meta(name, ownership.machine_labels(cluster_uuid, machine), {ownership.VIRTUAL_DISK_NAME: name})
-    meta["ownerReferences"] = [owner_ref(vm)]
-    spec: dict = {"persistentVolumeClaim": pvc}
-    if data_source:
-        spec["dataSource"] = data_source
-    return {"apiVersion": VIRT_API, "kind": "VirtualDisk", "metadata": meta, "spec": spec}
-
-
-def _pvc(size: str, storage_class: str) -> dict:
-    pvc = {"size": size}
-    if storage_class:
-        pvc["storageClassName"] = storage_class
-    return pvc
+def _disk(name: str, machine: str, cluster_uuid: str, vm: Mapping, size: str, storage_class: str,
+          data_source: dict | None) -> dict:
+    meta = _meta(name, cluster_uuid, machine, {L.VIRTUAL_DISK_NAME: name}, owner=vm)
+    return m.virtual_disk(meta, size, storage_class, data_source)
 
 
 def boot_disk(machine: str, spec: MachineSpec, cluster_uuid: str, vm: Mapping) -> dict:
-    source = {"type": "ObjectRef", "objectRef": {"kind": spec.image.kind, "name": spec.image.name}}
-    return _disk(names.boot_disk_name(machine), machine, cluster_uuid, vm,
-                 _pvc(spec.root_disk_size, spec.root_disk_storage_class), source)
+    return _disk(names.boot_disk_name(machine), machine, cluster_uuid, vm, spec.root_disk_size,
+                 spec.root_disk_storage_class, m.image_source(spec.image.kind, spec.image.name))
 
 
 def additional_disks(machine: str, spec: MachineSpec, cluster_uuid: str, vm: Mapping) -> list[dict]:
-    return [_disk(names.additional_disk_name(machine, i), machine, cluster_uuid, vm,
-                  _pvc(d.size, d.storage_class), None) for i, d in enumerate(spec.additional_disks)]
+    return [_disk(names.additional_disk_name(machine, i), machine, cluster_uuid, vm, d.size, d.storage_class, None)
+            for i, d in enumerate(spec.additional_disks)]
 
 
 def owned_objects(machine: str, spec: MachineSpec, cluster_uuid: str, vm: Mapping, user_data: bytes) -> list[dict]:
@@ -125,16 +103,11 @@ def owned_objects(machine: str, spec: MachineSpec, cluster_uuid: str, vm: Mappin
 
 
 def vmop(machine: str, op: str, generation: int, cluster_uuid: str, vm: Mapping) -> dict:
-    meta = _meta(names.vmop_name(machine, op, generation), ownership.machine_labels(cluster_uuid, machine))
-    meta["ownerReferences"] = [owner_ref(vm)]
-    return {"apiVersion": VIRT_API, "kind": "VirtualMachineOperation", "metadata": meta,
-            "spec": {"type": op, "virtualMachineName": names.vm_name(machine)}}
+    meta = _meta(names.vmop_name(machine, op, generation), cluster_uuid, machine, owner=vm)
+    return m.operation(meta, names.vm_name(machine), op)
 
 
 def vmbda(machine: str, disk: str, cluster_uuid: str, vm: Mapping) -> dict:
-    meta = _meta(names.vmbda_name(disk, machine), ownership.machine_labels(cluster_uuid, machine),
-                 {ownership.VIRTUAL_MACHINE_DISK_NAME: disk, ownership.VIRTUAL_MACHINE_NAME: machine})
-    meta["ownerReferences"] = [owner_ref(vm)]
-    return {"apiVersion": VIRT_API, "kind": "VirtualMachineBlockDeviceAttachment", "metadata": meta,
-            "spec": {"virtualMachineName": names.vm_name(machine),
-                     "blockDeviceRef": {"kind": "VirtualDisk", "name": disk}}}
+    meta = _meta(names.vmbda_name(disk, machine), cluster_uuid, machine,
+                 {L.VIRTUAL_MACHINE_DISK_NAME: disk, L.VIRTUAL_MACHINE_NAME: machine}, owner=vm)
+    return m.attachment(meta, names.vm_name(machine), disk)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 
+from dvp_common.dvp import cloudinit, manifests
 from dvp_common.dvp import labels as L
 
 MAX_NAME = L.MAX_LABEL_NAME  # VM names become pod and hostname labels
@@ -29,7 +30,7 @@ def additional_disk_name(machine_name: str, index: int) -> str:
 
 
 def cloud_init_secret_name(machine_name: str) -> str:
-    return f"cloud-init-{machine_name}"
+    return cloudinit.secret_name(machine_name)
 
 
 def vmbda_name(disk_name: str, machine_name: str) -> str:
@@ -37,8 +38,8 @@ def vmbda_name(disk_name: str, machine_name: str) -> str:
 
 
 def vmop_name(machine_name: str, op: str, generation: int) -> str:
-    """One operation per (machine, kind, spec generation): re-creating it after a crash is a no-op (409)."""
-    return f"{machine_name}-{op.lower()}-g{generation}"
+    """One operation per (machine, kind, spec generation): re-creating it after a crash finds the first one."""
+    return manifests.operation_name(vm_name(machine_name), op, generation)
 
 
 def provider_id(vm: str) -> str:

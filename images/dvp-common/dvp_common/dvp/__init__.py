@@ -9,10 +9,12 @@ from .connection import DVPConnection, DVPSettings
 from .disks import VirtualDisks
 from .errors import AttachmentFailed, DuplicateObjects, OperationFailed, ProvisioningFailed, QuotaExceeded, VMFailed
 from .images import Images
+from .inventory import Inventory
 from .ipaddresses import IPAddresses
 from .networkpolicies import NetworkPolicies
 from .operations import Operations
 from .ownership import NotOurs, is_ours, owned_labels, require_ours
+from .project import Project
 from .services import Services
 from .snapshots import Snapshots
 from .storageclasses import StorageClasses
@@ -20,7 +22,8 @@ from .vms import VirtualMachines
 
 __all__ = [
     "AttachmentFailed", "Attachments", "CloudInitSecrets", "DVPConnection", "DVPSettings", "DuplicateObjects",
-    "IPAddresses", "Images", "NetworkPolicies", "NotOurs", "OperationFailed", "Operations", "ProvisioningFailed",
-    "QuotaExceeded", "Services", "Snapshots", "StorageClasses", "VMFailed", "VirtualDisks", "VirtualMachineClasses",
-    "VirtualMachines", "is_ours", "owned_labels", "require_ours",
+    "IPAddresses", "Images", "Inventory", "NetworkPolicies", "NotOurs", "OperationFailed", "Operations",
+    "ProvisioningFailed",
+    "Project", "QuotaExceeded", "Services", "Snapshots", "StorageClasses", "VMFailed", "VirtualDisks",
+    "VirtualMachineClasses", "VirtualMachines", "is_ours", "owned_labels", "require_ours",
 ]

@@ -17,9 +17,14 @@ class VirtualMachineClasses:
     def get(self, name: str) -> Obj:
         return self.conn.client.get(VIRTUAL_MACHINE_CLASS, name)
 
-    def exists(self, name: str) -> bool:
+    def get_or_none(self, name: str) -> Obj | None:
         try:
-            self.get(name)
+            return self.get(name)
         except NotFound:
-            return False
-        return True
+            return None
+
+    def exists(self, name: str) -> bool:
+        return self.get_or_none(name) is not None
+
+    def list(self, deadline: float | None = None) -> list[Obj]:
+        return self.conn.client.list_all(VIRTUAL_MACHINE_CLASS, deadline=deadline).items

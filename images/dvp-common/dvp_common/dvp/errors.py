@@ -1,13 +1,16 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Terminal DVP outcomes a wait can end in (quota refusals reuse kube.errors.QuotaExceeded)."""
+"""The errors a DVP operation raises, in one place: the API's own (dvp_common.kube.errors, re-used: quota refusals
+are kube.errors.QuotaExceeded), NotOurs (an object that exists but is not ours: treated as absent), and the terminal
+outcomes a wait can end in."""
 
 from __future__ import annotations
 
 from ..kube.errors import ApiError, KubeError, QuotaExceeded
+from .ownership import NotOurs
 
-__all__ = ["AttachmentFailed", "DuplicateObjects", "OperationFailed", "ProvisioningFailed", "QuotaExceeded",
-           "VMFailed", "terminal"]
+__all__ = ["AttachmentFailed", "DuplicateObjects", "NotOurs", "OperationFailed", "ProvisioningFailed",
+           "QuotaExceeded", "VMFailed", "terminal"]
 
 
 class DVPFailure(KubeError):

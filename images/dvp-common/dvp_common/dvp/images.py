@@ -1,31 +1,35 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""VirtualImages (project namespace) and ClusterVirtualImages: only read, as boot-disk sources."""
+"""VirtualImages (project namespace), ClusterVirtualImages and VirtualDiskSnapshots as disk sources: only read."""
 
 from __future__ import annotations
 
 from ..kube.errors import NotFound
 from .connection import DVPConnection
 from .objects import Obj
-from .resources import CLUSTER_VIRTUAL_IMAGE, VIRTUAL_IMAGE
+from .resources import CLUSTER_VIRTUAL_IMAGE, VIRTUAL_DISK_SNAPSHOT, VIRTUAL_IMAGE
 
 BOOT_SOURCE_KINDS = ("VirtualImage", "ClusterVirtualImage")
+SOURCES = {"VirtualImage": VIRTUAL_IMAGE, "ClusterVirtualImage": CLUSTER_VIRTUAL_IMAGE,
+           "VirtualDiskSnapshot": VIRTUAL_DISK_SNAPSHOT}
 
 
 class Images:
-    def __init__(self, conn: DVPConnection) -> None:
-        self.conn = conn
+    def __init__(self, conn: DVPConnection, kinds: tuple[str, ...] = BOOT_SOURCE_KINDS) -> None:
+        """`kinds`: the source kinds this user accepts (capdvp also boots from a VirtualDiskSnapshot)."""
+        self.conn, self.kinds = conn, kinds
 
     def get(self, kind: str, name: str) -> Obj:
-        if kind == "VirtualImage":
-            return self.conn.client.get(VIRTUAL_IMAGE, name, self.conn.namespace)
-        if kind == "ClusterVirtualImage":
-            return self.conn.client.get(CLUSTER_VIRTUAL_IMAGE, name)
-        raise ValueError(f'image "{name}": kind {kind!r} is not one of {", ".join(BOOT_SOURCE_KINDS)}')
+        if kind not in self.kinds:
+            raise ValueError(f'image "{name}": kind {kind!r} is not one of {", ".join(self.kinds)}')
+        res = SOURCES[kind]
+        return self.conn.client.get(res, name, self.conn.namespace if res.namespaced else None)
+
+    def get_or_none(self, kind: str, name: str) -> Obj | None:
+        try:
+            return self.get(kind, name)
+        except NotFound:
+            return None
 
     def exists(self, kind: str, name: str) -> bool:
-        try:
-            self.get(kind, name)
-        except NotFound:
-            return False
-        return True
+        return self.get_or_none(kind, name) is not None

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from . import manifests
 from .errors import ProvisioningFailed
 from .objects import Obj, Objects, phase
 from .resources import VIRTUAL_MACHINE_IP_ADDRESS
@@ -13,8 +14,7 @@ class IPAddresses(Objects):
     resource = VIRTUAL_MACHINE_IP_ADDRESS
 
     def new(self, name: str, static_ip: str | None = None, labels: dict[str, str] | None = None) -> Obj:
-        spec = {"type": "Static", "staticIP": static_ip} if static_ip else {"type": "Auto"}
-        return self.build(name, spec, labels)
+        return manifests.ip_address(manifests.metadata(name, self.conn.cluster_uuid, self._me(), labels), static_ip)
 
     def wait_bound(self, name: str, timeout: float) -> Obj:
         def bound(obj: Obj | None) -> bool:

@@ -14,6 +14,7 @@ from typing import Any
 from ..kube.errors import Conflict, Invalid, NotFound
 from ..kube.resources import Resource
 from . import labels as L
+from . import manifests
 from .connection import DVPConnection
 from .errors import DuplicateObjects
 from .ownership import is_ours, owned_labels, require_ours
@@ -66,15 +67,18 @@ class Objects:
     def is_ours(self, obj: Obj | None) -> bool:
         return is_ours(obj, self.conn.cluster_uuid, self._owners())
 
-    def list(self, labels: dict[str, str] | None = None, ours: bool = True) -> list[Obj]:
-        """Objects with these labels; `ours=True` keeps only ours (selected server-side, checked again here)."""
+    def list(self, labels: dict[str, str] | None = None, ours: bool = True, *,
+             deadline: float | None = None) -> list[Obj]:
+        """Objects with these labels; `ours=True` keeps only ours (selected server-side, checked again here).
+        `deadline`: seconds for all pages and retries."""
         selector = dict(labels or {})
         if ours:
             owners = self._owners()
             selector[L.CLUSTER_UUID] = self.conn.cluster_uuid
             if len(owners) == 1:
                 selector[L.COMPONENT] = next(iter(owners))
-        items = self.kube.list_all(self.resource, self.ns, label_selector=selector or None).items
+        bound = {"deadline": deadline} if deadline is not None else {}
+        items = self.kube.list_all(self.resource, self.ns, label_selector=selector or None, **bound).items
         return [o for o in items if self.is_ours(o)] if ours else items
 
     def find_one(self, labels: dict[str, str], ours: bool = True) -> Obj | None:
@@ -100,10 +104,8 @@ class Objects:
         return require_ours(out, self.conn.cluster_uuid, self._me(), self.resource.kind)
 
     def owner_ref(self, obj: Obj, controller: bool = True) -> Obj:
-        """An ownerReference to `obj` (DVP garbage-collects dependants with it)."""
-        return {"apiVersion": obj.get("apiVersion", self.resource.api_version), "kind": obj.get("kind"),
-                "name": obj["metadata"]["name"], "uid": obj["metadata"]["uid"], "controller": controller,
-                "blockOwnerDeletion": False}
+        """An ownerReference to `obj` (DVP garbage-collects dependants with it); flags: manifests.owner_reference."""
+        return manifests.owner_reference(obj, controller)
 
     def patch(self, name: str, body: Obj, current: Obj | None = None) -> Obj:
         """Merge-patch one of our objects (uid-guarded: a same-named replacement answers 409)."""
@@ -121,9 +123,12 @@ class Objects:
                            reason="Conflict", kind=self.resource.kind, name=name, namespace=self.ns or "",
                            verb="patch") from None
 
-    def delete(self, name: str) -> bool:
-        """Delete one of our objects; False when it was already gone. A foreign object raises NotOurs."""
-        current = self.get_or_none(name)
+    def delete(self, name: str, current: Obj | None = None) -> bool:
+        """Delete one of our objects; False when it was already gone. A foreign object raises NotOurs.
+
+        `current` is the object the caller judged (read from a cache or a list): the delete carries its uid, so a
+        same-named object made since that read answers 409 and is never touched."""
+        current = current if current is not None else self.get_or_none(name)
         if current is None:
             return False
         self.require_ours(current)

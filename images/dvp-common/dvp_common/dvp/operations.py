@@ -1,9 +1,13 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""VirtualMachineOperations: Start, Stop, Restart of our VMs (the spec is immutable: one object per request)."""
+"""VirtualMachineOperations: Start, Stop, Restart of our VMs (the spec is immutable: one object per request).
+
+Names are deterministic (manifests.operation_name): a repeated request finds the operation it already made.
+"""
 
 from __future__ import annotations
 
+from . import manifests
 from .errors import OperationFailed
 from .objects import Obj, Objects, phase
 from .resources import VIRTUAL_MACHINE_OPERATION
@@ -14,14 +18,21 @@ START, STOP, RESTART = "Start", "Stop", "Restart"
 class Operations(Objects):
     resource = VIRTUAL_MACHINE_OPERATION
 
-    def request(self, vm_name: str, kind: str, force: bool = False) -> Obj:
-        """Create an operation (generated name: a retried request must not run twice, so no POST retry)."""
-        if kind == START and force:
-            raise ValueError(f'VirtualMachine "{vm_name}": Start cannot be forced')
-        body = self.build("", {"type": kind, "virtualMachineName": vm_name, "force": force},
-                          metadata={"generateName": f"{kind.lower()}-{vm_name}-"[:58]})
-        del body["metadata"]["name"]
-        return self.kube.create(self.resource, body, self.ns)
+    def new(self, vm: Obj, kind: str, token: str | int, force: bool = False,
+            labels: dict[str, str] | None = None) -> Obj:
+        vm_name = vm["metadata"]["name"]
+        meta = manifests.metadata(manifests.operation_name(vm_name, kind, token), self.conn.cluster_uuid,
+                                  self._me(), labels, owner=vm)
+        return manifests.operation(meta, vm_name, kind, force)
+
+    def request(self, vm: Obj, kind: str, token: str | int, force: bool = False,
+                labels: dict[str, str] | None = None) -> Obj:
+        """Create the operation `kind` for request `token` on our VM, or find the one already made."""
+        return self.create(self.new(vm, kind, token, force, labels))
+
+    def on_vm(self, vm_name: str) -> list[Obj]:
+        """Every operation on the VM, ours or not: DVP counts them all."""
+        return [o for o in self.list(ours=False) if (o.get("spec") or {}).get("virtualMachineName") == vm_name]
 
     def done(self, obj: Obj | None, name: str) -> bool:
         if obj is None:

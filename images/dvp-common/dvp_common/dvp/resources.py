@@ -7,6 +7,7 @@ from __future__ import annotations
 from ..kube.resources import SECRET, SERVICE, STORAGE_CLASS, Resource
 
 GROUP, VERSION = "virtualization.deckhouse.io", "v1alpha2"
+API_VERSION = f"{GROUP}/{VERSION}"  # the one spelling of the DVP API version
 
 VIRTUAL_MACHINE = Resource(GROUP, VERSION, "virtualmachines", "VirtualMachine")
 VIRTUAL_DISK = Resource(GROUP, VERSION, "virtualdisks", "VirtualDisk")
@@ -21,11 +22,13 @@ VIRTUAL_MACHINE_OPERATION = Resource(GROUP, VERSION, "virtualmachineoperations",
 VIRTUAL_MACHINE_IP_ADDRESS = Resource(GROUP, VERSION, "virtualmachineipaddresses", "VirtualMachineIPAddress")
 VIRTUAL_MACHINE_IP_ADDRESS_LEASE = Resource(
     GROUP, VERSION, "virtualmachineipaddressleases", "VirtualMachineIPAddressLease", namespaced=False)
+RESOURCE_QUOTA = Resource("", "v1", "resourcequotas", "ResourceQuota")  # the project's quotas (discovery)
 SERVICE_WITH_HEALTHCHECKS = Resource("network.deckhouse.io", "v1alpha1", "servicewithhealthchecks",
                                      "ServiceWithHealthchecks")
 
 __all__ = [
-    "CLUSTER_VIRTUAL_IMAGE", "GROUP", "SECRET", "SERVICE", "SERVICE_WITH_HEALTHCHECKS", "STORAGE_CLASS", "VERSION",
+    "API_VERSION", "CLUSTER_VIRTUAL_IMAGE", "GROUP", "RESOURCE_QUOTA", "SECRET", "SERVICE", "SERVICE_WITH_HEALTHCHECKS",
+    "STORAGE_CLASS", "VERSION",
     "VIRTUAL_DISK", "VIRTUAL_DISK_SNAPSHOT", "VIRTUAL_IMAGE", "VIRTUAL_MACHINE",
     "VIRTUAL_MACHINE_BLOCK_DEVICE_ATTACHMENT",
     "VIRTUAL_MACHINE_CLASS", "VIRTUAL_MACHINE_IP_ADDRESS", "VIRTUAL_MACHINE_IP_ADDRESS_LEASE",

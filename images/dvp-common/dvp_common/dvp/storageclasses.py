@@ -17,8 +17,8 @@ class StorageClasses:
     def __init__(self, conn: DVPConnection) -> None:
         self.conn = conn
 
-    def list(self) -> list[Obj]:
-        return self.conn.client.list_all(STORAGE_CLASS).items
+    def list(self, deadline: float | None = None) -> list[Obj]:
+        return self.conn.client.list_all(STORAGE_CLASS, deadline=deadline).items
 
     def get(self, name: str) -> Obj:
         return self.conn.client.get(STORAGE_CLASS, name)

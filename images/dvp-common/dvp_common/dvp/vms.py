@@ -13,6 +13,7 @@ from .objects import Obj, Objects, phase
 from .resources import VIRTUAL_MACHINE
 
 MAX_BLOCK_DEVICES = 16
+PROTECTED_LABELS = frozenset({L.CLUSTER_UUID, L.COMPONENT, L.MANAGED_BY, L.HOSTNAME})
 
 
 class VirtualMachines(Objects):
@@ -45,12 +46,13 @@ class VirtualMachines(Objects):
         assert obj is not None
         return obj
 
-    def set_labels(self, name: str, labels: dict[str, str | None]) -> Obj:
-        """Merge labels onto one of our VMs (None removes a key); the ownership labels cannot be touched."""
-        protected = {L.CLUSTER_UUID, L.COMPONENT, L.MANAGED_BY, L.HOSTNAME} & labels.keys()
+    def set_labels(self, name: str, labels: dict[str, str | None], current: Obj | None = None) -> Obj:
+        """Merge labels onto one of our VMs (None removes a key); the ownership labels cannot be touched.
+        `current`: the VM as the caller judged it (e.g. from a cache); the patch carries its uid."""
+        protected = PROTECTED_LABELS & labels.keys()
         if protected:
             raise ValueError(f'VirtualMachine "{name}": labels {sorted(protected)} are not ours to change')
-        return self.patch(name, {"metadata": {"labels": labels}})
+        return self.patch(name, {"metadata": {"labels": labels}}, current)
 
     @staticmethod
     def ip_address(obj: Obj) -> str:

@@ -4,13 +4,47 @@
 
 from __future__ import annotations
 
+import copy
 import threading
+from collections import Counter
 
 import pytest
-from capdvp import resources as r
-from capdvp.cache import CachedApi
-from capdvp_fakes import FakeApi
-from dvp_common.kube import NotFound
+from dvp_common.dvp import resources as r
+from dvp_common.kube import ListResult, NotFound
+from dvp_common.runtime.cached import CachedClient as CachedApi
+
+
+class FakeApi:
+    """Objects by (kind, namespace, name), and a count of every call."""
+
+    def __init__(self) -> None:
+        self.objects: dict[tuple[str, str | None, str], dict] = {}
+        self.calls: Counter[str] = Counter()
+
+    def put(self, res, obj: dict, namespace: str | None = None) -> None:
+        self.objects[(res.kind, namespace, obj["metadata"]["name"])] = copy.deepcopy(obj)
+
+    def peek(self, res, name: str, namespace: str | None = None) -> dict | None:
+        return self.objects.get((res.kind, namespace, name))
+
+    def get(self, res, name: str, namespace: str | None = None, subresource: str | None = None) -> dict:
+        self.calls["get"] += 1
+        if (res.kind, namespace, name) not in self.objects:
+            raise NotFound(f"{name} not found", kind=res.kind, name=name)
+        return copy.deepcopy(self.objects[(res.kind, namespace, name)])
+
+    def list(self, res, namespace: str | None = None, **kw) -> ListResult:
+        self.calls["list"] += 1
+        return ListResult([copy.deepcopy(o) for (k, ns, _), o in self.objects.items()
+                           if k == res.kind and ns == namespace], "1")
+
+    def list_all(self, res, namespace: str | None = None, **kw) -> ListResult:
+        return self.list(res, namespace, **kw)
+
+    def create(self, res, body: dict, namespace: str | None = None, **kw) -> dict:
+        self.calls["create"] += 1
+        self.put(res, body, namespace)
+        return body
 
 
 class StubInformer:
@@ -63,6 +97,8 @@ def test_list_from_the_cache_only_under_the_informers_selector():
     cached.list(r.VIRTUAL_DISK, "ns", label_selector={"dvp.deckhouse.io/hostname": "a"})  # wider than the cache
     cached.list(r.VIRTUAL_DISK, "other", label_selector=ours)  # another namespace
     assert api.calls["list"] == 2
+    got = cached.list_all(r.VIRTUAL_DISK, "ns", label_selector=ours)  # as dvp_common.dvp's kinds list
+    assert [d["metadata"]["name"] for d in got.items] == ["a-boot", "b-boot"] and api.calls["list"] == 2
 
 
 def test_a_found_class_is_remembered_for_its_seconds_and_absence_never():
