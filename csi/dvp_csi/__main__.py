@@ -25,10 +25,10 @@ def main(argv: list[str]) -> int:
     logging.basicConfig(level=LEVELS[settings.log_level], format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     api = None
     if settings.kubeconfig:
-        from .dvp.kube import KubeDvp  # only processes with DVP credentials load the client
+        from .access import Dvp  # only processes with DVP credentials load the client
 
         try:
-            api = KubeDvp.from_kubeconfig(settings.kubeconfig, settings.namespace)
+            api = Dvp.from_kubeconfig(settings.kubeconfig, settings.namespace, settings.cluster_uuid)
         except ValueError as exc:  # dvp_common's ConfigError: one line naming the kubeconfig field
             print(f"dvp_csi: DVP_KUBERNETES_CONFIG_BASE64: {exc}", file=sys.stderr)
             return 2

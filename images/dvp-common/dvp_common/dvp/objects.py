@@ -121,19 +121,22 @@ class Objects:
                            reason="Conflict", kind=self.resource.kind, name=name, namespace=self.ns or "",
                            verb="patch") from None
 
-    def delete(self, name: str) -> bool:
-        """Delete one of our objects; False when it was already gone. A foreign object raises NotOurs."""
-        current = self.get_or_none(name)
+    def delete(self, name: str, current: Obj | None = None) -> bool:
+        """Delete one of our objects; False when it was already gone. A foreign object raises NotOurs.
+        `current`: the object as the caller read and judged it; the uid precondition then guards that very object
+        (a same-named replacement made since answers 409 Conflict and is left alone)."""
+        current = current if current is not None else self.get_or_none(name)
         if current is None:
             return False
         self.require_ours(current)
-        self.kube.delete(self.resource, name, self.ns, missing_ok=True,
-                         preconditions={"uid": current["metadata"]["uid"]})
-        return True
+        return self.kube.delete(self.resource, name, self.ns, missing_ok=True,
+                                preconditions={"uid": current["metadata"]["uid"]}) is not None
 
     # waits
-    def wait(self, name: str, predicate: Callable[[Obj | None], Any], timeout: float) -> Obj | None:
-        return self.kube.wait_for(self.resource, name, predicate, timeout, self.ns)
+    def wait(self, name: str, predicate: Callable[[Obj | None], Any], timeout: float,
+             describe: Callable[[Obj | None], str] | None = None) -> Obj | None:
+        """`describe` words the last state seen for the WaitTimeout message."""
+        return self.kube.wait_for(self.resource, name, predicate, timeout, self.ns, describe=describe)
 
     def wait_gone(self, name: str, timeout: float) -> None:
         self.wait(name, lambda o: o is None, timeout)
