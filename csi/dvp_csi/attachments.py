@@ -140,9 +140,8 @@ class Attachments:
             if not alive[vm]:
                 log.info("detaching %s: VirtualMachine %s no longer runs", att["metadata"]["name"], vm)
                 try:
-                    self.dvp.attachments.delete(att["metadata"]["name"], att)  # the one read, by uid
+                    if self.dvp.attachments.delete(att["metadata"]["name"], att):  # the one read, by uid
+                        removed.append(att["metadata"]["name"])
                 except Conflict:
                     log.info("%s was replaced since it was read; left alone", att["metadata"]["name"])
-                    continue
-                removed.append(att["metadata"]["name"])
         return removed

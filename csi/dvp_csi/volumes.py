@@ -61,9 +61,9 @@ class Volumes:
                            f"volume {csi_name}: {size} bytes is smaller than its source ({source_size} bytes)")
         disk = self.dvp.disks.get_or_none(name)
         if disk is None:
-            kind_name = {"type": "ObjectRef", "objectRef": {"kind": data_source[0], "name": data_source[1]}} \
+            ref = {"type": "ObjectRef", "objectRef": {"kind": data_source[0], "name": data_source[1]}} \
                 if data_source else None
-            body = self.dvp.disks.new(name, quantity.format_bytes(size), storage_class, data_source=kind_name,
+            body = self.dvp.disks.new(name, quantity.format_bytes(size), storage_class, data_source=ref,
                                       annotations={labels.CSI_NAME_ANNOTATION: csi_name})
             try:
                 disk = self.dvp.disks.create(body)

@@ -107,7 +107,10 @@ class SimEnv:
         self.dvp.delete(res, name, self.ns, missing_ok=True)
         obj = self.get(res, name)
         if obj is not None and obj["metadata"].get("finalizers"):
-            self.dvp.patch(res, name, {"metadata": {"finalizers": None}}, self.ns)
+            try:
+                self.dvp.patch(res, name, {"metadata": {"finalizers": None}}, self.ns)
+            except NotFound:
+                pass  # DVP let go of it meanwhile
         self.wait(res, name, lambda o: o is None or o["metadata"]["uid"] != old["metadata"]["uid"])
         return self.dvp.create(res, body, self.ns)
 
@@ -126,8 +129,12 @@ def add_vm(client: KubeClient, ns: str, name: str, hostname: str, cluster_uuid: 
     body = vm_body(name, names, run_policy=run_policy)
     body["metadata"]["labels"] = owned
     client.create(r.VIRTUAL_MACHINE, body, ns)
-    want = "Stopped" if run_policy in ("AlwaysOff", "Manual") else "Running"
-    return client.wait_for(r.VIRTUAL_MACHINE, name, phase_is(want), WAIT, ns)
+    if run_policy in ("AlwaysOff", "Manual"):
+        return client.wait_for(r.VIRTUAL_MACHINE, name, phase_is("Stopped"), WAIT, ns)
+    vm = client.wait_for(r.VIRTUAL_MACHINE, name, phase_is("Running"), WAIT, ns)
+    for disk_name in names:  # settled: DVP lists the running VM on each of its disks
+        client.wait_for(r.VIRTUAL_DISK, disk_name, lambda d: name in disks.disk_attached_vms(d), WAIT, ns)
+    return vm
 
 
 class Udev:
