@@ -37,7 +37,7 @@ class Attachments:
         if vm is None:
             raise not_found(f"node {node_id}: no VirtualMachine of this cluster has that hostname")
         vm_name = vm["metadata"]["name"]
-        mine = self._clear_other_vms(volume_id, vm_name, disk)
+        mine, cleared = self._clear_other_vms(volume_id, vm_name, disk)
         name = mine[0]["metadata"]["name"] if mine else names.vmbda_name(volume_id, vm_name)
         if not mine:
             used = disks.vm_block_devices(vm)
@@ -48,16 +48,19 @@ class Attachments:
             try:
                 self.dvp.attachments.create(self.dvp.attachments.new(volume_id, vm_name, node_id))
             except AdmissionDenied as exc:
-                # DVP refuses a new attachment of a disk while an earlier one is still Terminating: retried.
-                if any(a["metadata"].get("deletionTimestamp") for a in self.dvp.attachments.of_disk(volume_id)):
+                # DVP refuses a new attachment of a disk while an earlier one is still Terminating (perhaps the one
+                # just deleted, which may be gone by now): retried.
+                if cleared or any(a["metadata"].get("deletionTimestamp")
+                                  for a in self.dvp.attachments.of_disk(volume_id)):
                     raise CsiError(grpc.StatusCode.ABORTED, f"volume {volume_id}: an earlier attachment is still "
                                    f"terminating; retry once it is gone ({exc})") from exc
                 raise
         self._wait_attached(name, timeout)
         return {"serial": names.disk_serial(disk["metadata"]["uid"])}
 
-    def _clear_other_vms(self, volume_id: str, vm_name: str, disk: Obj) -> list[Obj]:
-        mine = []
+    def _clear_other_vms(self, volume_id: str, vm_name: str, disk: Obj) -> tuple[list[Obj], bool]:
+        """Our attachments of the disk to `vm_name`, and whether a stale one (of a dead VM) was just deleted."""
+        mine, cleared = [], False
         for att in self.dvp.attachments.of_disk(volume_id):
             other = disks.vmbda_vm(att)
             if other == vm_name:
@@ -68,11 +71,12 @@ class Attachments:
             else:
                 log.info("detaching volume %s from VirtualMachine %s, which no longer runs", volume_id, other)
                 self.dvp.attachments.delete(att["metadata"]["name"], att)  # the one read, by uid
+                cleared = True
         for other in disks.disk_attached_vms(disk):
             if other != vm_name and self.dvp.vm_alive(other):
                 raise CsiError(grpc.StatusCode.FAILED_PRECONDITION,
                                f"volume {volume_id} is still attached to VirtualMachine {other} (detach in progress)")
-        return mine
+        return mine, cleared
 
     def _wait_attached(self, name: str, timeout: float) -> None:
         def done(a: Obj | None) -> bool:

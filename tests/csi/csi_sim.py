@@ -9,6 +9,7 @@ a node's VM with a loop device and its /dev/disk/by-id link (csi_loopdev), so no
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import threading
 from collections.abc import Iterator
@@ -18,7 +19,7 @@ from pathlib import Path
 from csi_env import CLUSTER, NODE, Running, make_settings, serve
 from csi_loopdev import LoopDevices
 from dvp_common.dvp import resources as r
-from dvp_common.kube import KubeClient, NotFound
+from dvp_common.kube import Conflict, KubeClient, NotFound
 from dvp_common.kube.faults import FaultHook
 from dvp_csi.access import Dvp
 from dvp_csi.domain import disks, labels
@@ -90,16 +91,24 @@ class SimEnv:
 
     def hold(self, res, name: str, finalizer: str = "test.csi/hold") -> None:
         """Keep an object Terminating after its delete (as a finalizer of DVP's own would)."""
-        obj = self.dvp.get(res, name, self.ns)
-        fins = list(obj["metadata"].get("finalizers") or [])
-        self.dvp.patch(res, name, {"metadata": {"finalizers": [*fins, finalizer],
-                                                "resourceVersion": obj["metadata"]["resourceVersion"]}}, self.ns)
+        self._finalizers(res, name, lambda fins: [*fins, finalizer])
 
     def release(self, res, name: str, finalizer: str = "test.csi/hold") -> None:
-        obj = self.dvp.get(res, name, self.ns)
-        fins = [f for f in obj["metadata"].get("finalizers") or [] if f != finalizer]
-        self.dvp.patch(res, name, {"metadata": {"finalizers": fins or None,
-                                                "resourceVersion": obj["metadata"]["resourceVersion"]}}, self.ns)
+        self._finalizers(res, name, lambda fins: [f for f in fins if f != finalizer])
+
+    def _finalizers(self, res, name: str, change) -> None:
+        """An optimistic write of the finalizers, re-read and redone while the simulator writes the object too."""
+        for _ in range(50):
+            obj = self.dvp.get(res, name, self.ns)
+            fins = change(list(obj["metadata"].get("finalizers") or []))
+            try:
+                self.dvp.patch(res, name, {"metadata": {"finalizers": fins or None,
+                                                        "resourceVersion": obj["metadata"]["resourceVersion"]}},
+                               self.ns)
+                return
+            except Conflict:
+                continue
+        raise AssertionError(f"{res.kind} {name}: finalizers never written (50 conflicts)")
 
     def replace(self, res, name: str, body: dict) -> dict:
         """Delete `name` for good (finalizers dropped) and create `body`, a same-named object, in its place."""
@@ -107,10 +116,8 @@ class SimEnv:
         self.dvp.delete(res, name, self.ns, missing_ok=True)
         obj = self.get(res, name)
         if obj is not None and obj["metadata"].get("finalizers"):
-            try:
+            with contextlib.suppress(NotFound):  # DVP let go of it meanwhile
                 self.dvp.patch(res, name, {"metadata": {"finalizers": None}}, self.ns)
-            except NotFound:
-                pass  # DVP let go of it meanwhile
         self.wait(res, name, lambda o: o is None or o["metadata"]["uid"] != old["metadata"]["uid"])
         return self.dvp.create(res, body, self.ns)
 
