@@ -199,7 +199,7 @@ def test_delete_of_the_object_read_refuses_a_same_named_replacement(conn, kube, 
     old = objs.create(body())
     kube.delete(objs.resource, "gone", ns)
     new = objs.create(body())
-    with pytest.raises(Conflict, match="Precondition failed: UID in precondition"):
+    with pytest.raises(Conflict, match="the UID in the precondition .* does not match the UID in record"):
         objs.delete("gone", current=old)
     assert kube.get(objs.resource, "gone", ns)["metadata"]["uid"] == new["metadata"]["uid"]
     assert objs.delete("gone", current=new) is True
