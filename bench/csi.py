@@ -11,6 +11,7 @@ long it lasts.
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 import sys
 import tempfile
@@ -23,7 +24,7 @@ from bench.measure import figure
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "csi"))
 
-from csi_env import CLUSTER, NODE, make_settings, serve  # noqa: E402
+from csi_env import CLUSTER, NODE, TIMEOUTS, make_settings, serve  # noqa: E402
 from csi_requests import create as create_request  # noqa: E402
 from csi_requests import publish  # noqa: E402
 
@@ -121,7 +122,8 @@ def run() -> dict:
 
         # 2. 200 concurrent CreateVolume, DVP taking PROVISION_S to make each disk Ready
         ns, sim = simulated("bench-csi-b", VirtualDisk_Provisioning=PROVISION_S)
-        for r in serve(make_settings(Path(tmp) / "b", namespace=ns), Dvp.over(api.client(), ns, CLUSTER)):
+        settings = make_settings(Path(tmp) / "b", namespace=ns, timeouts=dataclasses.replace(TIMEOUTS, create=300))
+        for r in serve(settings, Dvp.over(api.client(), ns, CLUSTER)):
             start = time.perf_counter()
             with ThreadPoolExecutor(CONCURRENT) as pool:
                 call = r.controller.CreateVolume
