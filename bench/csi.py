@@ -2,14 +2,16 @@
 # SPDX-License-Identifier: Apache-2.0
 """CSI driver: CreateVolume overhead beyond DVP, 200 concurrent CreateVolume, DVP requests per call.
 
-The driver is served on a real unix socket and called over gRPC. DVP is the in-memory DVP of dvp_csi (each request
-costs RTT_S; disks become Ready PROVISION_S after creation) behind a wrapper that counts calls and the time spent
-in them. HTTP requests on the real API: each call is one request, except a watch-based wait, which is two (LIST +
-WATCH, dvp_common.kube.wait) however long it lasts.
+The driver is served on a real unix socket and called over gRPC. DVP is a real kube-apiserver with the DVP
+simulator playing its controllers (tests/dvp_sim; disks become Ready PROVISION_S after creation in the concurrent
+run), behind a wrapper of the driver's KubeClient that counts calls and the time spent in them. HTTP requests:
+each call is one request, except a watch-based wait, which is two (LIST + WATCH, dvp_common.kube.wait) however
+long it lasts.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 import sys
 import tempfile
@@ -22,11 +24,10 @@ from bench.measure import figure
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "csi"))
 
-from csi_env import CLUSTER, NODE, make_settings, serve  # noqa: E402
-from csi_requests import create, publish  # noqa: E402
-from dvp_csi.dvp.memory import MemoryDvp  # noqa: E402
+from csi_env import CLUSTER, NODE, TIMEOUTS, make_settings, serve  # noqa: E402
+from csi_requests import create as create_request  # noqa: E402
+from csi_requests import publish  # noqa: E402
 
-RTT_S = 0.002
 PROVISION_S = 0.5
 SEQUENTIAL = 200
 CONCURRENT = 200
@@ -44,6 +45,8 @@ class Counting:
 
     def __getattr__(self, name):
         fn = getattr(self.api, name)
+        if not callable(fn):
+            return fn
 
         def timed(*args, **kwargs):
             start = time.perf_counter()
@@ -53,7 +56,7 @@ class Counting:
                 with self._mu:
                     self.total += time.perf_counter() - start
                     self.calls += 1
-                    self.waits += name == "wait"
+                    self.waits += name == "wait_for"
 
         return timed
 
@@ -66,15 +69,40 @@ def pct(samples: list[float], p: float) -> float:
     return s[min(len(s) - 1, round(p / 100 * (len(s) - 1)))]
 
 
+def create(name: str):
+    from csi_sim import STORAGE_CLASS
+
+    return create_request(name, sc=STORAGE_CLASS)
+
+
 def run() -> dict:
+    from csi_sim import LATENCY, add_vm
+    from dvp_csi.access import Dvp
+    from dvp_sim import SimConfig, Simulator, seed
+    from harness.apiserver import ControlPlane, dvp_crd_files
+
     out: dict = {}
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, ControlPlane() as plane:
+        plane.start({"dvp": ("AlwaysAllow", dvp_crd_files())})
+        api = plane.servers["dvp"]
+        admin = api.client()
+        seed.storage_class(admin, "sim-fast")
+        seed.vm_class(admin, "generic")
+        seed.cluster_image(admin, "ubuntu")
+
+        def simulated(prefix: str, **latency: float):
+            ns = api.create_namespace(prefix)
+            cfg = SimConfig(default_latency=LATENCY, watch_timeout=1, namespace=ns,
+                            latency={k.replace("_", "."): v for k, v in latency.items()})
+            return ns, Simulator(api.client(), cfg).start()
+
         # 1. overhead: sequential CreateVolume, wall time minus time inside DVP calls
-        mem = MemoryDvp(latency=RTT_S)
-        mem.add_vm("vm-worker-0", NODE, CLUSTER)
-        dvp = Counting(mem)
+        ns, sim = simulated("bench-csi-a")
+        add_vm(admin, ns, "vm-worker-0", NODE)
+        dvp = Counting(api.client())
         overheads = []
-        for r in serve(make_settings(Path(tmp) / "a"), dvp):
+        settings = make_settings(Path(tmp) / "a", namespace=ns)
+        for r in serve(settings, Dvp.over(dvp, ns, CLUSTER)):
             r.controller.CreateVolume(create("pvc-warmup"))
             for i in range(SEQUENTIAL):
                 start, in_dvp = time.perf_counter(), dvp.total
@@ -88,19 +116,21 @@ def run() -> dict:
             r.controller.ControllerPublishVolume(publish("pvc-count"))
             out["calls_per_publish"] = dvp.calls - before[0]
             out["http_per_publish"] = dvp.http() - before[1]
+        sim.stop()
         out["overhead_p50_ms"] = round(statistics.median(overheads), 2)
         out["overhead_p99_ms"] = round(pct(overheads, 99), 2)
 
         # 2. 200 concurrent CreateVolume, DVP taking PROVISION_S to make each disk Ready
-        mem = MemoryDvp(latency=RTT_S, settle=PROVISION_S)
-        mem.add_vm("vm-worker-0", NODE, CLUSTER)
-        for r in serve(make_settings(Path(tmp) / "b"), mem):
+        ns, sim = simulated("bench-csi-b", VirtualDisk_Provisioning=PROVISION_S)
+        settings = make_settings(Path(tmp) / "b", namespace=ns, timeouts=dataclasses.replace(TIMEOUTS, create=300))
+        for r in serve(settings, Dvp.over(api.client(), ns, CLUSTER)):
             start = time.perf_counter()
             with ThreadPoolExecutor(CONCURRENT) as pool:
                 call = r.controller.CreateVolume
                 results = list(pool.map(lambda i, c=call: c(create(f"pvc-c{i}")), range(CONCURRENT)))
             out["concurrent_s"] = round(time.perf_counter() - start, 2)
             assert len({x.volume.volume_id for x in results}) == CONCURRENT
+        sim.stop()
     return out
 
 

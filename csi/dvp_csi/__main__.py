@@ -28,10 +28,10 @@ def _load(argv, env) -> Settings:
 def build(settings: Settings) -> tuple[Started, str]:
     api = None
     if settings.kubeconfig:
-        from .dvp.kube import KubeDvp  # only processes with DVP credentials load the client
+        from .access import Dvp  # only processes with DVP credentials load the client
 
         try:
-            api = KubeDvp.from_kubeconfig(settings.kubeconfig, settings.namespace)
+            api = Dvp.from_kubeconfig(settings.kubeconfig, settings.namespace, settings.cluster_uuid)
         except ValueError as exc:  # one line naming the kubeconfig field
             raise ConfigError(f"DVP_KUBERNETES_CONFIG_BASE64: {exc}") from None
     d = driver.build(settings, api)

@@ -11,7 +11,6 @@ from .domain import disks
 from .domain.capabilities import require_supported, unsupported_reason
 from .domain.capacity import Range
 from .domain.errors import invalid
-from .dvp import objects
 from .generated import csi_pb2, csi_pb2_grpc
 from .locks import TryLocks
 from .rpc import budget, handler, require
@@ -55,7 +54,7 @@ def _timestamp(obj) -> timestamp_pb2.Timestamp:
 
 def _snapshot(vds) -> csi_pb2.Snapshot:
     return csi_pb2.Snapshot(snapshot_id=vds["metadata"]["name"], source_volume_id=vds["spec"]["virtualDiskName"],
-                            size_bytes=objects.snapshot_size(vds), creation_time=_timestamp(vds),
+                            size_bytes=disks.snapshot_size(vds), creation_time=_timestamp(vds),
                             ready_to_use=disks.snapshot_ready(vds))
 
 
@@ -113,7 +112,7 @@ class ControllerServicer(csi_pb2_grpc.ControllerServicer):
     @handler
     def ValidateVolumeCapabilities(self, request, context):  # noqa: N802
         require(request, "volume_id", "volume_capabilities")
-        self.volumes.lookup.volume(request.volume_id)
+        self.volumes.dvp.volume(request.volume_id)
         for cap in request.volume_capabilities:
             reason = unsupported_reason(cap)
             if reason:
@@ -135,7 +134,7 @@ class ControllerServicer(csi_pb2_grpc.ControllerServicer):
     @handler
     def ControllerGetVolume(self, request, context):  # noqa: N802
         require(request, "volume_id")
-        disk = self.volumes.lookup.volume(request.volume_id)
+        disk = self.volumes.dvp.volume(request.volume_id)
         return csi_pb2.ControllerGetVolumeResponse(
             volume=csi_pb2.Volume(volume_id=disk["metadata"]["name"], capacity_bytes=disks.disk_capacity(disk)),
             status=csi_pb2.ControllerGetVolumeResponse.VolumeStatus(
@@ -166,7 +165,7 @@ class ControllerServicer(csi_pb2_grpc.ControllerServicer):
     @handler
     def GetSnapshot(self, request, context):  # noqa: N802
         require(request, "snapshot_id")
-        return csi_pb2.GetSnapshotResponse(snapshot=_snapshot(self.snapshots.lookup.snapshot(request.snapshot_id)))
+        return csi_pb2.GetSnapshotResponse(snapshot=_snapshot(self.snapshots.dvp.snapshot(request.snapshot_id)))
 
     @handler
     def ListSnapshots(self, request, context):  # noqa: N802

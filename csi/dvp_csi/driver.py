@@ -8,14 +8,16 @@ import logging
 import threading
 from dataclasses import dataclass
 
+from dvp_common.kube import KubeError
+
 from . import metrics
+from .access import Dvp
 from .attachments import Attachments
 from .controller import ControllerServicer
-from .domain import disks, labels
-from .dvp.port import DvpApi, DvpError, Kind
+from .domain import disks
+from .domain.errors import CsiError
 from .identity import IdentityServicer
 from .locks import TryLocks
-from .lookup import Lookup
 from .node import NodeServicer
 from .os_ops import OsOps
 from .settings import Settings
@@ -34,7 +36,7 @@ class Driver:
     attachments: Attachments | None
 
     def start_reaper(self, stop: threading.Event) -> threading.Thread | None:
-        """Controller: periodically detach volumes of VMs that no longer run (issue 12)."""
+        """Controller: periodically detach volumes of VMs that no longer run."""
         interval = self.settings.dead_vm_reap_interval
         if self.attachments is None or interval <= 0:
             return None
@@ -43,7 +45,7 @@ class Driver:
             while not stop.wait(interval):
                 try:
                     metrics.DEAD_VM_DETACHES.inc(len(self.attachments.reap_dead_vms()))
-                except DvpError as exc:
+                except KubeError as exc:
                     log.warning("dead-VM detach pass failed: %s", exc)
 
         t = threading.Thread(target=loop, name="dead-vm-reaper", daemon=True)
@@ -51,31 +53,27 @@ class Driver:
         return t
 
 
-def build(settings: Settings, api: DvpApi | None, os_ops: OsOps | None = None) -> Driver:
+def build(settings: Settings, dvp: Dvp | None, os_ops: OsOps | None = None) -> Driver:
     locks = TryLocks()
     controller = attachments = None
     if settings.controller:
-        if api is None:
+        if dvp is None:
             raise ValueError("controller mode needs DVP access")
-        lookup = Lookup(api, settings.cluster_uuid)
-        attachments = Attachments(lookup, settings)
-        controller = ControllerServicer(Volumes(lookup, settings), attachments, Snapshots(lookup, settings), locks)
+        attachments = Attachments(dvp, settings)
+        controller = ControllerServicer(Volumes(dvp, settings), attachments, Snapshots(dvp, settings), locks)
     node = None
     if settings.node:
-        node = NodeServicer(settings, os_ops or OsOps(), locks, _static_disks(api, settings) if api else None)
-    return Driver(settings, IdentityServicer(settings, api.ping if api else None), controller, node, attachments)
+        node = NodeServicer(settings, os_ops or OsOps(), locks, _static_disks(dvp, settings) if dvp else None)
+    return Driver(settings, IdentityServicer(settings, dvp.ping if dvp else None), controller, node, attachments)
 
 
-def _static_disks(api: DvpApi, settings: Settings):
+def _static_disks(dvp: Dvp, settings: Settings):
     def count() -> int | None:
         try:
-            sel = {labels.HOSTNAME: settings.node_name}
-            if settings.cluster_uuid:
-                sel[labels.CLUSTER_UUID] = settings.cluster_uuid
-            vms = api.list(Kind.VIRTUAL_MACHINE, sel)
-        except DvpError as exc:
+            vm = dvp.vm_of_node(settings.node_name)
+        except (KubeError, CsiError) as exc:
             log.warning("cannot read the VirtualMachine of node %s: %s", settings.node_name, exc)
             return None
-        return disks.static_disk_count(vms[0]) if len(vms) == 1 else None
+        return disks.static_disk_count(vm) if vm is not None else None
 
     return count

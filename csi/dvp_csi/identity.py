@@ -37,5 +37,5 @@ class IdentityServicer(csi_pb2_grpc.IdentityServicer):
     @handler
     def Probe(self, request, context):  # noqa: N802
         if self._probe is not None:
-            self._probe()  # DvpUnavailable -> UNAVAILABLE
+            self._probe()  # an unreachable DVP (kube Transient) -> UNAVAILABLE
         return csi_pb2.ProbeResponse(ready=wrappers_pb2.BoolValue(value=True))

@@ -10,28 +10,40 @@ from collections.abc import Callable
 from typing import Any
 
 import grpc
+from dvp_common.dvp.errors import DuplicateObjects, DVPFailure
+from dvp_common.kube import errors as kube
 
 from .domain.errors import CsiError, invalid
-from .dvp.port import DvpError, DvpNotFound, DvpRefused, DvpUnavailable, WaitTimeout
 
 log = logging.getLogger(__name__)
 # Leave the caller time to receive our answer before its own deadline fires.
 DEADLINE_MARGIN = 0.5
 
+# The one map from the DVP error taxonomy (dvp_common.kube.errors, dvp_common.dvp.errors) to gRPC codes; the
+# first matching class wins, so subclasses come before their bases.
+CODES: tuple[tuple[type[Exception], grpc.StatusCode, str], ...] = (
+    (kube.Transient, grpc.StatusCode.UNAVAILABLE, "DVP API is unreachable: "),
+    (kube.WaitTimeout, grpc.StatusCode.DEADLINE_EXCEEDED, ""),
+    (kube.QuotaExceeded, grpc.StatusCode.RESOURCE_EXHAUSTED, ""),
+    (kube.AdmissionDenied, grpc.StatusCode.FAILED_PRECONDITION, "DVP refused the request: "),
+    (kube.Invalid, grpc.StatusCode.FAILED_PRECONDITION, "DVP refused the request: "),
+    (kube.RBACDenied, grpc.StatusCode.PERMISSION_DENIED, "DVP denied our credentials: "),
+    (kube.NotFound, grpc.StatusCode.NOT_FOUND, ""),  # NotOurs included: a foreign object reads as absent
+    (kube.AlreadyExists, grpc.StatusCode.ALREADY_EXISTS, ""),
+    # A uid precondition failed: the object was replaced since it was read; the caller retries on the new one.
+    (kube.Conflict, grpc.StatusCode.ABORTED, "changed in DVP meanwhile, retry: "),
+    (DuplicateObjects, grpc.StatusCode.FAILED_PRECONDITION, ""),
+    (DVPFailure, grpc.StatusCode.INTERNAL, ""),
+    (kube.KubeError, grpc.StatusCode.INTERNAL, "DVP API error: "),
+)
+
 
 def status_of(exc: Exception) -> tuple[grpc.StatusCode, str]:
     if isinstance(exc, CsiError):
         return exc.code, exc.message
-    if isinstance(exc, DvpUnavailable):
-        return grpc.StatusCode.UNAVAILABLE, f"DVP API is unreachable: {exc}"
-    if isinstance(exc, WaitTimeout):
-        return grpc.StatusCode.DEADLINE_EXCEEDED, str(exc)
-    if isinstance(exc, DvpNotFound):
-        return grpc.StatusCode.NOT_FOUND, str(exc)
-    if isinstance(exc, DvpRefused):
-        return grpc.StatusCode.FAILED_PRECONDITION, f"DVP refused the request: {exc}"
-    if isinstance(exc, DvpError):
-        return grpc.StatusCode.INTERNAL, f"DVP API error: {exc}"
+    for cls, code, prefix in CODES:
+        if isinstance(exc, cls):
+            return code, f"{prefix}{exc}"
     return grpc.StatusCode.INTERNAL, f"internal error: {type(exc).__name__}: {exc}"
 
 
@@ -40,7 +52,7 @@ def handler(fn: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
         try:
             return fn(self, request, context)
-        except (CsiError, DvpError) as exc:
+        except (CsiError, kube.KubeError) as exc:
             code, message = status_of(exc)
             context.abort(code, message)
         except Exception as exc:  # a bug: answer INTERNAL with a one-line cause, keep the trace in the log

@@ -8,13 +8,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import grpc
+from dvp_common.dvp import NotOurs
+from dvp_common.dvp.objects import Obj
+from dvp_common.kube import WaitTimeout
 
-from .domain import disks, labels, names, ownership, quantity
+from .access import Dvp
+from .domain import disks, labels, names, quantity
 from .domain.capacity import Range, choose_size, fits
 from .domain.errors import CsiError, invalid
-from .dvp import objects
-from .dvp.port import DvpAlreadyExists, DvpQuotaExceeded, Kind, Obj, WaitTimeout
-from .lookup import Lookup
 from .settings import Settings
 
 STORAGE_CLASS_PARAM = "dvpStorageClass"
@@ -40,9 +41,8 @@ def paginate(items: list, starting_token: str, max_entries: int, what: str) -> t
 
 
 class Volumes:
-    def __init__(self, lookup: Lookup, settings: Settings) -> None:
-        self.lookup = lookup
-        self.api = lookup.api
+    def __init__(self, dvp: Dvp, settings: Settings) -> None:
+        self.dvp = dvp
         self.s = settings
 
     # -- create ---------------------------------------------------------------------------------------------
@@ -59,16 +59,17 @@ class Volumes:
         if source_size and size < source_size:
             raise CsiError(grpc.StatusCode.OUT_OF_RANGE,
                            f"volume {csi_name}: {size} bytes is smaller than its source ({source_size} bytes)")
-        disk = self.api.get(Kind.VIRTUAL_DISK, name)
+        disk = self.dvp.disks.get_or_none(name)
         if disk is None:
-            body = objects.virtual_disk(name, self.s.namespace, self.s.cluster_uuid, csi_name, storage_class, size,
-                                        data_source)
+            ref = {"type": "ObjectRef", "objectRef": {"kind": data_source[0], "name": data_source[1]}} \
+                if data_source else None
+            body = self.dvp.disks.new(name, quantity.format_bytes(size), storage_class, data_source=ref,
+                                      annotations={labels.CSI_NAME_ANNOTATION: csi_name})
             try:
-                disk = self.api.create(Kind.VIRTUAL_DISK, body)
-            except DvpAlreadyExists:
-                disk = self.api.get(Kind.VIRTUAL_DISK, name) or body
-            except DvpQuotaExceeded as exc:
-                raise CsiError(grpc.StatusCode.RESOURCE_EXHAUSTED, f"VirtualDisk {name}: {exc}") from exc
+                disk = self.dvp.disks.create(body)
+            except NotOurs as exc:  # made meanwhile by someone else
+                raise CsiError(grpc.StatusCode.ALREADY_EXISTS,
+                               f"VirtualDisk {name} exists and is not a CSI volume of this cluster") from exc
         self._check_same(disk, csi_name, storage_class, data_source, rng)
         disk = self._wait_ready(name, timeout)
         return disk, disks.disk_capacity(disk) or size
@@ -76,7 +77,7 @@ class Volumes:
     def _check_same(self, disk: Obj, csi_name: str, storage_class: str, source: tuple[str, str] | None,
                     rng: Range) -> None:
         name = disk["metadata"]["name"]
-        if not ownership.is_ours(disk, self.s.cluster_uuid):
+        if not self.dvp.disks.made_by_us(disk):
             raise CsiError(grpc.StatusCode.ALREADY_EXISTS,
                            f"VirtualDisk {name} exists and is not a CSI volume of this cluster")
         differs = []
@@ -96,10 +97,10 @@ class Volumes:
             return d is None or disks.disk_ready(d) or disks.disk_failure(d) is not None
 
         try:
-            disk = self.api.wait(Kind.VIRTUAL_DISK, name, done, min(timeout, self.s.timeouts.create))
+            disk = self.dvp.disks.wait(name, done, min(timeout, self.s.timeouts.create), disks.describe)
         except WaitTimeout as exc:
             raise CsiError(grpc.StatusCode.DEADLINE_EXCEEDED,
-                           f"VirtualDisk {name} is not ready yet (phase {disks.phase(exc.last)!r})") from exc
+                           f"VirtualDisk {name} is not ready yet ({exc.last_state})") from exc
         if disk is None:
             raise CsiError(grpc.StatusCode.ABORTED, f"VirtualDisk {name} was deleted while being created")
         failure = disks.disk_failure(disk)
@@ -111,49 +112,45 @@ class Volumes:
         if source is None:
             return None, 0
         if source.kind == "snapshot":
-            vds = self.lookup.snapshot(source.id)
-            return (SNAPSHOT, vds["metadata"]["name"]), objects.snapshot_size(vds)
+            vds = self.dvp.snapshot(source.id)
+            return (SNAPSHOT, vds["metadata"]["name"]), disks.snapshot_size(vds)
         # A clone: DVP disks are made from snapshots, so snapshot the source first and keep that snapshot until
         # the clone is deleted (a WaitForFirstConsumer disk reads it only when first used).
-        src = self.lookup.volume(source.id)
+        src = self.dvp.volume(source.id)
         snap = names.clone_snapshot_name(name)
         size = disks.disk_capacity(src)
-        if self.api.get(Kind.VIRTUAL_DISK_SNAPSHOT, snap) is None:
-            body = objects.snapshot(snap, self.s.namespace, self.s.cluster_uuid, "", src["metadata"]["name"], size,
-                                    consistent=False, clone_for=name)
-            try:
-                self.api.create(Kind.VIRTUAL_DISK_SNAPSHOT, body)
-            except DvpAlreadyExists:
-                pass
-            except DvpQuotaExceeded as exc:
-                raise CsiError(grpc.StatusCode.RESOURCE_EXHAUSTED, f"VirtualDiskSnapshot {snap}: {exc}") from exc
+        if self.dvp.snapshots.get_or_none(snap) is None:
+            self.dvp.snapshots.create(self.dvp.snapshots.new(
+                snap, src["metadata"]["name"], False, {labels.CLONE_FOR_LABEL: name},
+                {labels.SIZE_ANNOTATION: str(size)}))
         return (SNAPSHOT, snap), size
 
     # -- delete ---------------------------------------------------------------------------------------------
     def delete(self, volume_id: str, timeout: float) -> None:
-        disk = self.lookup.volume_or_none(volume_id, "delete")
+        disk = self.dvp.volume_or_none(volume_id, "delete")
         if disk is not None:
             on = disks.disk_attached_vms(disk)
-            if on or self.lookup.attachments(volume_id):
+            if on or self.dvp.attachments.of_disk(volume_id):
                 where = ", ".join(on) or "a VirtualMachineBlockDeviceAttachment"
                 raise CsiError(grpc.StatusCode.FAILED_PRECONDITION, f"volume {volume_id} is still attached to {where}")
-            self.api.delete(Kind.VIRTUAL_DISK, volume_id)
+            self.dvp.disks.delete(volume_id, disk)  # the disk judged above, by uid
             try:
-                self.api.wait(Kind.VIRTUAL_DISK, volume_id, lambda d: d is None, min(timeout, self.s.timeouts.delete))
+                self.dvp.disks.wait(volume_id, lambda d: d is None or d["metadata"]["uid"] != disk["metadata"]["uid"],
+                                    min(timeout, self.s.timeouts.delete))
             except WaitTimeout as exc:
                 raise CsiError(grpc.StatusCode.DEADLINE_EXCEEDED,
                                f"VirtualDisk {volume_id} is still being deleted") from exc
         self._delete_clone_snapshot(volume_id)
 
     def _delete_clone_snapshot(self, volume_id: str) -> None:
-        snap = self.api.get(Kind.VIRTUAL_DISK_SNAPSHOT, names.clone_snapshot_name(volume_id))
-        if snap is not None and ownership.is_ours(snap, self.s.cluster_uuid) and \
-                (snap["metadata"].get("labels") or {}).get(objects.CLONE_FOR_LABEL) == volume_id:
-            self.api.delete(Kind.VIRTUAL_DISK_SNAPSHOT, snap["metadata"]["name"])
+        snap = self.dvp.snapshots.get_or_none(names.clone_snapshot_name(volume_id))
+        if snap is not None and self.dvp.snapshots.is_ours(snap) and \
+                (snap["metadata"].get("labels") or {}).get(labels.CLONE_FOR_LABEL) == volume_id:
+            self.dvp.snapshots.delete(snap["metadata"]["name"], snap)
 
     # -- expand ---------------------------------------------------------------------------------------------
     def expand(self, volume_id: str, rng: Range, timeout: float) -> int:
-        disk = self.lookup.volume(volume_id)
+        disk = self.dvp.volume(volume_id)
         current = disks.disk_capacity(disk)
         if current >= rng.required:
             if rng.limit and current > rng.limit:
@@ -161,20 +158,18 @@ class Volumes:
                                f"volume {volume_id}: already {current} bytes, above limit_bytes")
             return current
         size = choose_size(rng, default=self.s.default_size)
-        try:
-            self.api.patch(Kind.VIRTUAL_DISK, volume_id,
-                           {"spec": {"persistentVolumeClaim": {"size": quantity.format_bytes(size)}}})
-        except DvpQuotaExceeded as exc:
-            raise CsiError(grpc.StatusCode.RESOURCE_EXHAUSTED, f"VirtualDisk {volume_id}: {exc}") from exc
+        self.dvp.disks.resize(volume_id, quantity.format_bytes(size), disk)  # the disk judged above, by uid
+        uid = disk["metadata"]["uid"]
 
         def done(d: Obj | None) -> bool:
-            return d is None or disks.disk_capacity_status(d) >= size or disks.disk_failure(d) is not None
+            return d is None or d["metadata"]["uid"] != uid or disks.disk_capacity_status(d) >= size \
+                or disks.disk_failure(d) is not None
 
         try:
-            disk = self.api.wait(Kind.VIRTUAL_DISK, volume_id, done, min(timeout, self.s.timeouts.create))
+            disk = self.dvp.disks.wait(volume_id, done, min(timeout, self.s.timeouts.create))
         except WaitTimeout as exc:
             raise CsiError(grpc.StatusCode.DEADLINE_EXCEEDED, f"VirtualDisk {volume_id} is still resizing") from exc
-        if disk is None:
+        if disk is None or disk["metadata"]["uid"] != uid:
             raise CsiError(grpc.StatusCode.NOT_FOUND, f"volume {volume_id}: VirtualDisk deleted while resizing")
         failure = disks.disk_failure(disk)
         if failure:
@@ -183,10 +178,10 @@ class Volumes:
 
     # -- list -----------------------------------------------------------------------------------------------
     def list(self, starting_token: str, max_entries: int) -> tuple[list[Obj], str]:
-        found = self.api.list(Kind.VIRTUAL_DISK, ownership.owned_selector(self.s.cluster_uuid))
+        found = self.dvp.disks.list()
         found.sort(key=lambda d: d["metadata"]["name"])
         return paginate(found, starting_token, max_entries, "ListVolumes")
 
     def published_nodes(self, disk: Obj) -> list[str]:
-        atts = self.lookup.attachments(disk["metadata"]["name"])
+        atts = self.dvp.attachments.of_disk(disk["metadata"]["name"])
         return sorted({(a["metadata"].get("labels") or {}).get(labels.HOSTNAME, "") for a in atts} - {""})

@@ -1,6 +1,7 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Fixtures of the CSI tests: an in-memory DVP with two VMs of our cluster, and the driver serving it."""
+"""Fixtures of the CSI tests: the driver serving a real DVP API whose controllers the simulator plays, with two
+VMs of our cluster (tests/dvp_sim is the one model of DVP; no in-memory double)."""
 
 from __future__ import annotations
 
@@ -12,18 +13,15 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # csi_* helpers live beside the tests
 
-from csi_env import CLUSTER, NODE, Running, make_settings, serve  # noqa: E402
-from dvp_csi.dvp.memory import MemoryDvp  # noqa: E402
+from csi_env import Running  # noqa: E402
+from csi_sim import SimEnv, sim_env  # noqa: E402
 
 
 @pytest.fixture
-def dvp() -> MemoryDvp:
-    m = MemoryDvp()
-    m.add_vm("vm-worker-0", NODE, CLUSTER, static_disks=2)
-    m.add_vm("vm-worker-1", "worker-1", CLUSTER)
-    return m
+def dvp(dvp_api, tmp_path) -> Iterator[SimEnv]:
+    yield from sim_env(dvp_api, tmp_path)
 
 
 @pytest.fixture
-def csi(tmp_path, dvp) -> Iterator[Running]:
-    yield from serve(make_settings(tmp_path), dvp)
+def csi(dvp) -> Running:
+    return dvp.csi

@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The driver served over a real unix socket, backed by the in-memory DVP (or another DvpApi)."""
+"""The driver served over a real unix socket, on a DVP access (dvp_csi.access.Dvp; csi_sim: on the simulator)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from dvp_csi.settings import Settings, Timeouts
 CLUSTER = "11111111-2222-3333-4444-555555555555"
 OTHER_CLUSTER = "99999999-8888-7777-6666-555555555555"
 NODE = "worker-0"
+TIMEOUTS = Timeouts(create=5, delete=5, attach=5, detach=2, snapshot=5, device=0.2)
 
 
 @dataclass
@@ -35,7 +36,7 @@ def make_settings(tmp: Path, **over) -> Settings:
     base = Settings(endpoint=f"unix://{tmp}/csi.sock", mode="all", node_name=NODE, namespace="dvp-project",
                     cluster_uuid=CLUSTER, device_dir=str(tmp / "by-id"), metrics_address="",
                     dead_vm_reap_interval=0,
-                    timeouts=Timeouts(create=5, delete=5, attach=5, detach=2, snapshot=5, device=0.2))
+                    timeouts=TIMEOUTS)
     return dataclasses.replace(base, **over).validate()
 
 

@@ -1,7 +1,7 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
 """CreateVolume, DeleteVolume, ControllerExpandVolume, ValidateVolumeCapabilities, ListVolumes: exact codes and
-exact DVP objects, on the in-memory DVP."""
+exact DVP objects, on the real API with the DVP simulator."""
 
 from __future__ import annotations
 
@@ -10,25 +10,31 @@ import threading
 
 import grpc
 import pytest
-from csi_env import CLUSTER, OTHER_CLUSTER, make_settings, serve
+from csi_env import CLUSTER, OTHER_CLUSTER, TIMEOUTS, make_settings, serve
 from csi_requests import AM, GIB, MIB, cap, create, expect_code
-from dvp_csi.dvp.memory import FAILING_CLASS, WFFC_CLASS, MemoryDvp
-from dvp_csi.dvp.port import Kind
+from csi_sim import LATENCY, MISSING_CLASS, sim_env
+from dvp_common.dvp import resources as r
+from dvp_common.kube.faults import Fault
+from dvp_csi.access import Dvp
 from dvp_csi.generated import csi_pb2
+from dvp_sim import SimConfig
+from dvp_sim.builders import phase_is
 
 C = grpc.StatusCode
 # ruff: noqa: S105, S106 (pagination tokens, not passwords)
 
 
+def ours(annotations):
+    return {k: v for k, v in annotations.items() if k.startswith("csi.dvp.deckhouse.io/")}
+
+
 def disk_of(dvp, name):
-    return dvp.get(Kind.VIRTUAL_DISK, name)
+    return dvp.get(r.VIRTUAL_DISK, name)
 
 
 def foreign_disk(dvp, name, cluster=OTHER_CLUSTER, component="csi"):
-    return dvp.put(Kind.VIRTUAL_DISK, {"metadata": {"name": name, "labels": {
-        "dvp.deckhouse.io/cluster-uuid": cluster, "dvp.deckhouse.io/component": component}},
-        "spec": {"persistentVolumeClaim": {"storageClassName": "fast", "size": "10Gi"}},
-        "status": {"phase": "Ready", "capacity": "10Gi"}})
+    return dvp.put_disk(name, {"dvp.deckhouse.io/cluster-uuid": cluster, "dvp.deckhouse.io/component": component},
+                        "10Gi", "fast")
 
 
 def test_create_makes_exactly_one_labelled_virtual_disk(csi, dvp):
@@ -38,8 +44,8 @@ def test_create_makes_exactly_one_labelled_virtual_disk(csi, dvp):
     assert d["metadata"]["labels"] == {
         "dvp.deckhouse.io/cluster-uuid": CLUSTER, "dvp.deckhouse.io/component": "csi",
         "deckhouse.io/managed-by": "deckhouse", "virtualDiskName": "pvc-a"}
-    assert d["metadata"]["annotations"] == {"csi.dvp.deckhouse.io/name": "pvc-a"}
-    assert d["metadata"]["namespace"] == "dvp-project"
+    assert ours(d["metadata"]["annotations"]) == {"csi.dvp.deckhouse.io/name": "pvc-a"}  # DVP adds its own
+    assert d["metadata"]["namespace"] == dvp.ns
     assert d["spec"] == {"persistentVolumeClaim": {"storageClassName": "fast", "size": "3Gi"}}
 
 
@@ -58,11 +64,12 @@ def test_create_normalises_names_that_are_not_dns_labels(csi, dvp):
 
 def test_create_is_idempotent_by_name(csi, dvp):
     first = csi.controller.CreateVolume(create("pvc-i", required=GIB))
-    before = dvp.requests
+    dvp.driver_client.metrics.reset()
     again = csi.controller.CreateVolume(create("pvc-i", required=GIB))
     assert again == first
-    assert len(dvp.list(Kind.VIRTUAL_DISK, {})) == 1
-    assert dvp.requests - before == 3  # get, wait; the list above is the third
+    assert [n for n in dvp.names(r.VIRTUAL_DISK) if n.startswith("pvc-")] == ["pvc-i"]
+    assert dvp.driver_client.metrics.snapshot() == {  # GET, then the wait, whose LIST already sees it Ready
+        f"{verb} virtualdisks.virtualization.deckhouse.io": 1 for verb in ("get", "list")}
 
 
 @pytest.mark.parametrize("second", [
@@ -78,9 +85,9 @@ def test_create_same_name_different_volume_is_already_exists(csi, dvp, second):
 
 def test_create_over_a_foreign_disk_name_is_already_exists_and_leaves_it(csi, dvp):
     foreign_disk(dvp, "pvc-f")
-    before = dvp.snapshot_state()
+    before = dvp.state()
     expect_code(C.ALREADY_EXISTS, csi.controller.CreateVolume, create("pvc-f"), "not a CSI volume of this cluster")
-    assert dvp.snapshot_state() == before
+    assert dvp.state() == before
 
 
 @pytest.mark.parametrize(("request_", "code", "text"), [
@@ -97,47 +104,48 @@ def test_create_over_a_foreign_disk_name_is_already_exists_and_leaves_it(csi, dv
     (create("pvc-1", volume="pvc-missing"), C.NOT_FOUND, "volume pvc-missing"),
 ])
 def test_create_rejects_bad_requests_and_changes_nothing(csi, dvp, request_, code, text):
-    before = dvp.snapshot_state()
+    before = dvp.state()
     expect_code(code, csi.controller.CreateVolume, request_, text)
-    assert dvp.snapshot_state() == before
+    assert dvp.state() == before
 
 
-def test_create_quota_is_resource_exhausted(tmp_path):
-    dvp = MemoryDvp(quota_bytes=2 * GIB)
-    for r in serve(make_settings(tmp_path), dvp):
-        r.controller.CreateVolume(create("pvc-1", required=GIB))
-        expect_code(C.RESOURCE_EXHAUSTED, r.controller.CreateVolume, create("pvc-2", required=2 * GIB), "quota")
-        assert disk_of(dvp, "pvc-2") is None
+def test_create_quota_is_resource_exhausted(dvp_api, tmp_path):
+    sim = SimConfig(default_latency=LATENCY, watch_timeout=1, quota_bytes=2 * GIB)
+    for env in sim_env(dvp_api, tmp_path, nodes={}, sim=sim):
+        env.csi.controller.CreateVolume(create("pvc-1", required=GIB))
+        expect_code(C.RESOURCE_EXHAUSTED, env.csi.controller.CreateVolume, create("pvc-2", required=2 * GIB),
+                    "VirtualDisk pvc-2: quota exceeded")
+        ready = next(c for c in disk_of(env, "pvc-2")["status"]["conditions"] if c["type"] == "Ready")
+        assert (ready["status"], ready["reason"]) == ("False", "QuotaExceeded")  # DVP keeps it waiting for room
 
 
 def test_create_provisioning_failure_is_internal(csi):
-    expect_code(C.INTERNAL, csi.controller.CreateVolume, create("pvc-1", sc=FAILING_CLASS),
-                "VirtualDisk pvc-1 failed: ProvisioningFailed")
+    expect_code(C.INTERNAL, csi.controller.CreateVolume, create("pvc-1", sc=MISSING_CLASS),
+                "VirtualDisk pvc-1 failed: StorageClassIsNotReady")
 
 
 def test_create_wait_for_first_consumer_is_success(csi, dvp):
-    assert csi.controller.CreateVolume(create("pvc-w", sc=WFFC_CLASS, required=GIB)).volume.capacity_bytes == GIB
+    assert csi.controller.CreateVolume(create("pvc-w", sc="wffc", required=GIB)).volume.capacity_bytes == GIB
     assert disk_of(dvp, "pvc-w")["status"]["phase"] == "WaitForFirstConsumer"
 
 
-def test_create_slower_than_the_wait_is_deadline_exceeded_then_completes(tmp_path):
-    dvp = MemoryDvp(settle=1.5)
-    s = make_settings(tmp_path)
-    for r in serve(dataclasses.replace(s, timeouts=dataclasses.replace(s.timeouts, create=0.3)), dvp):
-        expect_code(C.DEADLINE_EXCEEDED, r.controller.CreateVolume, create("pvc-s"), "is not ready yet")
-        assert disk_of(dvp, "pvc-s") is not None
-        dvp.wait(Kind.VIRTUAL_DISK, "pvc-s", lambda d: d["status"].get("phase") == "Ready", 5)
-        assert r.controller.CreateVolume(create("pvc-s")).volume.volume_id == "pvc-s"
-        assert len(dvp.list(Kind.VIRTUAL_DISK, {})) == 1
+def test_create_slower_than_the_wait_is_deadline_exceeded_then_completes(dvp_api, tmp_path):
+    sim = SimConfig(default_latency=LATENCY, watch_timeout=1, latency={"VirtualDisk.Provisioning": 2.0})
+    for env in sim_env(dvp_api, tmp_path, nodes={}, sim=sim, timeouts=dataclasses.replace(TIMEOUTS, create=0.3)):
+        expect_code(C.DEADLINE_EXCEEDED, env.csi.controller.CreateVolume, create("pvc-s"),
+                    "VirtualDisk pvc-s is not ready yet (phase 'Provisioning')")
+        env.wait(r.VIRTUAL_DISK, "pvc-s", phase_is("Ready"))
+        assert env.csi.controller.CreateVolume(create("pvc-s")).volume.volume_id == "pvc-s"
+        assert env.names(r.VIRTUAL_DISK) == ["pvc-s"]
 
 
-def test_concurrent_operation_on_the_same_volume_is_aborted(tmp_path):
-    dvp = MemoryDvp(settle=0.5)
-    for r in serve(make_settings(tmp_path), dvp):
-        first = threading.Thread(target=r.controller.CreateVolume, args=(create("pvc-c"),))
+def test_concurrent_operation_on_the_same_volume_is_aborted(dvp_api, tmp_path):
+    sim = SimConfig(default_latency=LATENCY, watch_timeout=1, latency={"VirtualDisk.Provisioning": 2.0})
+    for env in sim_env(dvp_api, tmp_path, nodes={}, sim=sim):
+        first = threading.Thread(target=env.csi.controller.CreateVolume, args=(create("pvc-c"),))
         first.start()
-        dvp.wait(Kind.VIRTUAL_DISK, "pvc-c", lambda d: d is not None, 2)
-        expect_code(C.ABORTED, r.controller.CreateVolume, create("pvc-c"), "already in progress")
+        env.wait(r.VIRTUAL_DISK, "pvc-c", lambda d: d is not None)  # the first call now waits for Ready
+        expect_code(C.ABORTED, env.csi.controller.CreateVolume, create("pvc-c"), "already in progress")
         first.join()
 
 
@@ -152,7 +160,7 @@ def test_create_from_snapshot_and_clone(csi, dvp):
                 "smaller than its source")
     clone = csi.controller.CreateVolume(create("pvc-clone", volume="pvc-src", required=3 * GIB)).volume
     assert clone.capacity_bytes == 3 * GIB
-    inter = dvp.get(Kind.VIRTUAL_DISK_SNAPSHOT, "clone-pvc-clone")
+    inter = dvp.get(r.VIRTUAL_DISK_SNAPSHOT, "clone-pvc-clone")
     assert inter["spec"] == {"virtualDiskName": "pvc-src", "requiredConsistency": False}
     assert inter["metadata"]["labels"]["csi.dvp.deckhouse.io/clone-for"] == "pvc-clone"
     assert disk_of(dvp, "pvc-clone")["spec"]["dataSource"]["objectRef"] == {
@@ -160,14 +168,13 @@ def test_create_from_snapshot_and_clone(csi, dvp):
     listed = csi.controller.ListSnapshots(csi_pb2.ListSnapshotsRequest())
     assert [e.snapshot.snapshot_id for e in listed.entries] == ["snap-1"]  # the clone intermediate is internal
     csi.controller.DeleteVolume(csi_pb2.DeleteVolumeRequest(volume_id="pvc-clone"))
-    assert dvp.get(Kind.VIRTUAL_DISK_SNAPSHOT, "clone-pvc-clone") is None
+    assert dvp.get(r.VIRTUAL_DISK_SNAPSHOT, "clone-pvc-clone") is None
 
 
 def test_clone_of_a_foreign_disk_is_not_found(csi, dvp):
-    foreign_disk(dvp, "vm-worker-0-boot", cluster=CLUSTER, component="capdvp")
-    before = dvp.snapshot_state()
+    before = dvp.state()  # vm-worker-0-boot: capdvp made it for the node's VM
     expect_code(C.NOT_FOUND, csi.controller.CreateVolume, create("pvc-steal", volume="vm-worker-0-boot"))
-    assert dvp.snapshot_state() == before
+    assert dvp.state() == before
 
 
 def test_delete(csi, dvp):
@@ -182,10 +189,10 @@ def test_delete(csi, dvp):
 @pytest.mark.parametrize(("cluster", "component"), [(OTHER_CLUSTER, "csi"), (CLUSTER, "capdvp")])
 def test_delete_of_a_foreign_disk_is_permission_denied_and_changes_nothing(csi, dvp, cluster, component):
     foreign_disk(dvp, "victim", cluster=cluster, component=component)
-    before = dvp.snapshot_state()
+    before = dvp.state()
     expect_code(C.PERMISSION_DENIED, csi.controller.DeleteVolume, csi_pb2.DeleteVolumeRequest(volume_id="victim"),
                 "VirtualDisk victim is not a CSI volume of this cluster")
-    assert dvp.snapshot_state() == before
+    assert dvp.state() == before
 
 
 def test_delete_of_an_attached_volume_is_failed_precondition(csi, dvp):
@@ -215,26 +222,27 @@ def test_expand(csi, dvp):
                 csi_pb2.ControllerExpandVolumeRequest(volume_id="pvc-e"), "capacity_range is required")
 
 
-def test_expand_quota_is_resource_exhausted(tmp_path):
-    dvp = MemoryDvp()
-    for r in serve(make_settings(tmp_path), dvp):
-        r.controller.CreateVolume(create("pvc-q", required=GIB))
-        real_patch = dvp.patch
+def quota_refusal_of_patches(req):
+    if req.verb == "patch" and req.resource.startswith("virtualdisks"):
+        return Fault(status=403, reason="Forbidden", message='virtualdisks "pvc-q" is forbidden: exceeded quota: '
+                     "storage, requested: requests.storage=5Gi, used: requests.storage=1Gi, limited: "
+                     "requests.storage=2Gi")
+    return None
 
-        def refuse(*a, **k):
-            from dvp_csi.dvp.port import DvpQuotaExceeded
-            raise DvpQuotaExceeded("exceeded quota: requests.storage")
 
-        dvp.patch = refuse
-        expect_code(C.RESOURCE_EXHAUSTED, r.controller.ControllerExpandVolume, expand("pvc-q", 5 * GIB), "quota")
-        dvp.patch = real_patch
+def test_expand_quota_is_resource_exhausted(dvp_api, tmp_path):
+    for env in sim_env(dvp_api, tmp_path, nodes={}, faults=quota_refusal_of_patches):
+        env.csi.controller.CreateVolume(create("pvc-q", required=GIB))
+        expect_code(C.RESOURCE_EXHAUSTED, env.csi.controller.ControllerExpandVolume, expand("pvc-q", 5 * GIB),
+                    "exceeded quota")
+        assert disk_of(env, "pvc-q")["spec"]["persistentVolumeClaim"]["size"] == "1Gi"
 
 
 def test_expand_of_a_foreign_disk_is_not_found(csi, dvp):
     foreign_disk(dvp, "victim")
-    before = dvp.snapshot_state()
+    before = dvp.state()
     expect_code(C.NOT_FOUND, csi.controller.ControllerExpandVolume, expand("victim", 20 * GIB))
-    assert dvp.snapshot_state() == before
+    assert dvp.state() == before
 
 
 def test_validate_volume_capabilities(csi, dvp):
@@ -292,10 +300,8 @@ class _StubClient:
 
 
 def test_dvps_webhook_refusal_at_create_is_failed_precondition_with_dvps_message(tmp_path):
-    from dvp_csi.dvp.kube import KubeDvp
-
-    for r in serve(make_settings(tmp_path), KubeDvp(_StubClient(), "proj")):
-        expect_code(C.FAILED_PRECONDITION, r.controller.CreateVolume, create("pvc-1", sc="gone"),
+    for running in serve(make_settings(tmp_path, namespace="proj"), Dvp.over(_StubClient(), "proj", CLUSTER)):
+        expect_code(C.FAILED_PRECONDITION, running.controller.CreateVolume, create("pvc-1", sc="gone"),
                     'DVP refused the request: create VirtualDisk "proj/pvc-1": 403 Forbidden: admission webhook '
                     '"vd.virtualization-controller.validate.d8-virtualization" denied the request: the storage class '
                     '"gone" does not exist')

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import grpc
 import pytest
-from dvp_csi.domain import disks, names, ownership, quantity
+from dvp_common.dvp import DVPConnection, NotOurs, VirtualDisks
+from dvp_csi.domain import disks, names, quantity
 from dvp_csi.domain.capacity import GIB, MIB, Range, choose_size, fits
 from dvp_csi.domain.errors import CsiError
 
@@ -86,17 +87,19 @@ def obj(labels):
     return {"metadata": {"labels": labels}}
 
 
-def test_ownership():
+def test_ownership_of_volumes_admits_admin_adopted_disks_but_never_another_components():
+    disks_of = VirtualDisks(DVPConnection(None, "proj", UUID), "csi", adoptable=True)
     ours = obj({"dvp.deckhouse.io/cluster-uuid": UUID, "dvp.deckhouse.io/component": "csi"})
-    assert ownership.is_ours(ours, UUID) and ownership.is_usable_volume(ours, UUID)
-    assert not ownership.is_ours(ours, "") and not ownership.is_ours(ours, "other")
+    assert disks_of.is_ours(ours) and disks_of.made_by_us(ours)
     capdvp = obj({"dvp.deckhouse.io/cluster-uuid": UUID, "dvp.deckhouse.io/component": "capdvp"})
-    assert not ownership.is_usable_volume(capdvp, UUID)
+    assert not disks_of.is_ours(capdvp)
     adopted = obj({"csi.dvp.deckhouse.io/adopt-by-cluster": UUID})
-    assert ownership.is_usable_volume(adopted, UUID) and not ownership.is_ours(adopted, UUID)
-    assert not ownership.is_usable_volume(adopted, "other")
+    assert disks_of.is_ours(adopted) and not disks_of.made_by_us(adopted)
+    assert disks_of.require_ours(adopted) is adopted
+    assert not VirtualDisks(DVPConnection(None, "proj", "other"), "csi", adoptable=True).is_ours(adopted)
+    assert not VirtualDisks(DVPConnection(None, "proj", UUID), "csi").is_ours(adopted)  # only where asked for
     capdvp_adopt = obj({"csi.dvp.deckhouse.io/adopt-by-cluster": UUID, "dvp.deckhouse.io/component": "capdvp"})
-    assert not ownership.is_usable_volume(capdvp_adopt, UUID)
-    assert not ownership.is_usable_volume(obj({}), UUID)
-    assert ownership.owned_labels(UUID) == {"dvp.deckhouse.io/cluster-uuid": UUID, "dvp.deckhouse.io/component": "csi",
-                                            "deckhouse.io/managed-by": "deckhouse"}
+    assert not disks_of.is_ours(capdvp_adopt)
+    assert not disks_of.is_ours(obj({}))
+    with pytest.raises(NotOurs):
+        disks_of.require_ours(capdvp_adopt)

@@ -1,19 +1,18 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Node service on a fake OS layer: exact OS calls and codes."""
+"""Node service on a fake OS layer: exact OS calls and codes (the node plugin needs no DVP access)."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 
 import grpc
 import pytest
-from csi_env import CLUSTER, NODE, Running, make_settings, serve
+from csi_env import NODE, Running, make_settings, serve
 from csi_fake_os import FakeOs
 from csi_requests import AM, cap, expect_code
+from csi_sim import sim_env
 from dvp_csi.domain import names
-from dvp_csi.dvp.memory import MemoryDvp
 from dvp_csi.generated import csi_pb2
 
 C = grpc.StatusCode
@@ -28,9 +27,7 @@ def fake_os() -> FakeOs:
 
 @pytest.fixture
 def node(tmp_path, fake_os) -> Iterator[Running]:
-    dvp = MemoryDvp()
-    dvp.add_vm("vm-worker-0", NODE, CLUSTER, static_disks=3)
-    yield from serve(make_settings(tmp_path, mode="node"), dvp, fake_os)
+    yield from serve(make_settings(tmp_path, mode="node"), None, fake_os)
 
 
 def link(r: Running) -> str:
@@ -153,22 +150,19 @@ def test_expand_grows_the_filesystem_of_the_mounted_device(node, fake_os):
                 csi_pb2.NodeExpandVolumeRequest(volume_id="pvc-n", volume_path="/nowhere"))
 
 
-def test_node_info_counts_the_vm_static_disks(node):
-    info = node.node.NodeGetInfo(csi_pb2.NodeGetInfoRequest())
-    assert (info.node_id, info.max_volumes_per_node) == (NODE, 13)  # 16 - 3 static disks
+@pytest.mark.parametrize(("static_disks", "max_volumes"), [(3, 13), (16, 1)])  # 16 - static, never zero
+def test_node_info_counts_the_vm_static_disks(dvp_api, tmp_path, fake_os, static_disks, max_volumes):
+    for env in sim_env(dvp_api, tmp_path, nodes={}, os_ops=fake_os, mode="node"):
+        env.add_vm("vm-worker-0", NODE, static_disks=static_disks)
+        info = env.csi.node.NodeGetInfo(csi_pb2.NodeGetInfoRequest())
+        assert (info.node_id, info.max_volumes_per_node) == (NODE, max_volumes)
+
+
+def test_node_capabilities(node):
     caps = {c.rpc.type for c in node.node.NodeGetCapabilities(csi_pb2.NodeGetCapabilitiesRequest()).capabilities}
     R = csi_pb2.NodeServiceCapability.RPC
     assert caps == {R.STAGE_UNSTAGE_VOLUME, R.GET_VOLUME_STATS, R.EXPAND_VOLUME}
 
 
-def test_node_info_without_dvp_access_assumes_the_boot_disk(tmp_path, fake_os):
-    for r in serve(make_settings(tmp_path, mode="node"), None, fake_os):
-        assert r.node.NodeGetInfo(csi_pb2.NodeGetInfoRequest()).max_volumes_per_node == 15
-
-
-def test_node_info_never_reports_zero(tmp_path, fake_os):
-    dvp = MemoryDvp()
-    dvp.add_vm("vm-worker-0", NODE, CLUSTER, static_disks=16)
-    s = make_settings(tmp_path, mode="node")
-    for r in serve(dataclasses.replace(s), dvp, fake_os):
-        assert r.node.NodeGetInfo(csi_pb2.NodeGetInfoRequest()).max_volumes_per_node == 1
+def test_node_info_without_dvp_access_assumes_the_boot_disk(node):
+    assert node.node.NodeGetInfo(csi_pb2.NodeGetInfoRequest()).max_volumes_per_node == 15

@@ -5,29 +5,35 @@ node plugin really formats, mounts, bind-mounts, grows and unmounts (needs root;
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from csi_env import CLUSTER, NODE, Running, make_settings, serve
+from csi_env import NODE, TIMEOUTS, Running
 from csi_loopdev import LoopDevices, check_environment
-from csi_requests import AM, MIB, cap, create
-from dvp_csi.dvp.memory import MemoryDvp
+from csi_requests import AM, MIB, cap
+from csi_requests import create as create_request
+from csi_sim import STORAGE_CLASS, WAIT, SimEnv, sim_env
 from dvp_csi.generated import csi_pb2
 from dvp_csi.os_ops import OsOps
 
 
+def create(name, **kw):
+    return create_request(name, sc=STORAGE_CLASS, **kw)
+
+
 @pytest.fixture
-def world(tmp_path) -> Iterator[tuple[Running, LoopDevices]]:
+def world(dvp_api, tmp_path) -> Iterator[tuple[Running, LoopDevices, SimEnv]]:
+    """DVP hot-plugs (the simulator attaches, csi_sim's udev backs the disk with a loop device)."""
     check_environment()
-    dvp = MemoryDvp()
-    dvp.add_vm("vm-worker-0", NODE, CLUSTER)
-    loops = LoopDevices(tmp_path / "by-id", tmp_path / "images").hook(dvp)
+    loops = LoopDevices(tmp_path / "by-id", tmp_path / "images")
     try:
-        for r in serve(make_settings(tmp_path), dvp):
-            yield r, loops
+        for env in sim_env(dvp_api, tmp_path, loops, nodes={NODE: "vm-worker-0"},
+                           timeouts=dataclasses.replace(TIMEOUTS, device=WAIT)):
+            yield env.csi, loops, env
     finally:
         unmount_under(tmp_path)
         loops.close()
@@ -41,7 +47,7 @@ def unmount_under(root: Path) -> None:
 
 
 def test_filesystem_volume_life(world, tmp_path):
-    r, loops = world
+    r, loops, env = world
     stage, target, ro_target = str(tmp_path / "stage"), str(tmp_path / "pods/a/vol"), str(tmp_path / "pods/b/vol")
     vol = r.controller.CreateVolume(create("pvc-life", required=64 * MIB)).volume
     ctx = r.controller.ControllerPublishVolume(csi_pb2.ControllerPublishVolumeRequest(
@@ -68,6 +74,7 @@ def test_filesystem_volume_life(world, tmp_path):
     req = csi_pb2.ControllerExpandVolumeRequest(volume_id=vol.volume_id, volume_capability=cap())
     req.capacity_range.required_bytes = 128 * MIB
     assert r.controller.ControllerExpandVolume(req).node_expansion_required
+    env.udev.settled()  # DVP grew the disk; the hot-plugged device follows
     # the device grew under the mounted filesystem (online ext4 growth itself needs CAP_SYS_RESOURCE, which this
     # machine's container lacks: test_offline_grow below runs the same resize2fs call on an unmounted disk)
     assert OsOps().block_size(device) == 128 * MIB
@@ -84,11 +91,12 @@ def test_filesystem_volume_life(world, tmp_path):
     r.node.NodeUnstageVolume(csi_pb2.NodeUnstageVolumeRequest(volume_id=vol.volume_id, staging_target_path=stage))
     r.controller.ControllerUnpublishVolume(csi_pb2.ControllerUnpublishVolumeRequest(volume_id=vol.volume_id,
                                                                                     node_id=NODE))
+    env.udev.settled()
     assert loops.loops == {}
 
 
 def test_raw_block_volume(world, tmp_path):
-    r, loops = world
+    r, loops, env = world
     target = str(tmp_path / "pods/c/dev")
     vol = r.controller.CreateVolume(create("pvc-raw", required=32 * MIB, caps=[cap(block=True)])).volume
     ctx = r.controller.ControllerPublishVolume(csi_pb2.ControllerPublishVolumeRequest(

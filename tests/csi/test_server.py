@@ -8,6 +8,7 @@ import json
 import logging
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -15,9 +16,11 @@ from pathlib import Path
 
 import grpc
 import pytest
-from csi_env import make_settings, serve
+from csi_env import CLUSTER, make_settings, serve
 from csi_requests import create, expect_code
+from dvp_common.kube import KubeClient, RetryPolicy
 from dvp_csi import metrics
+from dvp_csi.access import Dvp
 from dvp_csi.generated import csi_pb2, csi_pb2_grpc
 from dvp_csi.server import parse_endpoint
 from dvp_csi.settings import ConfigInvalid, parse
@@ -26,16 +29,22 @@ ROOT = Path(__file__).resolve().parents[2]
 PC = csi_pb2.PluginCapability
 
 
-def test_identity(csi, dvp):
+def test_identity(csi, tmp_path):
     info = csi.identity.GetPluginInfo(csi_pb2.GetPluginInfoRequest())
     assert (info.name, info.vendor_version) == ("csi.dvp.deckhouse.io", "0.1.0")
     caps = csi.identity.GetPluginCapabilities(csi_pb2.GetPluginCapabilitiesRequest()).capabilities
     assert list(caps) == [PC(service=PC.Service(type=PC.Service.CONTROLLER_SERVICE)),
                           PC(volume_expansion=PC.VolumeExpansion(type=PC.VolumeExpansion.ONLINE))]
     assert csi.identity.Probe(csi_pb2.ProbeRequest()).ready.value is True
-    dvp.reachable = False
-    expect_code(grpc.StatusCode.UNAVAILABLE, csi.identity.Probe, csi_pb2.ProbeRequest(), "DVP API is unreachable")
-    expect_code(grpc.StatusCode.UNAVAILABLE, csi.controller.CreateVolume, create("pvc-1"), "DVP API is unreachable")
+    with socket.socket() as closed:  # a port nothing listens on: DVP unreachable
+        closed.bind(("127.0.0.1", 0))
+        nowhere = KubeClient.from_url(f"https://127.0.0.1:{closed.getsockname()[1]}", token="t", insecure=True,  # noqa: S106
+                                      retry=RetryPolicy(attempts=1))
+        for r in serve(make_settings(tmp_path / "off"), Dvp.over(nowhere, "proj", CLUSTER)):
+            expect_code(grpc.StatusCode.UNAVAILABLE, r.identity.Probe, csi_pb2.ProbeRequest(),
+                        "DVP API is unreachable")
+            expect_code(grpc.StatusCode.UNAVAILABLE, r.controller.CreateVolume, create("pvc-1"),
+                        "DVP API is unreachable")
 
 
 def test_node_mode_serves_no_controller(tmp_path):

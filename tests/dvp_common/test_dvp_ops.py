@@ -211,26 +211,27 @@ def test_vm_wait_phase(conn, api):
 
 
 def test_attach_wait_detach(conn, api):
-    vm = put_vm(api, "worker-0", "worker-0")
+    put_vm(api, "vm-worker-0", "worker-0")
     bdas = Attachments(conn, L.CSI)
-    created = bdas.attach("pvc-1", vm, "worker-0")
-    assert created["metadata"]["name"] == "vmbda-pvc-1-worker-0"
-    assert created["spec"] == {"virtualMachineName": "worker-0",
+    created = bdas.attach("pvc-1", "vm-worker-0", "worker-0")
+    assert created["metadata"]["name"] == "vmbda-pvc-1-vm-worker-0"
+    assert created["spec"] == {"virtualMachineName": "vm-worker-0",
                                "blockDeviceRef": {"kind": "VirtualDisk", "name": "pvc-1"}}
     assert created["metadata"]["labels"] == owned(L.CSI, virtualMachineDiskName="pvc-1",
-                                                  virtualMachineName="worker-0", **{L.HOSTNAME: "worker-0"})
-    assert created["metadata"]["ownerReferences"][0]["uid"] == vm["metadata"]["uid"]
-    assert bdas.attach("pvc-1", vm, "worker-0")["metadata"]["uid"] == created["metadata"]["uid"]
+                                                  virtualMachineName="vm-worker-0", **{L.HOSTNAME: "worker-0"})
+    assert "ownerReferences" not in created["metadata"]  # the VM is another component's (see attachments.py)
+    assert bdas.attach("pvc-1", "vm-worker-0", "worker-0")["metadata"]["uid"] == created["metadata"]["uid"]
+    assert [a["metadata"]["name"] for a in bdas.of_disk("pvc-1")] == ["vmbda-pvc-1-vm-worker-0"]
     when_watching(conn, api, VMBDA, with_status(created, phase="Attached"))
     assert bdas.wait_attached(created["metadata"]["name"], 5)["status"]["phase"] == "Attached"
-    assert bdas.detach("pvc-1", "worker-0") == "vmbda-pvc-1-worker-0"
-    assert bdas.detach("pvc-1", "worker-0") is None
+    assert bdas.detach("pvc-1", "vm-worker-0") == "vmbda-pvc-1-vm-worker-0"
+    assert bdas.detach("pvc-1", "vm-worker-0") is None
 
 
 def test_attachment_failure(conn, api):
-    vm = put_vm(api, "worker-0", "worker-0")
+    put_vm(api, "worker-0", "worker-0")
     bdas = Attachments(conn, L.CSI)
-    created = bdas.attach("pvc-2", vm, "worker-0")
+    created = bdas.attach("pvc-2", "worker-0", "worker-0")
     api.put_object(VMBDA, with_status(created, phase="Failed", conditions=[
         {"type": "Attached", "status": "False", "reason": "CapacityReached", "message": "16 devices"}]))
     with pytest.raises(AttachmentFailed, match="phase Failed Attached=CapacityReached: 16 devices"):

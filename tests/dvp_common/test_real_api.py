@@ -192,12 +192,26 @@ def test_uid_guard_refuses_a_same_named_replacement(conn, kube, ns):
     assert kube.get(VIRTUAL_DISK, "pvc-uid", ns)["spec"]["persistentVolumeClaim"]["size"] == "1Gi"
 
 
+@pytest.mark.parametrize("kind", ["disk", "snapshot"])
+def test_delete_of_the_object_read_refuses_a_same_named_replacement(conn, kube, ns, kind):
+    objs = VirtualDisks(conn, L.CSI) if kind == "disk" else Snapshots(conn, L.CSI)
+    body = (lambda: objs.new("gone", "1Gi", "local")) if kind == "disk" else (lambda: objs.new("gone", "pvc-1"))
+    old = objs.create(body())
+    kube.delete(objs.resource, "gone", ns)
+    new = objs.create(body())
+    with pytest.raises(Conflict, match="the UID in the precondition .* does not match the UID in record"):
+        objs.delete("gone", current=old)
+    assert kube.get(objs.resource, "gone", ns)["metadata"]["uid"] == new["metadata"]["uid"]
+    assert objs.delete("gone", current=new) is True
+    assert objs.delete("gone", current=new) is False  # already gone: nothing to delete
+
+
 def test_every_body_we_build_passes_the_real_crds(conn, kube, ns):
     vm = kube.create(VIRTUAL_MACHINE, {"metadata": {"name": "worker-0", "labels": {
         L.CLUSTER_UUID: UUID, L.COMPONENT: L.CAPDVP, L.HOSTNAME: "worker-0"}}, "spec": {
         "virtualMachineClassName": "generic", "cpu": {"cores": 1}, "memory": {"size": "1Gi"},
         "blockDeviceRefs": [{"kind": "VirtualDisk", "name": "worker-0-boot"}]}}, ns)
-    bda = Attachments(conn, L.CSI).attach("pvc-1", vm, "worker-0")
+    bda = Attachments(conn, L.CSI).attach("pvc-1", vm["metadata"]["name"], "worker-0")
     assert bda["metadata"]["name"] == "vmbda-pvc-1-worker-0"
     snaps = Snapshots(conn, L.CSI)
     assert snaps.create(snaps.new("snap", "pvc-1"))["spec"] == {"virtualDiskName": "pvc-1", "requiredConsistency": True}

@@ -29,7 +29,7 @@ from dvp_common.dvp.connection import DVPConnection, DVPSettings
 from dvp_common.dvp.resources import SERVICE as DVP_SERVICE
 from dvp_common.dvp.resources import VIRTUAL_MACHINE
 from dvp_common.kube.resources import SERVICE
-from dvp_csi.dvp.kube import KubeDvp
+from dvp_csi.access import Dvp
 from dvp_csi.generated import csi_pb2
 from dvp_sim import SimConfig, Simulator, seed
 from isolation.rbac_doc import doc_block, documented_rules
@@ -62,7 +62,7 @@ def csi_job(dvp_api, tmp_path, rec: Recorder) -> None:
     add_vm(admin, ns, "vm-b", "worker-1", CLUSTER)
     client = dvp_api.client(faults=rec)
     try:
-        for csi in serve(make_settings(tmp_path, namespace=ns), KubeDvp(client, ns)):
+        for csi in serve(make_settings(tmp_path, namespace=ns), Dvp.over(client, ns, CLUSTER)):
             c = csi.controller
             c.CreateVolume(create("pvc-r", sc="rbac-sc", required=GIB))
             c.ControllerPublishVolume(publish("pvc-r"))

@@ -16,7 +16,7 @@ from csi_requests import create, publish, unpublish
 from dvp_ccm.domain import taints as T
 from dvp_ccm.domain.lifecycle import LifecycleConfig
 from dvp_common.dvp import resources as r
-from dvp_csi.dvp.kube import KubeDvp
+from dvp_csi.access import Dvp
 
 STORAGE_CLASS = "sim-fast"  # seeded by the CCM kit's Env
 
@@ -43,7 +43,7 @@ def test_a_deleted_vm_releases_its_volume_to_another_node(env, dvp_api, tmp_path
                              dead_vm_reap_interval=1)
     stop = threading.Event()
     try:
-        for csi in serve(settings, KubeDvp(driver_client, env.ns)):
+        for csi in serve(settings, Dvp.over(driver_client, env.ns, env.uuid)):
             c = csi.controller
             c.CreateVolume(create("pvc-data", sc=STORAGE_CLASS))
             c.ControllerPublishVolume(publish("pvc-data", node=dead))

@@ -9,7 +9,7 @@ from typing import Any
 
 import grpc
 
-from . import quantity
+from . import labels, quantity
 from .errors import CsiError
 
 READY_PHASES = frozenset({"Ready", "WaitForFirstConsumer"})
@@ -107,3 +107,17 @@ def snapshot_ready(vds: Mapping[str, Any] | None) -> bool:
 def disk_capacity_status(disk: Mapping[str, Any]) -> int:
     """Only what DVP reports as provisioned (a resize is done when this reaches the new size)."""
     return quantity.parse(_status(disk).get("capacity")) or 0
+
+
+def snapshot_size(vds: Mapping[str, Any]) -> int:
+    raw = ((vds.get("metadata") or {}).get("annotations") or {}).get(labels.SIZE_ANNOTATION, "0")
+    return int(raw) if raw.isdigit() else 0
+
+
+def describe(obj: Mapping[str, Any] | None) -> str:
+    """The last state of a wait that ran out, for its message."""
+    return f"phase {phase(obj)!r}"
+
+
+def vmbda_vm(vmbda: Mapping[str, Any]) -> str:
+    return (vmbda.get("spec") or {}).get("virtualMachineName", "")

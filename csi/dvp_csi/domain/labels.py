@@ -3,6 +3,7 @@
 """Label and annotation keys on DVP objects: the shared ones come from dvp_common.dvp.labels."""
 
 from dvp_common.dvp.labels import (  # noqa: F401 (re-exported for the driver)
+    ADOPT_BY_CLUSTER,  # noqa: F401 (admin-only adoption of a pre-existing disk)
     CLUSTER_UUID,
     COMPONENT,
     HOSTNAME,
@@ -14,8 +15,9 @@ from dvp_common.dvp.labels import CSI as COMPONENT_CSI  # noqa: F401
 from dvp_common.dvp.labels import VIRTUAL_MACHINE_DISK_NAME as VMBDA_DISK  # noqa: F401
 from dvp_common.dvp.labels import VIRTUAL_MACHINE_NAME as VMBDA_VM  # noqa: F401
 
-# Admin-only adoption of a pre-existing DVP disk by a pre-provisioned PV: only someone with write access to the DVP
-# namespace can set it, never a guest user (csi/README.md).
-ADOPT_BY_CLUSTER = "csi.dvp.deckhouse.io/adopt-by-cluster"
 # The CSI request name, kept because object names are normalised for Kubernetes.
 CSI_NAME_ANNOTATION = "csi.dvp.deckhouse.io/name"
+# The size of the source disk on its snapshots (a restore needs at least that much).
+SIZE_ANNOTATION = "csi.dvp.deckhouse.io/size-bytes"
+# Intermediate snapshots made for a clone carry the clone's name so DeleteVolume can remove them.
+CLONE_FOR_LABEL = "csi.dvp.deckhouse.io/clone-for"

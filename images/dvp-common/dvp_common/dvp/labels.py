@@ -17,6 +17,10 @@ DHCTL = "dhctl"  # objects of the OpenTofu layouts (candi/): the master VMs, the
 COMPONENTS = frozenset({CSI, CAPDVP, CCM, DHCTL})
 NODE_MAKERS = frozenset({CAPDVP, DHCTL})  # whoever made a node's VM: CSI and CCM work with both
 
+# An admin marks a pre-existing DVP disk usable as a CSI volume of one cluster (a pre-provisioned PV); only
+# someone with write access to the DVP namespace can set it, never a guest user.
+ADOPT_BY_CLUSTER = "csi.dvp.deckhouse.io/adopt-by-cluster"
+
 VIRTUAL_DISK_NAME = "virtualDiskName"
 VIRTUAL_MACHINE_DISK_NAME = "virtualMachineDiskName"
 VIRTUAL_MACHINE_NAME = "virtualMachineName"

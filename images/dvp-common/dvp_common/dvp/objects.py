@@ -132,13 +132,14 @@ class Objects:
         if current is None:
             return False
         self.require_ours(current)
-        self.kube.delete(self.resource, name, self.ns, missing_ok=True,
-                         preconditions={"uid": current["metadata"]["uid"]})
-        return True
+        return self.kube.delete(self.resource, name, self.ns, missing_ok=True,
+                                preconditions={"uid": current["metadata"]["uid"]}) is not None
 
     # waits
-    def wait(self, name: str, predicate: Callable[[Obj | None], Any], timeout: float) -> Obj | None:
-        return self.kube.wait_for(self.resource, name, predicate, timeout, self.ns)
+    def wait(self, name: str, predicate: Callable[[Obj | None], Any], timeout: float,
+             describe: Callable[[Obj | None], str] | None = None) -> Obj | None:
+        """`describe` words the last state seen for the WaitTimeout message."""
+        return self.kube.wait_for(self.resource, name, predicate, timeout, self.ns, describe=describe)
 
     def wait_gone(self, name: str, timeout: float) -> None:
         self.wait(name, lambda o: o is None, timeout)

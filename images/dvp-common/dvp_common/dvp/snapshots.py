@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from . import labels as L
 from .errors import ProvisioningFailed
 from .objects import Obj, Objects, phase
 from .resources import VIRTUAL_DISK_SNAPSHOT
@@ -13,8 +14,13 @@ class Snapshots(Objects):
     resource = VIRTUAL_DISK_SNAPSHOT
 
     def new(self, name: str, disk: str, required_consistency: bool = True,
-            labels: dict[str, str] | None = None) -> Obj:
-        return self.build(name, {"virtualDiskName": disk, "requiredConsistency": required_consistency}, labels)
+            labels: dict[str, str] | None = None, annotations: dict[str, str] | None = None) -> Obj:
+        meta = {"annotations": dict(annotations)} if annotations else {}
+        return self.build(name, {"virtualDiskName": disk, "requiredConsistency": required_consistency},
+                          {L.VIRTUAL_DISK_NAME: disk, **(labels or {})}, metadata=meta)
+
+    def of_disk(self, disk: str) -> list[Obj]:
+        return self.list({L.VIRTUAL_DISK_NAME: disk})
 
     def ready(self, obj: Obj | None, name: str) -> bool:
         if obj is None:
