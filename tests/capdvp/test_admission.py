@@ -224,3 +224,20 @@ def test_a_slow_client_is_cut_off_by_the_socket_timeout(endpoint, monkeypatch):
     assert _post(srv.port, ctx, MACHINE_PATH, body)[1]["response"]["allowed"] is True  # still serving
 
 
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("cpu", "4", "object.spec.cpu must be an object"),
+    ("bootDiskImageRef", ["img"], "object.spec.bootDiskImageRef must be an object"),
+    ("additionalDisks", {"size": "1Gi"}, "object.spec.additionalDisks must be a list"),
+    ("vmClassName", 7, "object.spec.vmClassName must be a string"),
+])
+def test_a_wrongly_typed_field_is_a_denial_naming_it(field, value, message):
+    from capdvp.admission import FIELDS
+    from dvp_common.admission.review import Request
+    from dvp_common.admission.shapes import checker
+
+    obj = {"metadata": {"name": "m", "namespace": "ns"}, "spec": {field: value}}
+    req = Request(uid="u", kind="DeckhouseMachine", group="infrastructure.cluster.x-k8s.io", operation="CREATE",
+                  name="m", namespace="ns", obj=obj, old=None)
+    assert checker(FIELDS)(req).endswith(message)

@@ -17,14 +17,16 @@ import time
 
 import pytest
 import requests
+from capdvp.admission import ROUTES as CAPDVP_ROUTES
 from dvp_common.admission.decider import DEADLINE
 from dvp_common.admission.review import API_VERSIONS
 from dvp_common.admission.server import WebhookServer
-from dvp_webhooks.handlers import ROUTES
+from dvp_webhooks.handlers import ROUTES as PROVIDER_ROUTES
 from harness import pki
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from whk_kit import GROUPS, FakeLookups
+from whk_kit import GROUPS as PROVIDER_GROUPS
+from whk_kit import FakeLookups
 
 SECRET = "hostile-S3CRET-9f2e7a61"  # noqa: S105 - planted; must never come back
 KUBECONFIG = ("apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters: [{name: c, cluster: {server: "
@@ -37,6 +39,10 @@ def b64(text: str) -> str:
 
 
 PLANTED = (SECRET, b64(SECRET), b64(KUBECONFIG), b64(b64(KUBECONFIG)))
+# capdvp's webhooks run on the same admission server: the same hostile run covers them
+ROUTES = {**PROVIDER_ROUTES, "capdvp": CAPDVP_ROUTES}
+GROUPS = {**PROVIDER_GROUPS, "DeckhouseMachine": ("infrastructure.cluster.x-k8s.io", "v1alpha1", "deckhousemachines"),
+          "DeckhouseMachineTemplate": ("infrastructure.cluster.x-k8s.io", "v1alpha1", "deckhousemachinetemplates")}
 BOUND = DEADLINE + 2.0  # the server's own deadline per request, and slack for a loaded machine
 ROUTE_LIST = sorted((mode, path) for mode, routes in ROUTES.items() for path in routes)
 RUN = settings(derandomize=True, database=None, deadline=None, max_examples=60,
@@ -77,6 +83,15 @@ SPECS = {
                               "volumeSnapshotClassName": names, "sourceVolumeMode": values},
     "VolumeSnapshotClass": {},
 }
+MACHINE_SPEC = {"vmClassName": maybe(st.just("generic")), "cpu": maybe(st.fixed_dictionaries({}, optional={
+    "cores": values, "coreFraction": values})), "memory": maybe(st.sampled_from(["8Gi", ".5Gi", "1.2.3Gi"])),
+    "rootDiskSize": maybe(st.just("20Gi")), "bootDiskImageRef": maybe(st.fixed_dictionaries({
+        "kind": maybe(st.just("ClusterVirtualImage")), "name": names})),
+    "additionalDisks": values, "providerID": maybe(st.just("dvp://x")), "tolerations": values,
+    "runPolicy": values, "liveMigrationPolicy": maybe(st.just("PreferForced"))}
+SPECS["DeckhouseMachine"] = MACHINE_SPEC
+SPECS["DeckhouseMachineTemplate"] = {"template": maybe(st.fixed_dictionaries({"spec": st.fixed_dictionaries(
+    {}, optional=MACHINE_SPEC)}))}
 
 
 @st.composite

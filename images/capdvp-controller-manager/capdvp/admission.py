@@ -15,6 +15,7 @@ from pathlib import Path
 from dvp_common.admission.decider import Route
 from dvp_common.admission.review import Request
 from dvp_common.admission.server import WebhookServer
+from dvp_common.admission.shapes import LIST, MAP, STR, checker
 from dvp_common.admission.verdict import Verdict
 
 from capdvp.domain import admission
@@ -42,9 +43,18 @@ def _template(req: Request, _lookups: object) -> Verdict:
     return _verdict(admission.validate_template(req.operation, req.obj or {}, req.old))
 
 
+# The fields the rules read (parse_spec judges values, these their types first).
+_SPEC = {"vmClassName": STR, "cpu": MAP, "bootDiskImageRef": MAP, "bootDiskImageRef.kind": STR,
+         "bootDiskImageRef.name": STR, "additionalDisks": LIST, "providerID": STR, "tolerations": LIST,
+         "runPolicy": STR, "liveMigrationPolicy": STR, "bootloader": STR, "rootDiskStorageClass": STR}
+FIELDS = {"DeckhouseMachine": {"spec": MAP, **{f"spec.{k}": v for k, v in _SPEC.items()}},
+          "DeckhouseMachineTemplate": {"spec": MAP, "spec.template": MAP, "spec.template.spec": MAP,
+                                       **{f"spec.template.spec.{k}": v for k, v in _SPEC.items()}}}
+_check = checker(FIELDS)
+
 ROUTES: dict[str, Route] = {
-    MACHINE_PATH: Route("DeckhouseMachine", admission.GROUP, _machine),
-    TEMPLATE_PATH: Route("DeckhouseMachineTemplate", admission.GROUP, _template),
+    MACHINE_PATH: Route("DeckhouseMachine", admission.GROUP, _machine, _check),
+    TEMPLATE_PATH: Route("DeckhouseMachineTemplate", admission.GROUP, _template, _check),
 }
 
 

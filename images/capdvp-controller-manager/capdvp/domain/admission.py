@@ -49,7 +49,7 @@ def validate_machine(operation: str, obj: Mapping, old: Mapping | None) -> str |
     ref = _ref("DeckhouseMachine", obj)
     if operation not in ("CREATE", "UPDATE"):
         return None
-    name = (obj.get("metadata") or {}).get("name", "")
+    name = (obj.get("metadata") or {}).get("name") or ""
     if operation == "CREATE" and (len(name) > names.MAX_NAME or not _LABEL.match(name)):
         return f"{ref}: metadata.name must be a DNS label of at most {names.MAX_NAME} characters (it is the VM name)"
     try:

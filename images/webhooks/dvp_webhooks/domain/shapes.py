@@ -6,14 +6,8 @@ direct client, so the check is strict."""
 
 from __future__ import annotations
 
-from typing import Any
+from dvp_common.admission.shapes import MAP, STR, STR_LIST, STR_MAP, checker
 
-from dvp_common.admission.review import Request
-
-STR, MAP, LIST, STR_MAP, STR_LIST, ANY = "a string", "an object", "a list", "a map of strings", \
-    "a list of strings", "any"
-METADATA = {"metadata": MAP, "metadata.name": STR, "metadata.namespace": STR, "metadata.labels": STR_MAP,
-            "metadata.annotations": STR_MAP}
 FIELDS: dict[str, dict[str, str]] = {
     "Secret": {"type": STR, "data": STR_MAP, "stringData": STR_MAP},
     "NodeGroup": {"spec": MAP, "spec.nodeType": STR, "spec.cloudInstances": MAP,
@@ -30,38 +24,4 @@ FIELDS: dict[str, dict[str, str]] = {
 }
 
 
-def _fits(value: Any, want: str) -> bool:
-    if want == STR:
-        return isinstance(value, str)
-    if want == MAP:
-        return isinstance(value, dict)
-    if want == LIST:
-        return isinstance(value, list)
-    if want == STR_MAP:
-        return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
-    if want == STR_LIST:
-        return isinstance(value, list) and all(isinstance(v, str) for v in value)
-    return True
-
-
-def problem(obj: dict[str, Any], kind: str) -> str | None:
-    """The first field of `obj` whose type the rules of `kind` cannot read; None when all fit."""
-    for path, want in {**METADATA, **FIELDS.get(kind, {})}.items():
-        node: Any = obj
-        for key in path.split("."):
-            if not isinstance(node, dict):
-                node = None
-                break
-            node = node.get(key)
-        if node is not None and not _fits(node, want):
-            return f"{path} must be {want}"
-    return None
-
-
-def check(req: Request) -> str | None:
-    """A denial message naming the first badly typed field of the request's objects, or None."""
-    for what, obj in (("object", req.obj), ("oldObject", req.old)):
-        found = problem(obj, req.kind) if obj is not None else None
-        if found:
-            return f"{req.ref()}: {what}.{found}"
-    return None
+check = checker(FIELDS)
