@@ -8,8 +8,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import grpc
+from dvp_common.quantity import format_bytes
 
-from .domain import disks, labels, names, ownership, quantity
+from .domain import disks, labels, names, ownership
 from .domain.capacity import Range, choose_size, fits
 from .domain.errors import CsiError, invalid
 from .dvp import objects
@@ -163,7 +164,7 @@ class Volumes:
         size = choose_size(rng, default=self.s.default_size)
         try:
             self.api.patch(Kind.VIRTUAL_DISK, volume_id,
-                           {"spec": {"persistentVolumeClaim": {"size": quantity.format_bytes(size)}}})
+                           {"spec": {"persistentVolumeClaim": {"size": format_bytes(size)}}})
         except DvpQuotaExceeded as exc:
             raise CsiError(grpc.StatusCode.RESOURCE_EXHAUSTED, f"VirtualDisk {volume_id}: {exc}") from exc
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
+from dvp_common.rfc3339 import format_time
+
 # condition types
 READY = "Ready"
 RESIZING = "Resizing"
@@ -57,7 +59,7 @@ VMBDA_FINALIZER = "virtualization.deckhouse.io/vmbda-protection"
 
 
 def now_iso() -> str:
-    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return format_time(datetime.datetime.now(datetime.UTC))
 
 
 def find(status: dict[str, Any], ctype: str) -> dict[str, Any] | None:

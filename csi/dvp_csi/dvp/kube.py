@@ -71,10 +71,7 @@ class KubeDvp:
 
     @_translated
     def get(self, kind: Kind, name: str) -> Obj | None:
-        try:
-            return self.client.get(RESOURCES[kind], name, self.namespace)
-        except kube.NotFound:
-            return None
+        return kube.get_or_none(self.client, RESOURCES[kind], name, self.namespace)
 
     @_translated
     def list(self, kind: Kind, labels: Mapping[str, str]) -> list[Obj]:

@@ -17,7 +17,10 @@ import uuid
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 
-from ..domain import disks, quantity
+from dvp_common.quantity import format_bytes
+from dvp_common.rfc3339 import format_time
+
+from ..domain import disks
 from . import objects
 from .port import DvpAlreadyExists, DvpNotFound, DvpQuotaExceeded, DvpUnavailable, Kind, Obj, WaitTimeout
 
@@ -28,7 +31,7 @@ MAX_BLOCK_DEVICES = 16  # a DVP StorageClass name whose disks wait for their fir
 
 
 def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return format_time(datetime.now(UTC))
 
 
 def _merge(dst: dict, patch: Mapping) -> None:
@@ -204,14 +207,14 @@ class MemoryDvp:
             status.update(phase="Failed", conditions=[{"type": "Ready", "status": "False",
                                                        "reason": "ProvisioningFailed", "message": "no backend"}])
             return
-        size = quantity.parse(pvc.get("size")) or 0
-        old = quantity.parse(status.get("capacity")) or 0
+        size = disks.size_bytes(pvc.get("size"))
+        old = disks.size_bytes(status.get("capacity"))
         status["storageClassName"] = pvc.get("storageClassName")
         if pvc.get("storageClassName") == WFFC_CLASS and not status.get("attachedToVirtualMachines"):
             status["phase"] = "WaitForFirstConsumer"
             return
         status["phase"] = "Ready"
-        status["capacity"] = quantity.format_bytes(max(size, old))
+        status["capacity"] = format_bytes(max(size, old))
         status["conditions"] = [{"type": "Ready", "status": "True", "reason": "Ready"}]
         if old and size > old and self.on_resize:
             self.on_resize(copy.deepcopy(disk))

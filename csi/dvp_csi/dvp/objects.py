@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..domain import labels, ownership, quantity
+from dvp_common.quantity import format_bytes
+
+from ..domain import labels, ownership
 
 GROUP_VERSION = "virtualization.deckhouse.io/v1alpha2"
 SIZE_ANNOTATION = "csi.dvp.deckhouse.io/size-bytes"
@@ -27,7 +29,7 @@ def _meta(name: str, namespace: str, cluster_uuid: str, extra: dict[str, str], c
 def virtual_disk(name: str, namespace: str, cluster_uuid: str, csi_name: str, storage_class: str, size: int,
                  source: tuple[str, str] | None) -> dict[str, Any]:
     spec: dict[str, Any] = {"persistentVolumeClaim": {"storageClassName": storage_class,
-                                                      "size": quantity.format_bytes(size)}}
+                                                      "size": format_bytes(size)}}
     if source:
         spec["dataSource"] = {"type": "ObjectRef", "objectRef": {"kind": source[0], "name": source[1]}}
     return {"apiVersion": GROUP_VERSION, "kind": "VirtualDisk",

@@ -7,11 +7,11 @@ from __future__ import annotations
 import pathlib
 
 import yaml
+from dvp_common.quantity import parse_quantity
 
 from .files import walk
 from .findings import Finding, Rendered
 from .pods import CONTROLLERS, containers, workloads
-from .quantity import parse_quantity
 
 LINTER = "container"
 PRIORITY_CLASSES = ("system-node-critical", "system-cluster-critical", "cluster-critical", "cluster-medium",
@@ -195,7 +195,7 @@ def resources(objects: list[Rendered], **_) -> list[Finding]:
 
 def _quantity_or_zero(value: object):
     try:
-        return parse_quantity(value)
+        return parse_quantity(value).amount
     except ValueError:
         return 0
 

@@ -7,11 +7,12 @@ from __future__ import annotations
 import pathlib
 import re
 
+from dvp_common.quantity import parse_quantity
+
 from .container_rules import declared_mount_points
 from .files import rel, walk
 from .findings import WARNING, Finding, Rendered
 from .pods import CONTROLLERS, containers, pod_labels, workloads
-from .quantity import parse_quantity
 
 LINTER = "templates"
 VPA_MODES = ("Off", "Initial", "Recreate", "InPlaceOrRecreate")

@@ -8,11 +8,13 @@ import datetime as dt
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from dvp_common import rfc3339
+from dvp_common.rfc3339 import format_time
 from dvp_common.runtime.controller import DONE, RETRY, Result
 
 from capdvp.ports import Api
 
-__all__ = ["DONE", "RETRY", "Context", "ReconcileConfig", "Result", "parse_time", "utcnow"]
+__all__ = ["DONE", "RETRY", "Context", "ReconcileConfig", "Result", "format_time", "parse_time", "utcnow"]
 
 
 def utcnow() -> dt.datetime:
@@ -41,10 +43,5 @@ class Context:
 
 
 def parse_time(value: str | None) -> dt.datetime | None:
-    if not value:
-        return None
-    return dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-
-
-def format_time(value: dt.datetime) -> str:
-    return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """An absent timestamp is None; a malformed one raises (rfc3339.TimeError)."""
+    return rfc3339.parse_time(value) if value else None

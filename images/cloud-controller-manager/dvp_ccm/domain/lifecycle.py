@@ -24,6 +24,8 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
+from dvp_common.rfc3339 import format_time, parse_time_or_none
+
 from . import taints as T
 
 Obj = dict[str, Any]
@@ -45,19 +47,6 @@ class Decision:
     reasons: list[str] = field(default_factory=list)  # event reasons of what changed
 
 
-def parse_time(text: str | None) -> dt.datetime | None:
-    if not text:
-        return None
-    try:
-        return dt.datetime.fromisoformat(str(text).replace("Z", "+00:00"))
-    except ValueError:
-        return None
-
-
-def format_time(when: dt.datetime) -> str:
-    return when.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def _condition(obj: Obj | None, kind: str) -> Obj | None:
     return next((c for c in ((obj or {}).get("status") or {}).get("conditions") or [] if c.get("type") == kind), None)
 
@@ -69,14 +58,14 @@ def node_ready(node: Obj) -> tuple[bool, dt.datetime | None]:
         return False, None
     if cond.get("status") == "True":
         return True, None
-    return False, parse_time(cond.get("lastTransitionTime"))
+    return False, parse_time_or_none(cond.get("lastTransitionTime"))
 
 
 def vm_down_since(vm: Obj | None, node_since: dt.datetime | None) -> dt.datetime | None:
     """When the VM stopped running: its Running=False transition, else (gone, or no condition) the Node's."""
     cond = _condition(vm, "Running")
     if vm is not None and cond is not None and cond.get("status") != "True":
-        return parse_time(cond.get("lastTransitionTime")) or node_since
+        return parse_time_or_none(cond.get("lastTransitionTime")) or node_since
     return node_since
 
 
@@ -111,7 +100,7 @@ def decide(node: Obj, vm: Obj | None, now: dt.datetime, cfg: LifecycleConfig) ->
                 wanted = T.with_taint(wanted, T.out_of_service_taint(format_time(now)))
                 out.requeue_after = cfg.hold if vm is None else None
             elif vm is None:
-                added = parse_time(taint.get("timeAdded")) or now
+                added = parse_time_or_none(taint.get("timeAdded")) or now
                 held = (now - added).total_seconds()
                 if held >= cfg.hold:
                     out.delete = True

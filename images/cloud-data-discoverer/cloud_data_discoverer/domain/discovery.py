@@ -16,6 +16,8 @@ import datetime
 import json
 from typing import Any
 
+from dvp_common.rfc3339 import format_time, parse_time_or_none
+
 from . import shapes
 from .shapes import Malformed, Skipped
 
@@ -164,16 +166,9 @@ def base(installer: dict[str, Any], last_written: dict[str, Any]) -> dict[str, A
     return data
 
 
-def _stamp(when: datetime.datetime) -> str:
-    return when.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def _since(value: Any, now: datetime.datetime) -> datetime.datetime:
-    try:
-        when = datetime.datetime.strptime(str(value), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.UTC)
-    except ValueError:
-        return now
-    return min(when, now)
+    when = parse_time_or_none(value)
+    return now if when is None else min(when, now)
 
 
 def parse_vanished(text: str | None) -> dict[str, str]:
@@ -199,7 +194,7 @@ def expire(previous: dict[str, Any], present: set[str], vanished: dict[str, str]
             kept.append(entry)
             continue
         since = _since(vanished.get(name), now)
-        record[name] = _stamp(since)
+        record[name] = format_time(since)
         if (now - since).total_seconds() < grace:
             kept.append(entry)
     data = dict(previous)

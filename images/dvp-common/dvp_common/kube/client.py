@@ -300,3 +300,14 @@ class KubeClient:
         from .wait import wait_for
 
         return wait_for(self, res, name, predicate, timeout, namespace, describe=describe)
+
+
+def get_or_none(api: Any, res: Resource, name: str, namespace: str | None = None) -> dict | None:
+    """The object, or None when the API says it does not exist (404); every other error propagates.
+
+    `api` is a KubeClient or anything with its `get(res, name, namespace)` that raises NotFound (a cache reader).
+    """
+    try:
+        return api.get(res, name, namespace)
+    except NotFound:
+        return None
