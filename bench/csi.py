@@ -11,20 +11,17 @@ WATCH, dvp_common.kube.wait) however long it lasts.
 from __future__ import annotations
 
 import statistics
-import sys
 import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from csi_env import CLUSTER, NODE, make_settings, serve
+from csi_requests import create, publish
+from dvp_csi.dvp.memory import MemoryDvp
+
 from bench.measure import figure
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "csi"))
-
-from csi_env import CLUSTER, NODE, make_settings, serve  # noqa: E402
-from csi_requests import create, publish  # noqa: E402
-from dvp_csi.dvp.memory import MemoryDvp  # noqa: E402
 
 RTT_S = 0.002
 PROVISION_S = 0.5

@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The CSI driver on a real kube-apiserver with the DVP simulator (tests/dvp_sim) playing DVP's controllers.
+"""The CSI driver on a real kube-apiserver with the DVP simulator (testkit/dvp_sim) playing DVP's controllers.
 
 VMs are made the way capdvp makes them (boot disk from an image, our labels) and run through the simulator's
 phases. A small "udev" thread backs every disk DVP shows attached to a node's VM with a loop device and its

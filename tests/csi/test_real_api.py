@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The driver on a real kube-apiserver serving the DVP CRDs (tests/harness) with the DVP simulator (tests/dvp_sim)
+"""The driver on a real kube-apiserver serving the DVP CRDs (testkit/harness) with the DVP simulator (testkit/dvp_sim)
 playing DVP's controllers: objects pass the API's schema, waits are real watches, and a guest attacker's requests
 change nothing in DVP (issue 12)."""
 
