@@ -110,7 +110,7 @@ def _chart():
 def render_files(values: dict[str, Any], kube_version: str = "1.30") -> dict[str, str]:
     """Template path -> rendered text, through the Helm engine linked in-process (helm_python)."""
     import helm_python
-    from helm_python import _native  # the public render() has no kube_version/api_versions (tooling.md §2)
+    from helm_python import _native  # the public render() has no kube_version/api_versions
 
     options = {
         "name": RELEASE,

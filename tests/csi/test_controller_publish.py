@@ -157,7 +157,7 @@ def test_unpublish_that_dvp_does_not_finish_is_unavailable(csi, dvp):
     dvp.delete = real_delete
 
 
-# -- issue 12: a guest user who can create PVs must not reach DVP disks that are not this cluster's volumes ------
+# -- tenant isolation: a guest user who can create PVs must not reach DVP disks that are not this cluster's volumes
 
 def seed_foreign(dvp):
     dvp.put(Kind.VIRTUAL_DISK, {"metadata": {"name": "vm-worker-0-boot", "labels": {

@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Ownership rule (issue 12): a DVP object is ours only with our cluster UUID and the csi component label.
+"""Ownership rule (tenant isolation): a DVP object is ours only with our cluster UUID and the csi component label.
 
 A disk made by another component (capdvp boot/additional disks) or another cluster is foreign; an admin may mark a
 pre-existing disk adoptable by our cluster with the ADOPT_BY_CLUSTER label.

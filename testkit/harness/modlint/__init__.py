@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Our own implementation of the DMT (deckhouse/dmt) lint rules that apply to files and rendered objects.
 
-DMT itself cannot be obtained here (not served by the Go module proxy, not on PyPI/npm), so the rules of
-aesthetics.md §1.2 are re-implemented from their descriptions. Rule ids, linter names and the `.dmtlint.yaml`
+DMT itself cannot be obtained here (not served by the Go module proxy, not on PyPI/npm), so its file and
+rendered-object rules are re-implemented from DMT's rule descriptions. Rule ids, linter names and the `.dmtlint.yaml`
 exclusion format are DMT's, so the real tool can take over without touching the configuration.
 
 Not re-implemented: `keys` (needs DMT's banned-names configuration), `httproute-rules` (the module ships no

@@ -8,7 +8,7 @@ As Kubernetes' cloud-node-lifecycle controller, with DVP's VM phases:
 - NotReady and the VM gone: the Node is deleted (with out-of-service handling on: first tainted, see below);
 - NotReady and the VM Stopped: the `node.cloudprovider.kubernetes.io/shutdown` taint (NoSchedule).
 
-Non-graceful node failure (switchable; harvester#9939 traps): when a Node has been NotReady AND its VM Stopped or
+Non-graceful node failure (switchable): when a Node has been NotReady AND its VM Stopped or
 gone for longer than the grace period, it gets `node.kubernetes.io/out-of-service=nodeshutdown:NoExecute`, so
 Kubernetes force-deletes its pods and detaches their volumes at once. Durations are measured from API timestamps
 (the Node's Ready transition, the VM's Running transition, the taint's timeAdded), so a restarted CCM resumes

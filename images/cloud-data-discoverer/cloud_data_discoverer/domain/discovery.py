@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The DVPCloudDiscoveryData merge (research dvp-api.md §e, newest upstream rules), and its bounds.
+"""The DVPCloudDiscoveryData merge (upstream's newest rules), and its bounds.
 
 Discovered DVP classes replace their entries; a class no longer in DVP is kept as it was (a guest StorageClass
 may still point at one) for a grace period from when it was first missed, then dropped; the list is sorted by
