@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from dvp_common.kube import AlreadyExists, ApiError, Conflict, ListResult, NotFound, Resource
+from dvp_common.rfc3339 import format_time
 
 STATUS_SUBRESOURCE = {"DeckhouseMachine", "DeckhouseCluster", "DeckhouseMachineTemplate", "Machine", "Cluster"}
 WRITES = ("create", "patch", "delete")
@@ -86,7 +87,7 @@ class FakeApi:
         meta.setdefault("uid", str(uuid.uuid4()))
         meta["resourceVersion"] = str(next(self._rv))
         meta.setdefault("generation", 1)
-        meta.setdefault("creationTimestamp", self.now().strftime("%Y-%m-%dT%H:%M:%SZ"))
+        meta.setdefault("creationTimestamp", format_time(self.now()))
         obj.setdefault("apiVersion", res.api_version)
         obj.setdefault("kind", res.kind)
         self.objects[(res.kind, ns, meta["name"])] = obj
@@ -201,7 +202,7 @@ class FakeApi:
             raise Conflict("Precondition failed: UID in precondition does not match", kind=res.kind, name=name)
         self.log.append(("delete", res.kind, name))
         if obj["metadata"].get("finalizers"):
-            obj["metadata"].setdefault("deletionTimestamp", self.now().strftime("%Y-%m-%dT%H:%M:%SZ"))
+            obj["metadata"].setdefault("deletionTimestamp", format_time(self.now()))
             obj["metadata"]["resourceVersion"] = str(next(self._rv))
             return copy.deepcopy(obj)
         self._remove(key)
@@ -215,6 +216,6 @@ class FakeApi:
             refs = o["metadata"].get("ownerReferences") or []
             if any(ref.get("uid") == uid for ref in refs) and k in self.objects:
                 if o["metadata"].get("finalizers"):
-                    o["metadata"].setdefault("deletionTimestamp", self.now().strftime("%Y-%m-%dT%H:%M:%SZ"))
+                    o["metadata"].setdefault("deletionTimestamp", format_time(self.now()))
                 else:
                     self._remove(k)

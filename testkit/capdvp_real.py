@@ -12,7 +12,7 @@ from capdvp import resources as r
 from capdvp.controllers.cluster import ClusterReconciler
 from capdvp.controllers.context import Context, ReconcileConfig
 from capdvp.controllers.machine import MachineReconciler
-from dvp_common.kube import NotFound
+from dvp_common.kube import get_or_none
 
 SPEC = {
     "vmClassName": "", "cpu": {"cores": 2, "cpuFraction": "50%"}, "memory": "4Gi", "rootDiskSize": "20Gi",
@@ -76,19 +76,13 @@ class RealEnv:
         return self.machines.reconcile(self.ns, name)
 
     def dm(self, name: str) -> dict | None:
-        try:
-            return self.guest.get(r.DECKHOUSE_MACHINE, name, self.ns)
-        except NotFound:
-            return None
+        return get_or_none(self.guest, r.DECKHOUSE_MACHINE, name, self.ns)
 
     def condition(self, name: str, ctype: str = "Ready") -> dict:
         return next(c for c in self.dm(name)["status"]["conditions"] if c["type"] == ctype)
 
     def vm(self, name: str) -> dict | None:
-        try:
-            return self.dvp.get(r.VIRTUAL_MACHINE, name, self.dvp_ns)
-        except NotFound:
-            return None
+        return get_or_none(self.dvp, r.VIRTUAL_MACHINE, name, self.dvp_ns)
 
     def names(self, res) -> list[str]:
         return sorted(o["metadata"]["name"] for o in self.dvp.list(res, self.dvp_ns).items)

@@ -10,7 +10,7 @@ import time
 from collections import Counter
 
 from capdvp import resources as r
-from dvp_common.kube import NotFound
+from dvp_common.kube import NotFound, get_or_none
 from dvp_common.kube.resources import NODE, SECRET, SERVICE
 from dvp_sim.world import KINDS
 
@@ -141,10 +141,7 @@ def _try_review(port: int, ca: str, obj: dict):
 
 
 def _get(d: Demo, res, name: str, ns: str | None = None):
-    try:
-        return d.guest.get(res, name, ns)
-    except NotFound:
-        return None
+    return get_or_none(d.guest, res, name, ns)
 
 
 def _empty_or_none(ledger: Ledger):

@@ -14,7 +14,7 @@ import base64
 from typing import Any
 
 from dvp_common.dvp import resources as R
-from dvp_common.kube import KubeClient, NotFound, Resource
+from dvp_common.kube import KubeClient, NotFound, Resource, get_or_none
 from dvp_common.kube.resources import STORAGE_CLASS, VALIDATING_WEBHOOK_CONFIGURATION
 from dvp_webhooks.domain.review import Request
 from dvp_webhooks.domain.verdict import Verdict
@@ -85,12 +85,7 @@ class DvpAdmission:
 
     # handlers: read what the rule needs, then decide ---------------------------------------------------------
     def _get(self, res: Resource, name: str, namespace: str | None = None) -> dict[str, Any] | None:
-        if not name:
-            return None
-        try:
-            return self.client.get(res, name, namespace)
-        except NotFound:
-            return None
+        return get_or_none(self.client, res, name, namespace) if name else None
 
     def _vm(self, req: Request, _lookups: Any) -> Verdict:
         vm = req.obj or {}
