@@ -18,7 +18,7 @@ UUID = "c-1"
     ("10Gi", 10 * GIB), ("1.5Gi", 3 * GIB // 2), ("500M", 500_000_000), ("1073741824", GIB), ("1k", 1000),
     # the shared quantity reads what the old CSI parser missed: a leading point, exponents, milli (rounded up)
     (".5Gi", 512 * MIB), ("1e9", 10**9), ("1500m", 2),
-    ("", 0), ("ten", 0), ("5Zi", 0), ("1.2.3Gi", 0), (None, 0)])
+    ("", 0), ("ten", 0), ("5Zi", 0), ("1.2.3Gi", 0), ("-1Gi", 0), (None, 0)])
 def test_disk_sizes(text, value):
     assert disks.disk_capacity_status({"status": {"capacity": text}}) == value
     assert disks.disk_capacity({"spec": {"persistentVolumeClaim": {"size": text}}}) == value

@@ -61,9 +61,9 @@ def disk_capacity(disk: Mapping[str, Any]) -> int:
 
 
 def size_bytes(value: Any) -> int:
-    """Bytes of a size DVP wrote (rounded up); 0 when absent or unreadable, as for a disk still being made."""
+    """Bytes of a size DVP wrote (rounded up); 0 when absent, unreadable or negative, as for a disk being made."""
     found = parse_quantity_or_none(value)
-    return found.to_int() if found else 0
+    return found.to_int() if found is not None and found.amount > 0 else 0
 
 
 def disk_attached_vms(disk: Mapping[str, Any] | None) -> list[str]:
