@@ -8,7 +8,7 @@ The one parser of quantities in the tree: hooks, components and the simulator co
 Syntax: `<sign?><number><suffix?>`, number `12`, `1.5`, `.5` or `1.`; suffix a binary one (`Ki` ... `Ei`), a
 decimal one (`n u m k M G T P E`) or an exponent (`e3`, `E-3`). As apimachinery does, a value finer than 1n
 is rounded up (away from zero) to 1n, a binary-suffixed value above 2**63-1 is capped there, and the canonical form
-is the one the API server stores (`1.5` -> `1500m`, `1.5Gi` -> `1536Mi`, `1000` -> `1k`, `1e3` -> `1e3`).
+is apimachinery's (`1.5` -> `1500m`, `1.5Gi` -> `1536Mi`, `1000` -> `1k`, `1e3` -> `1e3`).
 
 Where this differs from `resource.ParseQuantity`, it is stricter, on purpose:
 - a number needs a digit: ParseQuantity reads "", "+", ".", "Gi" and "e3" as zero; the API's OpenAPI pattern for
@@ -78,7 +78,8 @@ class Quantity:
         return n if self.amount >= 0 else -n
 
     def canonical(self) -> str:
-        """The text the API server stores for this quantity (`CanonicalizeBytes`)."""
+        """The canonical text (`CanonicalizeBytes`). The API server answers with it, except for a text its parser
+        already calls canonical, which it keeps as written ("+5", "05", "1E3"): compare amounts, never texts."""
         amount, fmt = self.amount, self.format
         if amount == 0:
             return "0"
