@@ -29,6 +29,7 @@ $(STAMP): requirements.lock scripts/find-python scripts/write-pth
 
 .PHONY: venv
 venv: $(STAMP) ## create .venv with the pinned Python dependencies
+	@scripts/write-pth $(PY)  # again each time: the source roots in pyproject.toml may have changed
 
 .PHONY: lock
 lock: ## re-resolve requirements.lock from pyproject.toml
@@ -53,7 +54,7 @@ setup: venv tools generate bytecode ## everything the tests and the demo need
 
 .PHONY: bytecode
 bytecode: venv ## compile our Python sources once (each hook is a new process; a module bundle ships this too)
-	@$(PY) -m compileall -q -j0 hooks images csi tests bench > /dev/null
+	@$(PY) -m compileall -q -j0 hooks images csi testkit tests bench > /dev/null
 
 .PHONY: test
 test: setup ## run every test
@@ -68,8 +69,10 @@ render: venv ## print the whole module rendered with every component on (example
 	@$(PY) -m harness.render --all-on
 
 .PHONY: lint
-lint: setup ## ruff, helm lint and the module lint rules
+lint: setup ## ruff, the import contracts (.importlinter), helm lint and the module lint rules
 	$(VENV)/bin/ruff check .
+	@test -x $(VENV)/bin/lint-imports || { echo "lint-imports is missing: run 'make venv' (import-linter is pinned)"; exit 1; }
+	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m harness.modlint
 
 .PHONY: bench

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """candi: what dhctl waits for when it runs our layouts.
 
-The real OpenTofu and hashicorp/kubernetes provider against a real kube-apiserver with tests/dvp_sim playing DVP
+The real OpenTofu and hashicorp/kubernetes provider against a real kube-apiserver with testkit/dvp_sim playing DVP
 (disks provision in DISK_S, VMs start in BOOT_S): wall time of `tofu apply` of one master and of DVP bringing
 its VM to Running (from nothing to the VM Running with outputs), of a no-change converge plan, and of
 `tofu destroy`. The simulator's floor for the apply is the chain address -> disks -> VM; what is above it is
@@ -11,14 +11,11 @@ OpenTofu's and the provider's own cost.
 
 from __future__ import annotations
 
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from bench.measure import figure
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 DISK_S = 1.0
 BOOT_S = 2.0

@@ -5,7 +5,7 @@
 Two set-ups, the same production reconcilers:
 
 * `run_real()`: the whole controller (python -m capdvp's Manager: informers, cached reads, workers) against real
-  kube-apiservers (tests/harness) with tests/dvp_sim playing DVP: disks provision in DISK_S, VMs start in BOOT_S.
+  kube-apiservers (testkit/harness) with testkit/dvp_sim playing DVP: disks provision in DISK_S, VMs start in BOOT_S.
   The simulator runs as its own process (`python -m dvp_sim`), for the floor and for capdvp alike: DVP's
   controllers never share the provider's interpreter, and in one process the two took turns on one GIL.
   The simulator's floor for one machine is the sum of the latencies on its chain; the floor of 100 machines is the
@@ -28,17 +28,14 @@ import threading
 import time
 from pathlib import Path
 
+from capdvp import resources as r
+from capdvp.controllers.context import Context, project
+from capdvp.controllers.machine import MachineReconciler
+from capdvp.runner import Controller
+from capdvp_world import DVP_NS, NS, World
+from dvp_common.dvp import DVPConnection
+
 from bench.measure import figure
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "capdvp"))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-from capdvp import resources as r  # noqa: E402
-from capdvp.controllers.context import Context, project  # noqa: E402
-from capdvp.controllers.machine import MachineReconciler  # noqa: E402
-from capdvp.runner import Controller  # noqa: E402
-from capdvp_world import DVP_NS, NS, World  # noqa: E402
-from dvp_common.dvp import DVPConnection  # noqa: E402
 
 MACHINES = 100
 RTT_S = 0.005  # per API call

@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""cloud-controller-manager: 500 Nodes and 100 LoadBalancer Services against real kube-apiservers (tests/harness).
+"""cloud-controller-manager: 500 Nodes and 100 LoadBalancer Services against real kube-apiservers (testkit/harness).
 
 The DVP side holds 500 VMs of our cluster (status written directly: no simulator, so the figures are the CCM's
 own). `run()` measures, with the whole Manager (informers, queues, workers):
@@ -29,7 +29,6 @@ from pathlib import Path
 from bench.measure import figure
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
 
 NODES = 500
 SERVICES = 100

@@ -1,13 +1,12 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""cloud-data-discoverer: one round against real kube-apiservers (tests/harness), DVP holding 200 StorageClasses
+"""cloud-data-discoverer: one round against real kube-apiservers (testkit/harness), DVP holding 200 StorageClasses
 and 300 VirtualDisks of our cluster (100 of them orphaned), the guest 200 PVs. Figures: time of a first round
 (Secret written), of a steady round (nothing changed: nothing written), and the API requests of each: the goal
 is a constant handful (one LIST per kind, one GET + at most one write per guest object), never per object."""
 
 from __future__ import annotations
 
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -15,7 +14,6 @@ from pathlib import Path
 from bench.measure import figure
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
 CLASSES, DISKS, ORPHANS = 200, 300, 100
 
 

@@ -13,20 +13,17 @@ from __future__ import annotations
 
 import dataclasses
 import statistics
-import sys
 import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from csi_env import CLUSTER, NODE, TIMEOUTS, make_settings, serve
+from csi_requests import create as create_request
+from csi_requests import publish
+
 from bench.measure import figure
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "csi"))
-
-from csi_env import CLUSTER, NODE, TIMEOUTS, make_settings, serve  # noqa: E402
-from csi_requests import create as create_request  # noqa: E402
-from csi_requests import publish  # noqa: E402
 
 PROVISION_S = 0.5
 SEQUENTIAL = 200

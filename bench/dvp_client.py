@@ -13,15 +13,12 @@ import statistics
 import sys
 import threading
 import time
-from pathlib import Path
+
+from dvp_common.kube import KubeClient, RandomFaults, RetryPolicy
+from dvp_common.kube.resources import CONFIG_MAP
+from dvpc_apiserver import FakeApiServer
 
 from bench.measure import figure, process_ms
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "dvp_common"))
-
-from dvp_common.kube import KubeClient, RandomFaults, RetryPolicy  # noqa: E402
-from dvp_common.kube.resources import CONFIG_MAP  # noqa: E402
-from dvpc_apiserver import FakeApiServer  # noqa: E402
 
 NS, COLL = "bench", "/v1/configmaps"
 CHANGES, SPACING_S = 20, 0.1  # each wait sees 20 status changes over 2 s before its condition holds

@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The whole `make demo` scenario (tests/demo): wall time against the simulator's latency floor, DVP requests.
+"""The whole `make demo` scenario (testkit/demo): wall time against the simulator's latency floor, DVP requests.
 
 The simulator holds each object in a phase for LATENCY_S. The scenario's serial chain of phases it must wait
 through is FLOOR_PHASES long: a machine's disk Provisioning and VM Starting (machines in parallel); the volume's
@@ -13,12 +13,8 @@ are reported apart: they are the harness, not the module.
 from __future__ import annotations
 
 import io
-import sys
-from pathlib import Path
 
 from bench.measure import figure
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 LATENCY_S = 0.5
 FLOOR_PHASES = 8

@@ -5,8 +5,8 @@ ran once on the same cluster; Synchronization binding context) as medians of 20,
 `python -c 'import deckhouse.hook'`. The migration hooks run with a legacy configuration present; for them the
 first run over a new input (parse, validate, build the bundle) is printed too.
 
-Issue 4's goal is a median run of at most 80 ms per hook. Issue 20's: each hook's steady-state run costs at most
-15 % over the bare SDK import, every hook and the bare import alternating in one rotation (`run_over_bare_sdk`
+Goals (each figure's `goal`): a median run of at most 80 ms per hook, and each hook's steady-state run costs at
+most 15 % over the bare SDK import, every hook and the bare import alternating in one rotation (`run_over_bare_sdk`
 in wall time, `run_cpu_over_bare_sdk` in user+system CPU time, which other engineers' load moves less); the same
 for `*_large` cases whose input is fifty times a typical one. The load average is printed before and after.
 """

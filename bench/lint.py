@@ -4,12 +4,7 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 from bench.measure import figure, median_ms
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 
 def figures():

@@ -1,15 +1,10 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Values validation cost: what a settings check costs the tests (tests/harness/openapi.py)."""
+"""Values validation cost: what a settings check costs the tests (testkit/harness/openapi.py)."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 from bench.measure import figure, median_ms
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 
 def figures():

@@ -6,7 +6,6 @@ figures add what the test harness does on top (YAML to objects) and the helm v3 
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from bench.measure import figure, median_ms
@@ -17,8 +16,6 @@ GOAL_MS = 100
 
 
 def figures() -> list[dict]:
-    if str(ROOT / "tests") not in sys.path:
-        sys.path.insert(0, str(ROOT / "tests"))
     from harness.render import module_values, render_files, render_files_cli, render_module
 
     values = module_values(all_on=True)

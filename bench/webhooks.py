@@ -11,17 +11,14 @@ import tempfile
 from pathlib import Path
 
 import requests
+from dvp_common.admission.server import WebhookServer
+from dvp_webhooks.handlers import ROUTES
+from harness import pki
+from whk_kit import FakeLookups, body, run
 
 from bench.measure import figure, median_ms, process_ms
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "webhooks"))
-sys.path.insert(0, str(ROOT / "tests"))
-
-from dvp_common.admission.server import WebhookServer  # noqa: E402
-from dvp_webhooks.handlers import ROUTES  # noqa: E402
-from harness import pki  # noqa: E402
-from whk_kit import FakeLookups, body, run  # noqa: E402
 
 SNAP = {"metadata": {"name": "s", "namespace": "n"}, "spec": {"source": {"persistentVolumeClaimName": "data"}}}
 

@@ -13,7 +13,7 @@ not there yet. DVP failures fail the run with one line (the next minute tries ag
 import sys
 import time
 
-from lib import b64, dvp
+from lib import dvp
 from lib import network_policy as np
 from lib.bindings import render
 from lib.hookrun import run
@@ -56,17 +56,19 @@ def main(ctx) -> None:
     if target.skip:
         return
     dvp.importable()
+    from dvp_common import kubeconfig
     from dvp_common.dvp import DVPConnection, NetworkPolicies
     from dvp_common.kube import KubeError
 
     try:
-        # values keep the kubeconfig base64-encoded, as the credentials Secret carries it
-        conn = DVPConnection.from_kubeconfig(b64.decode(target.kubeconfig), target.namespace, target.cluster_uuid)
+        # values keep the kubeconfig in its one encoding (base64), read by the one decoder
+        text = kubeconfig.decode_base64(target.kubeconfig)
+        conn = DVPConnection.from_kubeconfig(text, target.namespace, target.cluster_uuid)
         try:
             print(reconcile(NetworkPolicies(conn), target))
         finally:
             conn.close()
-    except (KubeError, RuntimeError) as exc:
+    except (KubeError, RuntimeError, kubeconfig.KubeconfigInvalid) as exc:
         sys.exit(f"NetworkPolicy {target.namespace}/{target.name}: {exc}")
 
 

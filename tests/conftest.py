@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Session fixtures for the real Kubernetes API (tests/harness/README.md).
+"""Session fixtures for the real Kubernetes API (testkit/harness/README.md).
 
 `dvp_api` and `guest_api` are two kube-apiservers on one etcd, started once per session on first use.
 Tests that use them are marked `apiserver` automatically. A missing binary fails the test ("run `make tools`").

@@ -1,6 +1,7 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""ControllerPublish/Unpublish through VMBDAs, and detaching volumes of VMs that no longer run.
+"""ControllerPublish/Unpublish through VMBDAs, and detaching volumes of VMs that no longer run
+(a dead VM must not pin a volume).
 
 No double attach: a volume whose VMBDA points at another running VM is FailedPrecondition until the attacher has
 unpublished it there, and Unpublish waits (bounded) until DVP no longer lists the old VM on the disk.

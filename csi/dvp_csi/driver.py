@@ -36,7 +36,7 @@ class Driver:
     attachments: Attachments | None
 
     def start_reaper(self, stop: threading.Event) -> threading.Thread | None:
-        """Controller: periodically detach volumes of VMs that no longer run."""
+        """Controller: periodically detach volumes of VMs that no longer run (a dead VM must not pin a volume)."""
         interval = self.settings.dead_vm_reap_interval
         if self.attachments is None or interval <= 0:
             return None

@@ -11,9 +11,10 @@ import grpc
 from dvp_common.dvp import NotOurs
 from dvp_common.dvp.objects import Obj
 from dvp_common.kube import WaitTimeout
+from dvp_common.quantity import format_bytes
 
 from .access import Dvp
-from .domain import disks, labels, names, quantity
+from .domain import disks, labels, names
 from .domain.capacity import Range, choose_size, fits
 from .domain.errors import CsiError, invalid
 from .settings import Settings
@@ -63,7 +64,7 @@ class Volumes:
         if disk is None:
             ref = {"type": "ObjectRef", "objectRef": {"kind": data_source[0], "name": data_source[1]}} \
                 if data_source else None
-            body = self.dvp.disks.new(name, quantity.format_bytes(size), storage_class, data_source=ref,
+            body = self.dvp.disks.new(name, format_bytes(size), storage_class, data_source=ref,
                                       annotations={labels.CSI_NAME_ANNOTATION: csi_name})
             try:
                 disk = self.dvp.disks.create(body)
@@ -158,7 +159,7 @@ class Volumes:
                                f"volume {volume_id}: already {current} bytes, above limit_bytes")
             return current
         size = choose_size(rng, default=self.s.default_size)
-        self.dvp.disks.resize(volume_id, quantity.format_bytes(size), disk)  # the disk judged above, by uid
+        self.dvp.disks.resize(volume_id, format_bytes(size), disk)  # the disk judged above, by uid
         uid = disk["metadata"]["uid"]
 
         def done(d: Obj | None) -> bool:

@@ -50,8 +50,9 @@ def from_secret(item: dict, namespace: str, known: frozenset[str] = frozenset())
     outer = b64text(data.get("secret") or "", obj, "data.secret")
     if not outer.strip():
         raise InvalidInput(obj, "data.secret", "must not be empty")
-    # data.secret holds the base64 kubeconfig, so the Secret's data carries it base64 twice.
-    kubeconfig_b64 = outer.strip()
+    # data.secret holds the base64 kubeconfig (the Secret's data wraps it once more); kept exactly as given, so
+    # the hook, the webhook and the components judge the same text.
+    kubeconfig_b64 = outer
     if kubeconfig_b64 not in known:
         check_kubeconfig(kubeconfig_b64, obj, "data.secret")
     return Credential(name=name, auth_scheme=scheme, secret=kubeconfig_b64)

@@ -223,7 +223,7 @@ def bundle(pcc: dict | None, cluster: Cluster | None = None) -> list[dict]:
 def bundle_text(pcc: dict | None, cluster: Cluster | None = None) -> str:
     import yaml
 
-    # libyaml's emitter writes the same text as the pure-Python one for these plain documents, 4x faster
+    # libyaml's emitter writes the same text as the pure-Python one for these plain documents, and faster
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     return "".join("---\n" + yaml.dump(o, Dumper=dumper, sort_keys=False, default_flow_style=False)
                    for o in bundle(pcc, cluster))

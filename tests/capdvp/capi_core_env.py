@@ -1,7 +1,7 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
 """capdvp beside the real CAPI controller (harness.capi_controller): a guest namespace watched by capdvp, its
-admission webhook registered from the chart, and a DVP namespace played by tests/dvp_sim."""
+admission webhook registered from the chart, and a DVP namespace played by testkit/dvp_sim."""
 
 from __future__ import annotations
 

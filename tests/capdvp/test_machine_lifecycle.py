@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Phases after creation, tenant isolation (issue 12), and a crash between every creation step."""
+"""Phases after creation, tenant isolation (the ownership rule), and a crash between every creation step."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""capdvp on the real Kubernetes API (tests/harness): our CRDs, upstream CAPI CRDs and the DVP CRD subset are
+"""capdvp on the real Kubernetes API (testkit/harness): our CRDs, upstream CAPI CRDs and the DVP CRD subset are
 served by real kube-apiservers, so every object capdvp writes passes real schema validation, resourceVersions
 and subresources. DVP's controllers are played by explicit status writes."""
 

@@ -1,7 +1,7 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
 """capdvp against the DVP simulator on the real API: the whole controller (leader election, informers, workers)
-with DVP's controllers played by tests/dvp_sim. Create -> Running, a warm update (Stop -> patch -> Start), a hot
+with DVP's controllers played by testkit/dvp_sim. Create -> Running, a warm update (Stop -> patch -> Start), a hot
 disk, delete: nothing left in DVP."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The hooks' and capi/'s outputs against real kube-apiservers (tests/harness): the credential a hook accepts
+"""The hooks' and capi/'s outputs against real kube-apiservers (testkit/harness): the credential a hook accepts
 works for a client, and the objects node-manager and the admin would create from our templates and bundle are
 accepted by the API server with our CRDs installed."""
 

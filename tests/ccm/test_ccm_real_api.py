@@ -186,7 +186,7 @@ def test_local_traffic_follows_health_checks(env):
 
 
 def test_attacker_service_cannot_reach_foreign_vms_or_services(env):
-    """Issue 12: a guest user's LoadBalancer Service never labels foreign VMs nor changes foreign Services."""
+    """Tenant isolation: a guest user's LoadBalancer Service never labels foreign VMs nor changes foreign Services."""
     env.vm("mine")
     env.vm("theirs", cluster_uuid="other-cluster")  # same DVP namespace, another cluster
     env.vm("nolabel", cluster_uuid="")
@@ -282,8 +282,8 @@ def test_lost_leader_lease_stops_the_leader_and_the_standby_takes_over(env):
 
 
 def test_guest_initiated_shutdown_race_is_caught_by_the_recheck(env):
-    """harvester#9939: the kubelet stops first (Node NotReady) while DVP still reports the VM Running; a single
-    look would find nothing to do and never come back. The Node is re-examined until the VM is Stopped."""
+    """A guest-initiated shutdown: the kubelet stops first (Node NotReady) while DVP still reports the VM Running;
+    a single look would find nothing to do and never come back. The Node is re-examined until the VM is Stopped."""
     env.vm("gs")
     name = env.node("gs", provider_id="dvp://gs", taints=[])
     m = env.manager(controllers=frozenset({"cloud-node-lifecycle"}), metrics_bind="127.0.0.1:0")

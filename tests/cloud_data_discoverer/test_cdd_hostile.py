@@ -3,9 +3,9 @@
 """The discoverer under hostile or broken input: malformed DVP objects and installer data, an error page that
 echoes our token, a DVP that drips its answers, data past a Secret's size, permanent refusals by the guest API.
 
-The guest side is the real guest kube-apiserver (tests/harness), a fresh namespace per test. The DVP side is
+The guest side is the real guest kube-apiserver (testkit/harness), a fresh namespace per test. The DVP side is
 either a reader handing out whatever shapes the test wants (a real API server would refuse most of them; a
-broken DVP or a proxy in front of it need not) or a real client against tests/harness/hostile_http.py.
+broken DVP or a proxy in front of it need not) or a real client against testkit/harness/hostile_http.py.
 """
 
 from __future__ import annotations

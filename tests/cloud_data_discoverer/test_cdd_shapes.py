@@ -96,9 +96,18 @@ def test_quota_shapes():
         Skipped("resource_quota", 'ResourceQuota "res"', "status.hard names something that is not a resource")]
 
 
-@pytest.mark.parametrize("text", ["nan", "inf", "1e999", "-5", "1_000", "5 Gi", True, None, [1]])
+@pytest.mark.parametrize("text", ["nan", "inf", "-5", "1_000", "5 Gi", "1.2.3Gi", True, None, [1]])
 def test_quantities_that_are_no_amount(text):
-    assert cond.parse_quantity(text) is None
+    quota = {"metadata": {"name": "q"}, "status": {"hard": {"cpu": text}, "used": {"cpu": "1"}}}
+    assert cond.quota_conditions([quota], 0.9)[0] == []
+
+
+def test_quota_amounts_are_exact():
+    # the shared quantity: fractions (".5Gi"), exponents and milli compare exactly; a huge amount does not overflow
+    quota = {"metadata": {"name": "q"}, "status": {"hard": {"a": ".5Gi", "b": "1", "c": "1e3"},
+                                                    "used": {"a": "512Mi", "b": "1e999", "c": "500m"}}}
+    assert [(c.name, c.ok, c.message.rsplit(" ", 1)[-1]) for c in cond.quota_conditions([quota], 0.9)[0]] == [
+        ("DVPQuota:q:a", False, "limit)"), ("DVPQuota:q:b", False, "limit)"), ("DVPQuota:q:c", True, "(0%)")]
 
 
 def test_referencing_objects_and_disks_judged_alone():

@@ -166,7 +166,7 @@ def test_unpublish_that_dvp_does_not_finish_is_unavailable(csi, dvp):
     csi.controller.ControllerUnpublishVolume(unpublish("pvc-slow"))
 
 
-# -- the ownership rule: a guest user who can create PVs must not reach DVP disks that are not our volumes ------
+# -- tenant isolation: a guest user who can create PVs must not reach DVP disks that are not this cluster's volumes
 
 def seed_foreign(dvp):
     """vm-worker-0-boot is capdvp's (the node's boot disk); add another cluster's volume attached to our node's VM

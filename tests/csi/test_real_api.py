@@ -1,8 +1,8 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The driver on a real kube-apiserver serving the DVP CRDs (tests/harness) with the DVP simulator (tests/dvp_sim)
+"""The driver on a real kube-apiserver serving the DVP CRDs (testkit/harness) with the DVP simulator (testkit/dvp_sim)
 playing DVP's controllers: objects pass the API's schema, waits are real watches, and a guest attacker's requests
-change nothing in DVP (the ownership rule)."""
+change nothing in DVP (tenant isolation)."""
 
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def test_dvp_requests_per_create_and_publish_on_the_real_api(real):
     assert sum(per_publish.values()) <= 6, per_publish  # GET disk, LIST VMs, LIST VMBDAs, POST, LIST + WATCH
 
 
-# -- the ownership rule on the real API: what a guest user who can create PVs would try ------------------------------
+# -- tenant isolation on the real API: what a guest user who can create PVs would try ----------------------------------
 
 def seed_foreign(real: SimEnv) -> None:
     """vm-worker-0-boot is already there (capdvp made it); add a CSI volume of another cluster in the namespace."""

@@ -7,7 +7,7 @@ readyToUse -> a PVC restored from it.
 
 The guest has no kube-controller-manager, scheduler or kubelet: the test does their few steps itself and says so
 (the PV controller's provisioner annotation and binding, the scheduler's selected node, the AD controller's
-VolumeAttachment). DVP's controllers are played by the DVP simulator (tests/dvp_sim).
+VolumeAttachment). DVP's controllers are played by the DVP simulator (testkit/dvp_sim).
 """
 
 from __future__ import annotations

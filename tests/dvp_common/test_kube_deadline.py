@@ -4,7 +4,7 @@
 wrong shape from the same server.
 
 Each drip comes well inside the read timeout, so the read timeout alone never fires: only the deadline ends
-the request. The server (tests/harness/hostile_http.py) notes when the client hangs up; the tests wait on that.
+the request. The server (testkit/harness/hostile_http.py) notes when the client hangs up; the tests wait on that.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""dvp_common against a real kube-apiserver (tests/harness) holding the virtualization CRDs.
+"""dvp_common against a real kube-apiserver (testkit/harness) holding the virtualization CRDs.
 
 What the fake API server of the unit tests cannot vouch for: real error bodies, CRD schema and CEL validation
 of the bodies we build, uid preconditions on patches, quota refusals, 410 on stale watches, Leases, RBAC.

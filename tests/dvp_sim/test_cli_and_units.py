@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from dvp_common.dvp import resources as R
-
 from dvp_sim import SettingsInvalid, SimConfig, quantity
 from dvp_sim.__main__ import parse
 from dvp_sim.builders import WAIT, disk, phase_is
@@ -74,18 +73,18 @@ def test_settings_validation(fields, message):
 
 
 @pytest.mark.parametrize(("text", "size"), [("10Gi", 10 * 2**30), ("1G", 10**9), ("512Mi", 2**29), ("1536", 1536),
-                                            ("1.5Gi", 3 * 2**29), (7, 7)])
+                                            ("1.5Gi", 3 * 2**29), (7, 7), (".5Gi", 2**29), ("1e3", 1000)])
 def test_quantities_parse(text, size):
     assert quantity.parse(text) == size
 
 
 @pytest.mark.parametrize(("size", "text"), [(10 * 2**30, "10Gi"), (2**29, "512Mi"), (1536, "1536"),
-                                            (3 * 2**29, "1536Mi")])
+                                            (3 * 2**29, "1536Mi"), (1000, "1k")])
 def test_quantities_format(size, text):
     assert quantity.fmt(size) == text
 
 
-@pytest.mark.parametrize("bad", ["", "ten", "1Gb", "-1Gi"])
+@pytest.mark.parametrize("bad", ["", "ten", "1Gb", "-1Gi", "1.2.3Gi", None])
 def test_bad_quantities_are_refused(bad):
     with pytest.raises(ValueError, match="not a byte quantity"):
         quantity.parse(bad)

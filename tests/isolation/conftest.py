@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Issue 12 across components: the CSI and CCM test kits (tests/csi, tests/ccm) drive the real components."""
+"""Tenant isolation across components: the CSI and CCM test kits (tests/csi, tests/ccm) drive the real components."""
 
 from __future__ import annotations
 

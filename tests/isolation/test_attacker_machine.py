@@ -1,7 +1,7 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Issue 12, a guest writer of Cluster API objects: a Machine whose VM name is that of a master VM dhctl made for
-this very cluster (same cluster UUID, component dhctl) is refused by capdvp, and the master's VM, disks and
+"""Tenant isolation, a guest writer of Cluster API objects: a Machine whose VM name is that of a master VM dhctl
+made for this very cluster (same cluster UUID, component dhctl) is refused by capdvp, and the master's VM, disks and
 cloud-init Secret keep their resourceVersions, also when the Machine is deleted. capdvp's own tests cover another
 cluster's VM of the same name (tests/capdvp/test_real_api.py) and a forged providerID through the admission
 webhook (tests/capdvp/test_admission_real.py)."""

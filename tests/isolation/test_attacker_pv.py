@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Issue 12, a guest user who may create PersistentVolumes and VolumeSnapshotContents: every disk of the DVP
+"""Tenant isolation, a guest user who may create PersistentVolumes and VolumeSnapshotContents: every disk of the DVP
 namespace that is not a CSI volume of this cluster is out of reach. The attacker's objects are real guest API
 objects; the CSI calls are exactly those the sidecars and kubelet derive from them (volumeHandle -> volume_id,
 snapshotHandle -> snapshot_id). The DVP side is a real API with the simulator; every DVP object keeps its

@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Issue 12, node failure across components: the VM under a node with an attached volume is deleted in DVP. The
+"""Tenant isolation, node failure across components: the VM under a node with an attached volume is deleted in DVP. The
 CCM (cloud-node-lifecycle, the real Manager) taints the Node node.kubernetes.io/out-of-service after its grace
 period; the CSI controller (the real driver with its dead-VM reaper) deletes the VMBDA of the dead VM; the volume
 then attaches on another node. Real kube-apiservers for DVP and the guest, DVP played by dvp_sim."""

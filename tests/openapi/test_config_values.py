@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""ModuleConfig settings and Helm values, validated as Deckhouse does (tests/harness/openapi.py)."""
+"""ModuleConfig settings and Helm values, validated as Deckhouse does (testkit/harness/openapi.py)."""
 
 import copy
 import re

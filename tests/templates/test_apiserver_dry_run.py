@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The rendered module as a real kube-apiserver judges it: every object the guest API serves is created with
 dryRun=All (full admission and validation, nothing stored). The VPA, prometheus-operator, Cilium and node-manager
-kinds are not served there (their CRDs are not available to us); tests/harness/schemas covers them."""
+kinds are not served there (their CRDs are not available to us); testkit/harness/schemas covers them."""
 
 from __future__ import annotations
 

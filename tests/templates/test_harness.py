@@ -82,7 +82,7 @@ def test_custom_resources_are_checked_against_their_schema(objects):
     assert len(errors) == 2
     assert any("spec.updatePolicy.updateMode: 'Auto' is not one of" in e for e in errors)
     assert any("spec: Additional properties are not allowed ('bogus' was unexpected)" in e for e in errors)
-    assert all(e.endswith("[tests/harness/schemas/verticalpodautoscaler.yaml]") for e in errors)
+    assert all(e.endswith("[testkit/harness/schemas/verticalpodautoscaler.yaml]") for e in errors)
 
 
 def test_our_crds_are_used_for_our_custom_resources():
@@ -96,4 +96,4 @@ def test_a_kind_without_any_schema_is_an_error_not_a_pass():
     unknown = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}
     assert validate_object(unknown) == [
         "Widget w: no schema for example.com/v1 Widget: not a built-in kind of Kubernetes 1.30/1.37, and no CRD in "
-        "crds/ or .cache/upstream (run `make upstream` to fetch the upstream CRDs) nor in tests/harness/schemas"]
+        "crds/ or .cache/upstream (run `make upstream` to fetch the upstream CRDs) nor in testkit/harness/schemas"]

@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""dhctl's validator payloads built from the layouts' test inputs (tests/candi/layout_inputs.py)."""
+"""dhctl's validator payloads built from the layouts' test inputs (testkit/candi/layout_inputs.py)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """One kubeconfig rule: every kubeconfig of the table gets the same verdict from the credentials hook, the
 validation webhook and a component's start-up (DVP_KUBERNETES_CONFIG_BASE64 -> DVPConnection), and a refusal
-is one line naming the field, never a value."""
+is one line naming the field, never a value. So does every encoding of the value: one (base64), one decoder."""
 
 from __future__ import annotations
 
@@ -140,7 +140,8 @@ def component_verdict(kc: str) -> str | None:
                                          "CLUSTER_UUID": "u-1"})
         DVPConnection.from_settings(settings).close()
     except ConfigError as exc:
-        return str(exc)
+        # the start-up names the variable where the others say "kubeconfig"; the reason is the same
+        return str(exc).replace("DVP settings: DVP_KUBERNETES_CONFIG_BASE64 ", "kubeconfig ")
     return None
 
 
@@ -165,3 +166,27 @@ def test_a_component_process_refuses_a_token_file_in_one_line(tmp_path):
     assert proc.returncode == 2 and len(lines) == 1, proc.stderr
     assert json.loads(lines[0])["msg"] == (f"dvp_ccm: kubeconfig: {U}.tokenFile: file references are not "
                                            "allowed; inline it as token")
+
+
+NOT_BASE64 = "kubeconfig is not base64 of UTF-8 text"
+# (case, the `secret` value made from the base64 of a good kubeconfig, None = accepted, else the one line)
+ENCODINGS = [
+    ("one line", lambda b: b, None),
+    ("wrapped at 76 columns", lambda b: "\n".join(b[i:i + 76] for i in range(0, len(b), 76)), None),
+    ("CRLF line breaks and a final newline", lambda b: "\r\n".join(b[i:i + 64] for i in range(0, len(b), 64)) + "\n",
+     None),
+    ("surrounding spaces", lambda b: f"  {b} ", NOT_BASE64),
+    ("a tab inside", lambda b: b[:8] + "\t" + b[8:], NOT_BASE64),
+    ("the YAML text itself", lambda b: base64.b64decode(b).decode(), NOT_BASE64),
+    ("base64 twice: no guessing", lambda b: b64(b), "kubeconfig is not a mapping"),
+    ("padding missing", lambda b: b64(text(doc()) + "x").rstrip("="), NOT_BASE64),
+    ("URL-safe alphabet", lambda b: b64(text(doc()) + "\u00ff?>").replace("+", "-").replace("/", "_"), NOT_BASE64),
+    ("not UTF-8", lambda b: base64.b64encode(b"\xff\xfe" + text(doc()).encode()).decode(), NOT_BASE64),
+]
+
+
+@pytest.mark.parametrize(("case", "encode", "verdict"), ENCODINGS, ids=[case for case, _, _ in ENCODINGS])
+def test_one_encoding_one_decoder(case, encode, verdict):
+    kc = encode(kubeconfig_b64(doc(), {}))
+    verdicts = {"hook": hook_verdict(kc), "webhook": webhook_verdict(kc), "component": component_verdict(kc)}
+    assert verdicts == {"hook": verdict, "webhook": verdict, "component": verdict}

@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The HTTPS server with real TLS (a throw-away CA and a 127.0.0.1 certificate from tests/harness/pki.py)."""
+"""The HTTPS server with real TLS (a throw-away CA and a 127.0.0.1 certificate from testkit/harness/pki.py)."""
 
 from __future__ import annotations
 

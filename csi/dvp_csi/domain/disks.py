@@ -8,8 +8,9 @@ from collections.abc import Mapping
 from typing import Any
 
 import grpc
+from dvp_common.quantity import parse_quantity_or_none
 
-from . import labels, quantity
+from . import labels
 from .errors import CsiError
 
 READY_PHASES = frozenset({"Ready", "WaitForFirstConsumer"})
@@ -54,10 +55,16 @@ def disk_ready(disk: Mapping[str, Any] | None) -> bool:
 
 def disk_capacity(disk: Mapping[str, Any]) -> int:
     """Actual size from status.capacity, else the requested spec size."""
-    got = quantity.parse(_status(disk).get("capacity"))
+    got = size_bytes(_status(disk).get("capacity"))
     if got:
         return got
-    return quantity.parse(((disk.get("spec") or {}).get("persistentVolumeClaim") or {}).get("size")) or 0
+    return size_bytes(((disk.get("spec") or {}).get("persistentVolumeClaim") or {}).get("size"))
+
+
+def size_bytes(value: Any) -> int:
+    """Bytes of a size DVP wrote (rounded up); 0 when absent, unreadable or negative, as for a disk being made."""
+    found = parse_quantity_or_none(value)
+    return found.to_int() if found is not None and found.amount > 0 else 0
 
 
 def disk_attached_vms(disk: Mapping[str, Any] | None) -> list[str]:
@@ -106,7 +113,7 @@ def snapshot_ready(vds: Mapping[str, Any] | None) -> bool:
 
 def disk_capacity_status(disk: Mapping[str, Any]) -> int:
     """Only what DVP reports as provisioned (a resize is done when this reaches the new size)."""
-    return quantity.parse(_status(disk).get("capacity")) or 0
+    return size_bytes(_status(disk).get("capacity"))
 
 
 def snapshot_size(vds: Mapping[str, Any]) -> int:

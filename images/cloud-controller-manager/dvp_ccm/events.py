@@ -11,6 +11,7 @@ from typing import Any
 
 from dvp_common.kube import AlreadyExists, KubeClient, KubeError
 from dvp_common.kube.resources import EVENT
+from dvp_common.rfc3339 import format_time
 
 log = logging.getLogger("dvp_ccm")
 COMPONENT = "cloud-controller-manager"
@@ -30,7 +31,7 @@ class EventRecorder:
         log.log(level, message, extra={"object": ref, "reason": reason})
         digest = hashlib.sha256(f"{md.get('uid')}|{reason}|{message}".encode()).hexdigest()[:16]
         name = f"{md.get('name')}.{digest}"
-        now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        now = format_time(dt.datetime.now(dt.UTC))
         body = {"metadata": {"name": name, "namespace": where},
                 "involvedObject": {"kind": kind, "apiVersion": obj.get("apiVersion", "v1"), "name": md.get("name"),
                                    "namespace": md.get("namespace"), "uid": md.get("uid"),

@@ -3,8 +3,11 @@
 """The one kubeconfig rule: what a DVP kubeconfig may contain, judged the same way by the credentials hook, the
 validation webhook and every component at start-up.
 
-A kubeconfig travels as base64 of its YAML text (the credentials Secret's `secret`, the values, the components'
-DVP_KUBERNETES_CONFIG_BASE64); `decode_base64` is the only decoder, nothing guesses an encoding.
+A kubeconfig travels in one encoding, base64 of its UTF-8 YAML text, from the credentials Secret's `secret` (or
+the legacy `kubeconfigDataBase64`) through the values to the components' DVP_KUBERNETES_CONFIG_BASE64; Kubernetes'
+own base64 of Secret data is unwrapped by the API server and the kubelet, never by us. `decode_base64` is the only
+decoder and reads it as Go's base64.StdEncoding does (which OpenTofu's base64decode in candi's credentials module
+uses): padding required, CR and LF ignored, anything else outside the alphabet refused. Nothing guesses an encoding.
 
 Accepted: inline material only (`certificate-authority-data`, `client-certificate-data` with `client-key-data`,
 `token`) and an https server. Refused anywhere in the document: file references (they would read the judge's
@@ -59,14 +62,14 @@ class Kubeconfig:
 
 
 def decode_base64(value: str | bytes) -> str:
-    """The kubeconfig's text from its base64 (line breaks allowed, nothing else)."""
+    """The kubeconfig's text from its base64 (CR and LF ignored, nothing else)."""
     raw = value.encode() if isinstance(value, str) else value
     if not isinstance(raw, bytes):
         raise KubeconfigInvalid("", "must be a base64 string")
     if len(raw) > MAX_BYTES * 4 // 3 + 4096:
         raise KubeconfigInvalid("", f"is larger than {MAX_BYTES} bytes")
     try:
-        return base64.b64decode(b"".join(raw.split()), validate=True).decode("utf-8")
+        return base64.b64decode(raw.replace(b"\r", b"").replace(b"\n", b""), validate=True).decode("utf-8")
     except (binascii.Error, ValueError):
         raise KubeconfigInvalid("", "is not base64 of UTF-8 text") from None
 

@@ -25,7 +25,7 @@ def route(kind: str, group: str, handler: Callable[[Request, Lookups], Verdict])
 
 
 def _paused(lookups: Lookups) -> Verdict | None:
-    """Validation pauses while the legacy configuration migrates (anchor-module §1.14)."""
+    """Validation pauses while the legacy configuration migrates (the module's resources are moved then)."""
     if lookups.migrating():
         return Verdict.allow("cloud-provider-dvp: validation is paused while the module configuration migrates")
     return None

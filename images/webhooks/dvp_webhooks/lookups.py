@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dvp_common.kube import KubeClient, NotFound, Resource
+from dvp_common.kube import KubeClient, NotFound, Resource, get_or_none
 from dvp_common.kube.resources import CONFIG_MAP, PERSISTENT_VOLUME_CLAIM, STORAGE_CLASS
 
 NODE_GROUP = Resource("deckhouse.io", "v1", "nodegroups", "NodeGroup", namespaced=False)
@@ -25,10 +25,7 @@ class Lookups:
         self.client, self.module_namespace, self.cluster_prefix = client, module_namespace, cluster_prefix
 
     def _get(self, res: Resource, name: str, namespace: str | None = None) -> dict[str, Any] | None:
-        try:
-            return self.client.get(res, name, namespace)
-        except NotFound:
-            return None
+        return get_or_none(self.client, res, name, namespace)
 
     def migrating(self) -> bool:
         return self._get(CONFIG_MAP, MIGRATION_MARKER, self.module_namespace) is not None

@@ -117,3 +117,27 @@ run "a_secret_that_is_not_a_kubeconfig_names_its_key" {
     error_message = "problem: ${output.problem}"
   }
 }
+
+// The one encoding: base64 wrapped in lines (CR/LF ignored) reads as the hook, the webhook and the components read it.
+run "secret_wrapped_in_lines_is_read" {
+  command = plan
+
+  variables {
+    secrets = {
+      d8-credentials = {
+        stringData = {
+          secret = join("\r\n", regexall(".{1,64}", base64encode(yamlencode({
+            contexts = [{ name = "only", context = { cluster = "c", user = "u" } }]
+            clusters = [{ name = "c", cluster = { server = "https://dvp.example:6443" } }]
+            users    = [{ name = "u", user = { token = "sa-token" } }]
+          }))))
+        }
+      }
+    }
+  }
+
+  assert {
+    condition     = output.host == "https://dvp.example:6443" && nonsensitive(output.token) == "sa-token"
+    error_message = "host ${output.host}"
+  }
+}

@@ -9,15 +9,17 @@ import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from dvp_common import rfc3339
 from dvp_common.dvp import DVPConnection, Project
 from dvp_common.dvp import labels as L
 from dvp_common.dvp.images import SOURCES
 from dvp_common.kube import KubeClient
+from dvp_common.rfc3339 import format_time
 from dvp_common.runtime.controller import DONE, RETRY, Result
 
 from capdvp.settings import ReconcileConfig  # settings own it: every field is a flag
 
-__all__ = ["DONE", "RETRY", "Context", "ReconcileConfig", "Result", "parse_time", "project", "utcnow"]
+__all__ = ["DONE", "RETRY", "Context", "ReconcileConfig", "Result", "format_time", "parse_time", "project", "utcnow"]
 
 
 def utcnow() -> dt.datetime:
@@ -39,10 +41,5 @@ def project(conn: DVPConnection) -> Project:
 
 
 def parse_time(value: str | None) -> dt.datetime | None:
-    if not value:
-        return None
-    return dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-
-
-def format_time(value: dt.datetime) -> str:
-    return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """An absent timestamp is None; a malformed one raises (rfc3339.TimeError)."""
+    return rfc3339.parse_time(value) if value else None

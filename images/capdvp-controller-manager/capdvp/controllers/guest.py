@@ -5,9 +5,8 @@
 from __future__ import annotations
 
 import base64
-from typing import Any
 
-from dvp_common.kube import NotFound, Resource
+from dvp_common.kube import NotFound, Resource, get_or_none
 
 from capdvp import resources as r
 from capdvp.controllers.context import Context
@@ -16,13 +15,6 @@ CAPI_GROUP = "cluster.x-k8s.io"
 PAUSED_ANNOTATION = "cluster.x-k8s.io/paused"
 CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
 CONTROL_PLANE_LABEL = "cluster.x-k8s.io/control-plane"
-
-
-def get_or_none(api, res: Resource, name: str, namespace: str | None = None) -> dict[str, Any] | None:
-    try:
-        return api.get(res, name, namespace)
-    except NotFound:
-        return None
 
 
 def owner_machine_name(obj: dict) -> str | None:

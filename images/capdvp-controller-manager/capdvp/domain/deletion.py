@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
+from dvp_common.rfc3339 import format_time
+
 from capdvp.domain import names, ownership
 
 
@@ -50,7 +52,7 @@ class Step:
 
 
 def _stamp(now: dt.datetime) -> str:
-    return now.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return format_time(now)
 
 
 def deadlines(deletion: dt.datetime, vm_timeout: float, disk_timeout: float) -> Deadlines:

@@ -9,8 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dvp_common.dvp import labels as L
-
-from capdvp.domain import quantity
+from dvp_common.quantity import QuantityError, parse_quantity
 
 IMAGE_KINDS = ("ClusterVirtualImage", "VirtualImage", "VirtualDiskSnapshot")
 BOOTLOADERS = ("BIOS", "EFI", "EFIWithSecureBoot")
@@ -105,8 +104,8 @@ def _qty(value: Any, where: str, positive: bool = True) -> str:
     if value is None or value == "":
         raise SpecError(f"{where}: required")
     try:
-        q = quantity.parse(value)
-    except quantity.QuantityError as exc:
+        q = parse_quantity(value).amount
+    except QuantityError as exc:
         raise SpecError(f"{where}: {exc}") from None
     if positive and q <= 0:
         raise SpecError(f"{where}: must be greater than zero")

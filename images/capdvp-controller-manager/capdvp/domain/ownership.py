@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Labels on everything capdvp creates in DVP, and the ownership rule.
+"""Labels on everything capdvp creates in DVP, and the ownership rule (tenant isolation).
 
 An object is capdvp's only if it carries this cluster's UUID and the capdvp component label; a machine's
 object is that machine's only if its hostname label names the machine too. Every delete or modify path checks it.

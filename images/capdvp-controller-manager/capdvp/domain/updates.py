@@ -15,7 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 
-from capdvp.domain import quantity
+from dvp_common.quantity import parse_quantity
+
 from capdvp.domain.machine_spec import Disk, ImageRef, MachineSpec
 
 
@@ -73,7 +74,7 @@ def actual_from(vm: Mapping, boot_disk: Mapping, additional: Sequence[Mapping]) 
 
 
 def _q(a: str) -> object:
-    return quantity.parse(a)
+    return parse_quantity(a)
 
 
 def classify(desired: MachineSpec, desired_lmp: str, actual: Actual) -> Plan:

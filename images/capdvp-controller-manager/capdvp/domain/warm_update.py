@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
+from dvp_common.rfc3339 import format_time, parse_time
+
 from capdvp.domain import conditions as c
 from capdvp.domain import updates
 
@@ -69,14 +71,14 @@ class Observed:
 
 
 def format_in_flight(generation: int, started: dt.datetime, method: str) -> str:
-    stamp = started.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    stamp = format_time(started)
     return f"{generation}@{stamp}" + ("@restart" if method == updates.RESTART else "")
 
 
 def parse_in_flight(value: str) -> tuple[int, dt.datetime | None, str]:
     gen, _, rest = value.partition("@")
     started, _, method = rest.partition("@")
-    when = dt.datetime.fromisoformat(started.replace("Z", "+00:00")) if started else None
+    when = parse_time(started) if started else None
     return int(gen), when, updates.RESTART if method == "restart" else updates.STOP_START
 
 

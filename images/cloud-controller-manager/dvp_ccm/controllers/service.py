@@ -6,7 +6,7 @@ Order of an ensure: the cleanup finalizer on the guest Service, the DVP Service 
 differs), the selector label on the VMs of eligible nodes (and off the others), then status.loadBalancer once
 DVP reports an ingress. The DVP Service informer brings the ingress (no polling). Cleanup reverses it and
 removes the finalizer last, so a restart at any point resumes the same work. A DVP Service of that name that is
-not ours is never changed (issue 12).
+not ours is never changed (the ownership rule).
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 """Which VM backs a Node, and what the Node should say about it (InstancesV2 semantics, as pure functions).
 
 - providerID `dvp://<vm name>`; a Node without one is matched by the VM label `dvp.deckhouse.io/hostname`.
-- Only VMs labelled with our cluster UUID are considered (issue 12); dhctl's master VMs carry no component label,
-  capdvp's carry `capdvp`, so either counts; any other component label does not.
+- Only VMs labelled with our cluster UUID are considered (the ownership rule); dhctl's master VMs carry no component
+  label, capdvp's carry `capdvp`, so either counts; any other component label does not.
 - Addresses: InternalIP and ExternalIP = `vm.status.ipAddress`, then Hostname; never an empty address.
 - Topology: `topology.kubernetes.io/{region,zone}` from the VM's `spec.nodeSelector` (where DVP places the VM;
   the master layout sets it), else the VM's labels of the same keys, else the configured defaults (none: unset).

@@ -8,7 +8,7 @@ As Kubernetes' cloud-node-lifecycle controller, with DVP's VM phases:
 - NotReady and the VM gone: the Node is deleted (with out-of-service handling on: first tainted, see below);
 - NotReady and the VM Stopped: the `node.cloudprovider.kubernetes.io/shutdown` taint (NoSchedule).
 
-Non-graceful node failure (switchable; harvester#9939 traps): when a Node has been NotReady AND its VM Stopped or
+Non-graceful node failure (switchable): when a Node has been NotReady AND its VM Stopped or
 gone for longer than the grace period, it gets `node.kubernetes.io/out-of-service=nodeshutdown:NoExecute`, so
 Kubernetes force-deletes its pods and detaches their volumes at once. Durations are measured from API timestamps
 (the Node's Ready transition, the VM's Running transition, the taint's timeAdded), so a restarted CCM resumes
@@ -23,6 +23,8 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
+
+from dvp_common.rfc3339 import format_time, parse_time_or_none
 
 from . import taints as T
 
@@ -45,19 +47,6 @@ class Decision:
     reasons: list[str] = field(default_factory=list)  # event reasons of what changed
 
 
-def parse_time(text: str | None) -> dt.datetime | None:
-    if not text:
-        return None
-    try:
-        return dt.datetime.fromisoformat(str(text).replace("Z", "+00:00"))
-    except ValueError:
-        return None
-
-
-def format_time(when: dt.datetime) -> str:
-    return when.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def _condition(obj: Obj | None, kind: str) -> Obj | None:
     return next((c for c in ((obj or {}).get("status") or {}).get("conditions") or [] if c.get("type") == kind), None)
 
@@ -69,14 +58,14 @@ def node_ready(node: Obj) -> tuple[bool, dt.datetime | None]:
         return False, None
     if cond.get("status") == "True":
         return True, None
-    return False, parse_time(cond.get("lastTransitionTime"))
+    return False, parse_time_or_none(cond.get("lastTransitionTime"))
 
 
 def vm_down_since(vm: Obj | None, node_since: dt.datetime | None) -> dt.datetime | None:
     """When the VM stopped running: its Running=False transition, else (gone, or no condition) the Node's."""
     cond = _condition(vm, "Running")
     if vm is not None and cond is not None and cond.get("status") != "True":
-        return parse_time(cond.get("lastTransitionTime")) or node_since
+        return parse_time_or_none(cond.get("lastTransitionTime")) or node_since
     return node_since
 
 
@@ -111,7 +100,7 @@ def decide(node: Obj, vm: Obj | None, now: dt.datetime, cfg: LifecycleConfig) ->
                 wanted = T.with_taint(wanted, T.out_of_service_taint(format_time(now)))
                 out.requeue_after = cfg.hold if vm is None else None
             elif vm is None:
-                added = parse_time(taint.get("timeAdded")) or now
+                added = parse_time_or_none(taint.get("timeAdded")) or now
                 held = (now - added).total_seconds()
                 if held >= cfg.hold:
                     out.delete = True

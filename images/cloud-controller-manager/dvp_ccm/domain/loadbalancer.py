@@ -6,7 +6,7 @@
 - The DVP Service: named `"a" + uid without dashes`, cut to 32 (upstream's name); `type: LoadBalancer`; one port
   per guest port (name, protocol, port) targeting that port's NodePort; selector `{dvp.deckhouse.io/<name>:
   loadbalancer}`, a label the CCM puts on the VMs of eligible nodes; `externalTrafficPolicy` and `loadBalancerIP`
-  copied. Not copied, on purpose (issue 12): `externalIPs` (a guest user could claim any address in DVP, as in
+  copied. Not copied, on purpose (tenant isolation): `externalIPs` (a guest user could claim any address in DVP, as in
   CVE-2020-8554) and annotations, except keys under configured prefixes.
 - Refused with an Event (nothing changed in DVP): protocols other than TCP/UDP, ports without a NodePort, no
   ports, `externalIPs`, a `spec.selector`-less Service is fine (endpoints are the guest's business).

@@ -6,11 +6,13 @@ d8-cloud-provider-conditions, key `conditions`."""
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
+
+from dvp_common.quantity import parse_quantity_or_none
 
 from . import shapes
 from .shapes import Malformed, Skipped
@@ -42,28 +44,10 @@ def reachability(error: str | None, code: str = "") -> Condition:
                      f"the DVP API is unreachable: {code or 'error'}")
 
 
-def parse_quantity(text: Any) -> float | None:
-    """Kubernetes quantities as numbers (enough precision for a ratio)."""
-    if isinstance(text, bool) or not isinstance(text, str | int | float):
-        return None
-    s = str(text).strip()
-    if len(s) > 64 or not shapes.QUANTITY.fullmatch(s):
-        return None
-    units = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60,
-             "n": 1e-9, "u": 1e-6, "m": 1e-3, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15,
-             "E": 1e18}
-    for suffix in sorted(units, key=len, reverse=True):
-        if s.endswith(suffix):
-            return _finite(s[: -len(suffix)], units[suffix])
-    return _finite(s, 1)
-
-
-def _finite(number: str, unit: float) -> float | None:
-    try:
-        value = float(number) * unit
-    except (ValueError, OverflowError):
-        return None
-    return value if math.isfinite(value) and value >= 0 else None  # "nan", "inf", "1e999" are no amount
+def _amount(text: Any) -> Fraction | None:
+    """A quota's amount, exact; None for what is no amount (malformed, negative)."""
+    found = parse_quantity_or_none(text)
+    return found.amount if found is not None and found.amount >= 0 else None
 
 
 def _quota(quota: Any, threshold: float) -> list[Condition]:
@@ -75,10 +59,10 @@ def _quota(quota: Any, threshold: float) -> list[Condition]:
     for resource in sorted(hard):
         if len(resource) > 253 or not RESOURCE.fullmatch(resource):
             raise Malformed("status.hard names something that is not a resource")
-        limit, taken = parse_quantity(hard[resource]), parse_quantity(used.get(resource, "0"))
+        limit, taken = _amount(hard[resource]), _amount(used.get(resource, "0"))
         if limit is None or taken is None:
             continue
-        ratio = 1.0 if limit <= 0 else taken / limit
+        ratio = 1.0 if limit <= 0 else float(min(taken / limit, 100))  # exact until shown; 1e999 of 1 is "10000%"
         near = ratio >= threshold
         message = (f'ResourceQuota "{qname}": {resource} used {used.get(resource, "0")} of {hard[resource]} '
                    f"({ratio:.0%}{', near its limit' if near else ''})")

@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The DVPCloudDiscoveryData merge (research dvp-api.md §e, newest upstream rules), and its bounds.
+"""The DVPCloudDiscoveryData merge (upstream's newest rules), and its bounds.
 
 Discovered DVP classes replace their entries; a class no longer in DVP is kept as it was (a guest StorageClass
 may still point at one) for a grace period from when it was first missed, then dropped; the list is sorted by
@@ -15,6 +15,8 @@ from __future__ import annotations
 import datetime
 import json
 from typing import Any
+
+from dvp_common.rfc3339 import format_time, parse_time_or_none
 
 from . import shapes
 from .shapes import Malformed, Skipped
@@ -164,16 +166,9 @@ def base(installer: dict[str, Any], last_written: dict[str, Any]) -> dict[str, A
     return data
 
 
-def _stamp(when: datetime.datetime) -> str:
-    return when.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def _since(value: Any, now: datetime.datetime) -> datetime.datetime:
-    try:
-        when = datetime.datetime.strptime(str(value), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.UTC)
-    except ValueError:
-        return now
-    return min(when, now)
+    when = parse_time_or_none(value)
+    return now if when is None else min(when, now)
 
 
 def parse_vanished(text: str | None) -> dict[str, str]:
@@ -199,7 +194,7 @@ def expire(previous: dict[str, Any], present: set[str], vanished: dict[str, str]
             kept.append(entry)
             continue
         since = _since(vanished.get(name), now)
-        record[name] = _stamp(since)
+        record[name] = format_time(since)
         if (now - since).total_seconds() < grace:
             kept.append(entry)
     data = dict(previous)

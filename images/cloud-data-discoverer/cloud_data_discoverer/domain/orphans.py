@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from dvp_common.rfc3339 import parse_time_or_none
+
 from . import shapes
 from .shapes import Malformed, Skipped
 
@@ -30,13 +32,7 @@ class OrphanedDisk:
 
 def _created(meta: dict[str, Any]) -> datetime.datetime | None:
     stamp = meta.get("creationTimestamp")
-    if not isinstance(stamp, str) or len(stamp) > 40:
-        return None
-    try:
-        when = datetime.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return when if when.tzinfo else None
+    return parse_time_or_none(stamp) if isinstance(stamp, str) and len(stamp) <= 40 else None
 
 
 def _pv_handle(pv: Any) -> str | None:

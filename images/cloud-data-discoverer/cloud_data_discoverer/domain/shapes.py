@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dvp_common.kube import names
+from dvp_common.quantity import parse_quantity_or_none
 
 # The metric label of a skipped object: a fixed set.
 STORAGE_CLASS, VM_CLASS, QUOTA = "storage_class", "vm_class", "resource_quota"
@@ -21,9 +22,6 @@ KINDS = (STORAGE_CLASS, VM_CLASS, QUOTA, DISK, VM, VMBDA, PV, INSTALLER_DATA, DI
 
 LABEL_VALUE = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
 UID = re.compile(r"[0-9A-Za-z-]{1,64}")
-# Kubernetes' quantity syntax (the pattern the API server applies to int-or-string quantities).
-_NUMBER = r"([0-9]+(\.[0-9]*)?|\.[0-9]+)"
-QUANTITY = re.compile(rf"[+-]?{_NUMBER}([KMGTPE]i|[numkMGTPE]|[eE][+-]?{_NUMBER})?")
 
 
 class Malformed(ValueError):
@@ -91,7 +89,7 @@ def quantity(value: Any, field: str) -> str | None:
         return None
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return str(value)
-    if isinstance(value, str) and len(value) <= 64 and QUANTITY.fullmatch(value):
+    if isinstance(value, str) and len(value) <= 64 and parse_quantity_or_none(value) is not None:
         return value
     raise Malformed(f"{field} is not a quantity")
 

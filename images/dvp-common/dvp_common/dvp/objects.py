@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..kube.errors import Conflict, Invalid, NotFound
+from ..kube.client import get_or_none
+from ..kube.errors import Conflict, Invalid
 from ..kube.resources import Resource
 from . import labels as L
 from . import manifests
@@ -48,10 +49,7 @@ class Objects:
         return self.kube.get(self.resource, name, self.ns)
 
     def get_or_none(self, name: str) -> Obj | None:
-        try:
-            return self.get(name)
-        except NotFound:
-            return None
+        return get_or_none(self.kube, self.resource, name, self.ns)
 
     def _owners(self) -> frozenset[str]:
         if not self.owners:

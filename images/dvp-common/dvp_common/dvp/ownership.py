@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The ownership rule, in one place.
+"""The ownership rule (tenant isolation), in one place.
 
 An object in DVP is ours only if it carries our cluster-UUID label AND the component label of the component
 that made it. Looking objects up by name alone would let a guest user who can create a PV or a Service reach

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """A small Kubernetes REST client on `requests` (see images/dvp-common/README.md for why not the official one)."""
 
-from .client import PATCH_TYPES, KubeClient, Watch
+from .client import PATCH_TYPES, KubeClient, Watch, get_or_none
 from .config import Credentials
 from .errors import (
     AdmissionDenied,
@@ -35,5 +35,5 @@ __all__ = [
     "Fault", "Forbidden", "Gone", "Invalid", "InvalidName", "KubeClient", "KubeError", "ListResult", "NotFound",
     "QuotaExceeded",
     "RBACDenied", "RandomFaults", "RequestInfo", "RequestMetrics", "Resource", "RetryPolicy", "ScriptedFaults",
-    "Transient", "Unauthorized", "WaitTimeout", "Watch", "WatchEvent", "meta", "summarize",
+    "Transient", "Unauthorized", "WaitTimeout", "Watch", "WatchEvent", "get_or_none", "meta", "summarize",
 ]

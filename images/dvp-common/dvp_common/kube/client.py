@@ -65,8 +65,9 @@ class KubeClient:
         return cls(Transport(creds, faults=faults, metrics=metrics), **kwargs)
 
     @classmethod
-    def from_kubeconfig(cls, text_or_base64: str | bytes, context: str | None = None, **kwargs: Any) -> KubeClient:
-        return cls.from_credentials(cfg.from_kubeconfig(text_or_base64, context), **kwargs)
+    def from_kubeconfig(cls, text: str | bytes, context: str | None = None, **kwargs: Any) -> KubeClient:
+        """`text`: the kubeconfig's YAML (decode DVP_KUBERNETES_CONFIG_BASE64 with kubeconfig.decode_base64)."""
+        return cls.from_credentials(cfg.from_kubeconfig(text, context), **kwargs)
 
     @classmethod
     def from_service_account(cls, directory: str = str(cfg.SERVICE_ACCOUNT_DIR), **kwargs: Any) -> KubeClient:
@@ -300,3 +301,14 @@ class KubeClient:
         from .wait import wait_for
 
         return wait_for(self, res, name, predicate, timeout, namespace, describe=describe)
+
+
+def get_or_none(api: Any, res: Resource, name: str, namespace: str | None = None) -> dict | None:
+    """The object, or None when the API says it does not exist (404); every other error propagates.
+
+    `api` is a KubeClient or anything with its `get(res, name, namespace)` that raises NotFound (a cache reader).
+    """
+    try:
+        return api.get(res, name, namespace)
+    except NotFound:
+        return None

@@ -17,10 +17,7 @@ from typing import Any
 from ..kube.client import KubeClient
 from ..kube.errors import Conflict, KubeError, NotFound
 from ..kube.resources import LEASE
-
-
-def micro_time(now: datetime.datetime) -> str:
-    return now.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+from ..rfc3339 import format_micro_time
 
 
 class LeaderElector:
@@ -42,7 +39,7 @@ class LeaderElector:
         self.transitions_seen = 0
 
     def _spec(self, old: dict[str, Any] | None) -> dict[str, Any]:
-        now = micro_time(self.wall())
+        now = format_micro_time(self.wall())
         spec = dict(old or {})
         if spec.get("holderIdentity") != self.identity:
             spec["acquireTime"] = now
@@ -107,7 +104,8 @@ class LeaderElector:
         try:
             lease = self.client.get(LEASE, self.name, self.namespace)
             if (lease.get("spec") or {}).get("holderIdentity") == self.identity:
-                lease["spec"].update(holderIdentity="", leaseDurationSeconds=1, renewTime=micro_time(self.wall()))
+                lease["spec"].update(holderIdentity="", leaseDurationSeconds=1,
+                                     renewTime=format_micro_time(self.wall()))
                 self.client.replace(LEASE, lease, self.namespace)
         except KubeError:
             pass  # the lease expires on its own

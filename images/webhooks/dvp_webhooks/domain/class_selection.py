@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""VolumeSnapshotClass selection on VolumeSnapshot CREATE (anchor-module §4.4, Deckhouse's mutating webhook).
+"""VolumeSnapshotClass selection on VolumeSnapshot CREATE (as Deckhouse's mutating webhook selects it).
 
 A snapshot of a PVC takes its class from the PVC's StorageClass annotation storage.deckhouse.io/volumesnapshotclass.
 A StorageClass managed by Deckhouse (label storage.deckhouse.io/managed-by) must carry the annotation, and a

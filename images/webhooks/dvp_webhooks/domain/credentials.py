@@ -1,7 +1,7 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The credentials Secret (anchor-module §1.4): type cloud-provider.deckhouse.io/credentials, authScheme
-kubeconfig, a non-empty `secret` holding a base64 kubeconfig that passes the one kubeconfig rule
+"""The credentials Secret (Deckhouse's cloud-provider contract): type cloud-provider.deckhouse.io/credentials,
+authScheme kubeconfig, a non-empty `secret` holding a base64 kubeconfig that passes the one kubeconfig rule
 (dvp_common.kubeconfig), no `identity`; its type never changes. Secrets of other types pass untouched."""
 
 from __future__ import annotations

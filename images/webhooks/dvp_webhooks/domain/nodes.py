@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""NodeGroup and DVPInstanceClass rules (anchor-module §1.14).
+"""NodeGroup and DVPInstanceClass rules.
 
 - A CloudPermanent NodeGroup references a DVPInstanceClass by a non-empty name; so does any group whose
   classReference kind is DVPInstanceClass.

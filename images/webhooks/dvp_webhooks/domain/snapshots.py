@@ -1,7 +1,7 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
 """VolumeSnapshot, VolumeSnapshotContent and VolumeSnapshotClass rules (the v6.x snapshot-validation-webhook
-rule set, research dvp-api.md §f).
+rule set).
 
 - VolumeSnapshot: exactly one of source.persistentVolumeClaimName / source.volumeSnapshotContentName; a source
   once set never changes; volumeSnapshotClassName, when set, is not "".
