@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import hashlib
 
-from dvp_common.dvp import cloudinit, manifests
 from dvp_common.dvp import labels as L
+from dvp_common.dvp import manifests
 
 MAX_NAME = L.MAX_LABEL_NAME  # VM names become pod and hostname labels
 
@@ -30,7 +30,7 @@ def additional_disk_name(machine_name: str, index: int) -> str:
 
 
 def cloud_init_secret_name(machine_name: str) -> str:
-    return cloudinit.secret_name(machine_name)
+    return manifests.cloud_init_secret_name(machine_name)
 
 
 def vmbda_name(disk_name: str, machine_name: str) -> str:

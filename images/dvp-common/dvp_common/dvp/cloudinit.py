@@ -12,8 +12,7 @@ SECRET_TYPE = manifests.CLOUD_INIT_SECRET_TYPE
 KEY = manifests.CLOUD_INIT_KEY
 
 
-def secret_name(machine: str) -> str:
-    return f"cloud-init-{machine}"
+secret_name = manifests.cloud_init_secret_name
 
 
 class CloudInitSecrets(Objects):

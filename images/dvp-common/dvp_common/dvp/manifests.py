@@ -26,6 +26,12 @@ Obj = dict[str, Any]
 
 CLOUD_INIT_SECRET_TYPE = "provisioning.virtualization.deckhouse.io/cloud-init"  # noqa: S105 - a Secret type
 CLOUD_INIT_KEY = "userData"
+
+
+def cloud_init_secret_name(machine: str) -> str:
+    return f"cloud-init-{machine}"
+
+
 OPERATION_TYPES = ("Start", "Stop", "Restart")
 
 
