@@ -23,9 +23,10 @@ from capdvp.domain.machine_spec import BOOTLOADERS, IMAGE_KINDS, LIVE_MIGRATION_
 from dvp_common.dvp import labels as L
 from dvp_common.dvp import resources as R
 from dvp_common.kube.resources import SECRET
+from dvp_common.quantity import format_bytes
+from dvp_csi.access import Dvp
+from dvp_csi.domain import labels as csi_labels
 from dvp_csi.domain import names as csi_names
-from dvp_csi.dvp import objects as csi_objects
-
 from dvp_sim import seed
 
 UUID = "0e3d8b6a-8f1e-4c55-9d2a-3a4b5c6d7e8f"
@@ -128,15 +129,20 @@ def test_csi_objects_are_accepted(schema_api, csi_name, node, size):
     ns = schema_api.create_namespace("matrix-csi")
     client = schema_api.client()
     try:
+        dvp = Dvp.over(client, ns, UUID)  # the driver's own kinds build the bodies it sends
         name = csi_names.object_name(csi_name, "pvc")
         for source in (None, *itertools.product(("ClusterVirtualImage", "VirtualImage", "VirtualDiskSnapshot"),
                                                ("src",))):
             disk = name if source is None else L.short_name(f"{name}-{source[0].lower()}")
-            create(client, ns, csi_objects.virtual_disk(disk, ns, UUID, csi_name, "matrix-sc", size, source))
-        create(client, ns, csi_objects.vmbda(csi_names.vmbda_name(name, node), ns, UUID, name, node, node))
+            ref = {"type": "ObjectRef", "objectRef": {"kind": source[0], "name": source[1]}} if source else None
+            create(client, ns, dvp.disks.new(disk, format_bytes(size), "matrix-sc", data_source=ref,
+                                             annotations={csi_labels.CSI_NAME_ANNOTATION: csi_name}))
+        create(client, ns, dvp.attachments.new(name, node, node))
         snap = csi_names.object_name(csi_name.replace("pvc", "snapshot"), "snapshot")
-        create(client, ns, csi_objects.snapshot(snap, ns, UUID, csi_name, name, size, True))
-        create(client, ns, csi_objects.snapshot(csi_names.clone_snapshot_name(name), ns, UUID, "", name, size, False,
-                                                clone_for=name))
+        create(client, ns, dvp.snapshots.new(snap, name, True, annotations={
+            csi_labels.CSI_NAME_ANNOTATION: csi_name, csi_labels.SIZE_ANNOTATION: str(size)}))
+        create(client, ns, dvp.snapshots.new(csi_names.clone_snapshot_name(name), name, False,
+                                             {csi_labels.CLONE_FOR_LABEL: name},
+                                             {csi_labels.SIZE_ANNOTATION: str(size)}))
     finally:
         client.close()
