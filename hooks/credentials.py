@@ -77,7 +77,9 @@ def credential_secrets(items: list, known: frozenset) -> dict:
 def main(ctx) -> None:
     # Kubeconfigs already in values passed the check when they got there: parsing them again on every run
     # would cost the YAML import for nothing.
-    known = frozenset(c.get("secret") for c in (v.get(ctx.values, VALUE) or {}).values() if isinstance(c, dict))
+    current = v.get(ctx.values, VALUE)
+    known = frozenset(c.get("secret") for c in (current.values() if isinstance(current, dict) else ())
+                      if isinstance(c, dict) and isinstance(c.get("secret"), str))
     found = credential_secrets(results(ctx, SNAPSHOT_CREDENTIALS), known)
     if credentials.SECRET_NAME not in found:
         kubeconfig, obj, field = stand_in(ctx)

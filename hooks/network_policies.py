@@ -16,6 +16,7 @@ import time
 from lib import b64, dvp
 from lib import network_policy as np
 from lib.bindings import render
+from lib.errors import InvalidInput, one_line
 from lib.hookrun import run
 
 QUEUE = "/modules/cloud-provider-dvp/network-policies"
@@ -61,13 +62,18 @@ def main(ctx) -> None:
 
     try:
         # values keep the kubeconfig base64-encoded, as the credentials Secret carries it
-        conn = DVPConnection.from_kubeconfig(b64.decode(target.kubeconfig), target.namespace, target.cluster_uuid)
+        kubeconfig = b64.decode(target.kubeconfig)
+    except ValueError:
+        raise InvalidInput("values", "cloudProviderDvp.internal.credentialSecrets.d8-credentials.secret",
+                           "is not valid base64") from None
+    try:
+        conn = DVPConnection.from_kubeconfig(kubeconfig, target.namespace, target.cluster_uuid)
         try:
             print(reconcile(NetworkPolicies(conn), target))
         finally:
             conn.close()
     except (KubeError, RuntimeError) as exc:
-        sys.exit(f"NetworkPolicy {target.namespace}/{target.name}: {exc}")
+        sys.exit(one_line(f"NetworkPolicy {target.namespace}/{target.name}: {exc}", 1024))
 
 
 if __name__ == "__main__":

@@ -12,6 +12,8 @@ _ALPHABET = re.compile(rb"[A-Za-z0-9+/]*={0,2}")
 
 def decode(value: str | bytes) -> bytes:
     """Strict decoding: characters outside the alphabet raise Error, non-ASCII text ValueError."""
+    if not isinstance(value, str | bytes | bytearray):  # bytes(n) of an int would allocate n bytes
+        raise TypeError("base64 input must be text or bytes")
     data = value.encode("ascii") if isinstance(value, str) else bytes(value)
     if not _ALPHABET.fullmatch(data):
         raise Error("Non-base64 digit found")

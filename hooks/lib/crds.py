@@ -48,5 +48,5 @@ def shipped(directory: str = DIRECTORY) -> list[Shipped]:
 
 def to_apply(crds: list[Shipped], in_cluster: list[dict]) -> list[Shipped]:
     """in_cluster: [{name, checksum}] as the binding's filter gives them."""
-    have = {c["name"]: c.get("checksum") for c in in_cluster}
+    have = {c.get("name"): c.get("checksum") for c in in_cluster if isinstance(c.get("name"), str)}
     return [c for c in crds if have.get(c.name) != c.checksum]

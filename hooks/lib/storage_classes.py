@@ -42,9 +42,36 @@ def exclusion(patterns) -> list | None:
     return compiled
 
 
+DISCOVERED_FIELD = "cloudProviderDvp.internal.providerDiscoveryData.storageClasses"
+_TYPES = {"dvpStorageClass": str, "volumeBindingMode": str, "reclaimPolicy": str, "allowVolumeExpansion": bool,
+          "isDefault": bool, "isEnabled": bool}
+
+
+def _checked(items, obj_of, field_of) -> None:
+    """Every field plan() reads has its type (or is absent): one line naming the first that has not."""
+    for i, sc in enumerate(items):
+        if not isinstance(sc, dict) or not isinstance(sc.get("name"), str):
+            raise InvalidInput(obj_of(i, None), field_of(i, "name"), "must be a string")
+        for key, kind in _TYPES.items():
+            if sc.get(key) is not None and not isinstance(sc[key], kind):
+                raise InvalidInput(obj_of(i, sc["name"]), field_of(i, key),
+                                   f"must be a {'string' if kind is str else 'boolean'}")
+
+
+def check_inputs(discovered, existing: list) -> None:
+    if not isinstance(discovered, list):
+        raise InvalidInput("values", DISCOVERED_FIELD, "must be a list")
+    _checked(discovered, lambda i, name: "values", lambda i, key: f"{DISCOVERED_FIELD}[{i}].{key}")
+    fields = {"dvpStorageClass": "parameters.dvpStorageClass",
+              "isDefault": "metadata.annotations[storageclass.kubernetes.io/is-default-class]"}
+    _checked(existing, lambda i, name: f"StorageClass {name if name is not None else '?'}",
+             lambda i, key: fields.get(key, "metadata.name" if key == "name" else key))
+
+
 def plan(discovered: list[dict], patterns, existing: list[dict]) -> Plan:
     """discovered: providerDiscoveryData.storageClasses; existing: the module's StorageClasses in the cluster
     as the binding's filter gives them ({name, dvpStorageClass, volumeBindingMode, reclaimPolicy, ...})."""
+    check_inputs(discovered, existing)
     excluded = exclusion(patterns)
 
     def keep(parent: str, local: str) -> bool:
