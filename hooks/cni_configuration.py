@@ -10,8 +10,8 @@ template decodes into `data:`."""
 import json
 
 from lib import b64, bindings
-from lib.errors import InvalidInput
 from lib import values as v
+from lib.errors import InvalidInput
 from lib.hookrun import run
 from lib.snapshots import first
 

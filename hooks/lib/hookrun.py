@@ -12,13 +12,20 @@ def _json_copy(obj):
     return json.loads(json.dumps(obj))
 
 
+def _same(obj):
+    return obj
+
+
 def _lean(hook) -> None:
     """The SDK copies the values with copy.deepcopy three times per run and diffs them with dictdiffer even when
     nothing changed: with large values that costs more than the hook. Values come from JSON files, so a JSON
     round trip copies them exactly; equal values give no patches, which a C-level == tells at once."""
     from deckhouse import values
 
-    hook.deepcopy = values.deepcopy = _json_copy
+    hook.deepcopy = _json_copy
+    # The collector's copy of the initial values is only diffed against: nothing mutates the dict read from the
+    # values file (each binding context's hook gets its own copy above), so it needs none.
+    values.deepcopy = _same
     update = values.ValuesPatchesCollector.update
 
     def update_if_changed(self, updated_values: dict) -> None:

@@ -71,11 +71,10 @@ def mutated(draw, doc, extra_paths=()):
             return value
         node = doc
         for key in path[:-1]:
-            if isinstance(node, dict) and isinstance(node.get(key), dict | list):
-                node = node[key]
-            elif isinstance(node, list) and isinstance(key, int) and key < len(node) \
-                    and isinstance(node[key], dict | list):
-                node = node[key]
+            inner = node.get(key) if isinstance(node, dict) else (
+                node[key] if isinstance(node, list) and isinstance(key, int) and key < len(node) else None)
+            if isinstance(inner, dict | list):
+                node = inner
             else:
                 break
         else:

@@ -22,7 +22,8 @@ from lib import tls
 
 HOOKS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # HOSTILE_EXAMPLES=1000 hunts deeper; the default keeps the whole file well under a minute.
-IN_PROCESS = settings(max_examples=int(os.environ.get("HOSTILE_EXAMPLES", "40")), derandomize=True, deadline=None, database=None,
+IN_PROCESS = settings(max_examples=int(os.environ.get("HOSTILE_EXAMPLES", "40")), derandomize=True,
+                      deadline=None, database=None,
                       suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 AS_PROCESS = settings(max_examples=4, derandomize=True, deadline=None, database=None,
                       suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -160,9 +161,8 @@ def cases(draw, name: str) -> h.Case:
 @pytest.fixture(autouse=True)
 def _offline(monkeypatch):
     """The two hooks that talk to an API get none: their failure must be one line too."""
-    from dvp_common.kube import KubeError
-
     import network_policies
+    from dvp_common.kube import KubeError
 
     def reconcile(policies, target, sleep=None):
         raise KubeError("connection refused")

@@ -78,10 +78,8 @@ def _as_json(doc, obj: str, field: str):
             raise InvalidInput(obj, field, f"is too large (more than {MAX_NODES} values or {MAX_DEPTH} levels, "
                                            "aliases expanded)")
         if isinstance(node, dict):
-            if any(not isinstance(k, str) for k in node):
-                node = {_key(k): x for k, x in node.items()}
-            else:
-                node = dict(node)  # an alias shares its object: each use gets its own copy
+            # a copy: an alias shares its object, and each use must be a value of its own
+            node = {k if isinstance(k, str) else _key(k): x for k, x in node.items()}
             parent[slot] = node
             stack.extend((node, k, x, depth + 1) for k, x in node.items())
         elif isinstance(node, list):

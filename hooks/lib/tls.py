@@ -6,9 +6,8 @@ The leaf is reused while it is valid for the Service's names and more than RENEW
 new CA and leaf are made together, so the caBundle and the serving pair always change in one Helm run."""
 
 import datetime
-from typing import NamedTuple  # not a dataclass: generating its methods costs every hook run at import
-
 import re
+from typing import NamedTuple  # not a dataclass: generating its methods costs every hook run at import
 
 from lib import b64, bindings
 from lib.errors import InvalidInput

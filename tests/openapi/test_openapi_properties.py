@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from lib import hostile as h
 
-PROPERTIES = settings(max_examples=int(os.environ.get("HOSTILE_EXAMPLES", "60")), derandomize=True, deadline=None, database=None,
+PROPERTIES = settings(max_examples=int(os.environ.get("HOSTILE_EXAMPLES", "60")), derandomize=True,
+                      deadline=None, database=None,
                       suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGxZ0Z1a1fSFm0+8YQjvN0nSPgZwPp9GdXyO5tMqWnXk admin@example"
 SETTINGS = {
