@@ -2,14 +2,13 @@
 # SPDX-License-Identifier: Apache-2.0
 """The entry point every hook file ends with: shell-operator's handshake plus one-line failures for bad input."""
 
-import json
 import sys
 
 from lib.errors import InvalidInput
 
 
-def _json_copy(obj):
-    return json.loads(json.dumps(obj))
+def _shallow(obj):
+    return dict(obj) if isinstance(obj, dict) else obj
 
 
 def _same(obj):
@@ -18,13 +17,13 @@ def _same(obj):
 
 def _lean(hook) -> None:
     """The SDK copies the values with copy.deepcopy three times per run and diffs them with dictdiffer even when
-    nothing changed: with large values that costs more than the hook. Values come from JSON files, so a JSON
-    round trip copies them exactly; equal values give no patches, which a C-level == tells at once."""
+    nothing changed: with large values that costs more than the hook. Hooks change values only through
+    lib/values.py, which copies what it changes (copy on write): each binding context's run gets a shallow copy,
+    and the collector keeps the values read from the file, which nothing changes. Equal values give no patches,
+    which a C-level == tells at once (unchanged subtrees are the same objects)."""
     from deckhouse import values
 
-    hook.deepcopy = _json_copy
-    # The collector's copy of the initial values is only diffed against: nothing mutates the dict read from the
-    # values file (each binding context's hook gets its own copy above), so it needs none.
+    hook.deepcopy = _shallow
     values.deepcopy = _same
     update = values.ValuesPatchesCollector.update
 
