@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The entry point every hook file ends with: shell-operator's handshake plus one-line failures for bad input."""
 
+import gc
 import sys
 
 from lib.errors import InvalidInput
@@ -35,6 +36,7 @@ def _lean(hook) -> None:
 
 
 def run(main, config: str) -> None:
+    gc.disable()  # as lib/__init__.py does for a hook process (here too when lib was imported otherwise)
     from deckhouse import hook
 
     _lean(hook)
