@@ -1,9 +1,9 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
 """Hook process times, as shell-operator pays them: `<hook> --config` and one steady-state run (the hook already
-ran once on the same cluster; the beforeHelm or afterHelm binding context of every module run) as medians of 20, next to a bare
-`python -c 'import deckhouse.hook'`. The migration hooks run with a legacy configuration present; for them the
-first run over a new input (parse, validate, build the bundle) is printed too.
+ran once on the same cluster; the beforeHelm or afterHelm binding context of every module run) as medians of 20,
+next to a bare `python -c 'import deckhouse.hook'`. The migration hooks run with a legacy configuration present;
+for them the first run over a new input (parse, validate, build the bundle) is printed too.
 
 Issue 4's goal is a median run of at most 80 ms per hook. Issue 20's: each hook's steady-state run costs at most
 15 % over the bare SDK import, every hook and the bare import alternating in one rotation (`run_over_bare_sdk`

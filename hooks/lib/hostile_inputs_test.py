@@ -343,6 +343,16 @@ def test_hook_processes(name, data):
     h.judge(h.run_as_process(os.path.join(HOOKS, f"{name}.py"), case, _first_binding(name), env))
 
 
+def test_a_failed_run_says_only_its_reason():
+    """A run that warned about a malformed extra Secret and then failed printed two stderr lines."""
+    case = _case({"credentials": [{"name": "", "type": CREDENTIALS_TYPE, "data": {}}],
+                  "module_config": [{"kubeconfig": h.b64("# just a comment\n")}]})
+    outcome = h.run_as_process(os.path.join(HOOKS, "credentials.py"), case, "credentials")
+    h.judge(outcome)
+    assert outcome.message == ("invalid input: ModuleConfig cloud-provider-dvp: "
+                               "spec.settings.provider.kubeconfigDataBase64: kubeconfig is not a mapping")
+
+
 @pytest.mark.parametrize("name", [n for n in HOOK_NAMES if SHAPES[n]])
 def test_the_shapes_are_the_filters_shapes(name):
     """Each drawn filterResult has exactly the keys the binding's jqFilter produces from any object."""
