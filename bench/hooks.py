@@ -1,9 +1,9 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
 """Hook process times, as shell-operator pays them: `<hook> --config` and one steady-state run (the hook already
-ran once on the same cluster; Synchronization binding context) as medians of 20, next to a bare
-`python -c 'import deckhouse.hook'`. The migration hooks run with a legacy configuration present; for them the
-first run over a new input (parse, validate, build the bundle) is printed too.
+ran once on the same cluster; the beforeHelm or afterHelm binding context of every module run) as medians of 20,
+next to a bare `python -c 'import deckhouse.hook'`. The migration hooks run with a legacy configuration present;
+for them the first run over a new input (parse, validate, build the bundle) is printed too.
 
 Goals (each figure's `goal`): a median run of at most 80 ms per hook, and each hook's steady-state run costs at
 most 15 % over the bare SDK import, every hook and the bare import alternating in one rotation (`run_over_bare_sdk`
@@ -105,15 +105,16 @@ def _cases() -> dict[str, tuple[dict, dict]]:
 
 
 def _context(module, snaps: dict) -> list:
-    """What shell-operator hands the hook: Synchronization of its first binding; afterHelm for the hooks that
-    run only then; its schedule for a hook that has no kubernetes binding."""
+    """What addon-operator hands the hook on every module run, i.e. in the steady state: the beforeHelm or
+    afterHelm binding context (all snapshots); its schedule for a hook that has no kubernetes binding. (The
+    Synchronization context, which carries a binding's objects besides the snapshots, comes once per hook start.)"""
     t, _, _ = _lib()
     config = t.hook_config(module)
     if not config.get("kubernetes"):
         return [{"binding": config["schedule"][0]["name"], "type": "Schedule", "snapshots": snaps}]
-    if "afterHelm" in config and "beforeHelm" not in config:
-        return t.after_helm(snaps)
-    return t.synchronization(module, snaps)
+    if "beforeHelm" in config:
+        return t.before_helm(snaps)
+    return t.after_helm(snaps)
 
 
 def _steady(module, objects: dict, values: dict) -> tuple[dict, dict]:

@@ -11,6 +11,7 @@ import json
 
 from lib import b64, bindings
 from lib import values as v
+from lib.errors import InvalidInput
 from lib.hookrun import run
 from lib.snapshots import first
 
@@ -26,7 +27,20 @@ config = bindings.render({
 })
 
 
+OBJECT = "Secret kube-system/d8-cni-configuration"
+
+
 def passthrough(data: dict) -> str | None:
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise InvalidInput(OBJECT, "data", "must be a mapping")
+    for key, value in data.items():
+        # written into the template unquoted: only base64 (as the API stores Secret data) is safe there
+        try:
+            b64.decode(value if isinstance(value, str) else 0)
+        except (ValueError, TypeError):
+            raise InvalidInput(OBJECT, f"data[{key}]", "must be a base64 string") from None
     if not data.get("cni"):
         return None
     # Keys are quoted (a key such as "on" must stay a string); base64 values need no quoting.
@@ -35,7 +49,7 @@ def passthrough(data: dict) -> str | None:
 
 
 def main(ctx) -> None:
-    data = passthrough((first(ctx, SNAPSHOT) or {}).get("data") or {})
+    data = passthrough((first(ctx, SNAPSHOT) or {}).get("data"))
     if data:
         v.set_(ctx.values, VALUE, data)
     else:

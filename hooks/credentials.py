@@ -58,7 +58,7 @@ def stand_in(ctx) -> tuple[str | None, str, str]:
             "spec.settings.provider.kubeconfigDataBase64")
 
 
-def credential_secrets(items: list, known: frozenset) -> dict:
+def credential_secrets(items: list, known: frozenset, warnings: list[str]) -> dict:
     """{name: value} of the valid credentials Secrets. Only d8-credentials is read by the module: another one that
     is malformed is left out with a warning instead of stopping the module (the webhook refuses new ones)."""
     found = {}
@@ -68,7 +68,7 @@ def credential_secrets(items: list, known: frozenset) -> dict:
         except InvalidInput as exc:
             if isinstance(item, dict) and item.get("name") == credentials.SECRET_NAME:
                 raise
-            print(f"warning: left out: {exc}", file=sys.stderr)
+            warnings.append(f"warning: left out: {exc}")
             continue
         found[c.name] = c.as_value()
     return found
@@ -77,8 +77,11 @@ def credential_secrets(items: list, known: frozenset) -> dict:
 def main(ctx) -> None:
     # Kubeconfigs already in values passed the check when they got there: parsing them again on every run
     # would cost the YAML import for nothing.
-    known = frozenset(c.get("secret") for c in (v.get(ctx.values, VALUE) or {}).values() if isinstance(c, dict))
-    found = credential_secrets(results(ctx, SNAPSHOT_CREDENTIALS), known)
+    current = v.get(ctx.values, VALUE)
+    known = frozenset(c.get("secret") for c in (current.values() if isinstance(current, dict) else ())
+                      if isinstance(c, dict) and isinstance(c.get("secret"), str))
+    warnings: list[str] = []  # printed once the run succeeds: a failed run says one line, its reason
+    found = credential_secrets(results(ctx, SNAPSHOT_CREDENTIALS), known, warnings)
     if credentials.SECRET_NAME not in found:
         kubeconfig, obj, field = stand_in(ctx)
         if kubeconfig and not isinstance(kubeconfig, str):
@@ -88,6 +91,8 @@ def main(ctx) -> None:
         if kubeconfig:
             found[credentials.SECRET_NAME] = {"authScheme": credentials.AUTH_SCHEME, "secret": kubeconfig}
     v.set_(ctx.values, VALUE, found)
+    for line in warnings:
+        print(line, file=sys.stderr)
     ctx.metrics.collect({"name": METRIC, "group": METRIC_GROUP, "action": "set",
                          "value": 0 if credentials.SECRET_NAME in found else 1})
 

@@ -22,8 +22,10 @@ config = render({"beforeHelm": 12, "kubernetes": migration.state_bindings()})
 
 def main(ctx) -> None:
     fingerprint = migration.state_fingerprint(ctx)
-    state = v.get(ctx.values, VALUE) or {}
-    projected = [p for p in state.get("projected") or [] if isinstance(p, str)]
+    state = v.get(ctx.values, VALUE)
+    state = state if isinstance(state, dict) else {}  # only this hook writes it: anything else is no state
+    projected = state.get("projected")
+    projected = [p for p in projected if isinstance(p, str)] if isinstance(projected, list) else []
     # Unless an earlier run checked this very input (and its values are in place), compute the state again.
     if state.get("fingerprint") != fingerprint:
         pcc = legacy.validated_configuration(results(ctx, migration.SNAPSHOT_LEGACY))

@@ -58,7 +58,8 @@ def marker() -> dict:
 
 def main(ctx) -> None:
     fingerprint = migration.state_fingerprint(ctx)
-    state = v.get(ctx.values, STATE) or {}
+    state = v.get(ctx.values, STATE)
+    state = state if isinstance(state, dict) else {}  # only the legacy hook writes it: anything else is no state
     cluster = migration.Cluster.from_snapshots(
         *(results(ctx, s) for s in (migration.SNAPSHOT_MODULE_CONFIG, migration.SNAPSHOT_CREDENTIALS,
                                      migration.SNAPSHOT_NODE_GROUPS, migration.SNAPSHOT_INSTANCE_CLASSES)))

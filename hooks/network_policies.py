@@ -16,6 +16,7 @@ import time
 from lib import dvp
 from lib import network_policy as np
 from lib.bindings import render
+from lib.errors import InvalidInput, one_line
 from lib.hookrun import run
 
 QUEUE = "/modules/cloud-provider-dvp/network-policies"
@@ -63,13 +64,17 @@ def main(ctx) -> None:
     try:
         # values keep the kubeconfig in its one encoding (base64), read by the one decoder
         text = kubeconfig.decode_base64(target.kubeconfig)
+    except (kubeconfig.KubeconfigInvalid, TypeError):
+        raise InvalidInput("values", "cloudProviderDvp.internal.credentialSecrets.d8-credentials.secret",
+                           "is not valid base64") from None
+    try:
         conn = DVPConnection.from_kubeconfig(text, target.namespace, target.cluster_uuid)
         try:
             print(reconcile(NetworkPolicies(conn), target))
         finally:
             conn.close()
     except (KubeError, RuntimeError, kubeconfig.KubeconfigInvalid) as exc:
-        sys.exit(f"NetworkPolicy {target.namespace}/{target.name}: {exc}")
+        sys.exit(one_line(f"NetworkPolicy {target.namespace}/{target.name}: {exc}", 1024))
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ internal.defaultStorageClass; a metric when the cluster default was changed by h
 from lib import bindings
 from lib import storage_classes as sc
 from lib import values as v
+from lib.errors import InvalidInput
 from lib.hookrun import run
 from lib.snapshots import results
 
@@ -33,7 +34,8 @@ config = bindings.render({
 
 
 def main(ctx) -> None:
-    cluster = results(ctx, SNAPSHOT)
+    # metadata.name is a string in every object the API serves; anything else is no StorageClass of anyone's
+    cluster = [c for c in results(ctx, SNAPSHOT) if isinstance(c.get("name"), str)]
     plan = sc.plan(
         discovered=v.get(ctx.values, v.internal("providerDiscoveryData.storageClasses")) or [],
         patterns=v.get(ctx.values, v.module("storage.parameters.excludedStorageClasses")),
@@ -49,6 +51,8 @@ def main(ctx) -> None:
 
     # An explicit cluster-wide choice (global.defaultClusterStorageClass) is what the default should be.
     expected = v.get(ctx.values, "global.defaultClusterStorageClass") or plan.default
+    if not isinstance(expected, str | None):
+        raise InvalidInput("values", "global.defaultClusterStorageClass", "must be a string")
     ctx.metrics.expire(METRIC_GROUP)
     labels = sc.drift(expected, [c["name"] for c in cluster if c.get("isDefault")], [c["name"] for c in cluster])
     if labels:

@@ -12,6 +12,7 @@ import os
 import sys
 
 from lib import bindings, dvp
+from lib.errors import one_line
 from lib.hookrun import run
 from lib.snapshots import results
 
@@ -62,20 +63,24 @@ def wait_initialized(client, names: list[str], timeout: float) -> list[str]:
 
 
 def main(ctx) -> None:
-    waiting = sorted(n["name"] for n in results(ctx, SNAPSHOT) if n.get("uninitialized"))
+    waiting = sorted(n["name"] for n in results(ctx, SNAPSHOT)
+                     if n.get("uninitialized") is True and isinstance(n.get("name"), str))
     if not waiting:
         return
     dvp.importable()
-    from dvp_common.kube import KubeClient
+    from dvp_common.kube import KubeClient, KubeError
 
-    client = KubeClient.from_file_or_service_account(os.environ.get("KUBECONFIG", ""))
     try:
-        still = wait_initialized(client, waiting, TIMEOUT)
-    finally:
-        client.close()
+        client = KubeClient.from_file_or_service_account(os.environ.get("KUBECONFIG", ""))
+        try:
+            still = wait_initialized(client, waiting, TIMEOUT)
+        finally:
+            client.close()
+    except (KubeError, OSError) as exc:  # an unreadable KUBECONFIG too; the run fails in one line, Deckhouse retries
+        sys.exit(one_line(f"master Nodes {', '.join(waiting)}: cannot watch them in the cluster API: {exc}", 1024))
     if still:
-        sys.exit(f"master Nodes not initialized after {TIMEOUT:g}s: {', '.join(still)} still have the taint "
-                 f"{TAINT} (the cloud-controller-manager initializes them; see its logs)")
+        sys.exit(one_line(f"master Nodes not initialized after {TIMEOUT:g}s: {', '.join(still)} still have the "
+                          f"taint {TAINT} (the cloud-controller-manager initializes them; see its logs)", 1024))
 
 
 if __name__ == "__main__":

@@ -5,17 +5,13 @@
 Each applied CRD carries a checksum annotation of its file's bytes, so a CRD already at the shipped version is
 left alone: the hook parses and writes a CRD only when its file changed or the cluster lost the object."""
 
-import glob
 import os
-import re
 from typing import NamedTuple  # not a dataclass: generating its methods costs every hook run at import
 
-from lib import digest
-from lib.schema import MODULE_ROOT
+from lib import MODULE_ROOT, digest
 
 CHECKSUM_ANNOTATION = "cloud-provider-dvp.deckhouse.io/crd-checksum"
 DIRECTORY = os.path.join(MODULE_ROOT, "crds")
-_NAME = re.compile(r"^metadata:\n(?:  .*\n)*?  name: (\S+)$", re.M)
 
 
 class Shipped(NamedTuple):
@@ -34,19 +30,29 @@ class Shipped(NamedTuple):
 
 def shipped(directory: str = DIRECTORY) -> list[Shipped]:
     out = []
-    for path in sorted(glob.glob(os.path.join(directory, "*.yaml"))):
-        if os.path.basename(path).startswith("doc-"):
+    for entry in sorted(os.listdir(directory)):
+        if not entry.endswith(".yaml") or entry.startswith("doc-"):
             continue
+        path = os.path.join(directory, entry)
         with open(path, "rb") as f:
             raw = f.read()
-        found = _NAME.search(raw.decode("utf-8"))
-        if not found:
-            raise ValueError(f"{path}: no metadata.name")
-        out.append(Shipped(path, found.group(1), digest.hexdigest(raw)[:16]))
+        out.append(Shipped(path, _name(raw.decode("utf-8"), path), digest.hexdigest(raw)[:16]))
     return out
+
+
+def _name(text: str, path: str) -> str:
+    """metadata.name of a CRD file: the first `  name:` line of its top-level `metadata:` block (plain string
+    operations: compiling a regex costs every run at import)."""
+    lines = ("\n" + text).split("\nmetadata:\n", 1)
+    for line in lines[1].split("\n") if len(lines) == 2 else ():
+        if not line.startswith("  "):
+            break
+        if line.startswith("  name: ") and line[8:].strip():
+            return line[8:].strip()
+    raise ValueError(f"{path}: no metadata.name")
 
 
 def to_apply(crds: list[Shipped], in_cluster: list[dict]) -> list[Shipped]:
     """in_cluster: [{name, checksum}] as the binding's filter gives them."""
-    have = {c["name"]: c.get("checksum") for c in in_cluster}
+    have = {c.get("name"): c.get("checksum") for c in in_cluster if isinstance(c.get("name"), str)}
     return [c for c in crds if have.get(c.name) != c.checksum]

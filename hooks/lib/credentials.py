@@ -6,9 +6,9 @@ A credential is a base64 kubeconfig of a ServiceAccount, judged by the one kubec
 certificate only: the components run without exec plugins, auth providers or the files a human kubeconfig names).
 The value keeps that one encoding on its way: `secret` in the Secret, in values and in the components' Secret."""
 
+import os
 import sys
-from dataclasses import dataclass
-from pathlib import Path
+from typing import NamedTuple  # not a dataclass: generating its methods costs every hook run at import
 
 from lib.errors import InvalidInput
 from lib.snapshots import b64text
@@ -16,11 +16,12 @@ from lib.snapshots import b64text
 SECRET_TYPE = "cloud-provider.deckhouse.io/credentials"  # noqa: S105 - a Secret type
 SECRET_NAME = "d8-credentials"  # noqa: S105 - a Secret name
 AUTH_SCHEME = "kubeconfig"
-DVP_COMMON = str(Path(__file__).resolve().parents[2] / "images" / "dvp-common")
+# not pathlib: its import (urllib.parse, ipaddress) costs a steady-state run more than the rest of the hook
+DVP_COMMON = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__)))),
+                          "images", "dvp-common")
 
 
-@dataclass(frozen=True)
-class Credential:
+class Credential(NamedTuple):
     name: str
     auth_scheme: str
     secret: str  # base64 kubeconfig, exactly as stored

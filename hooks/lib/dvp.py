@@ -7,7 +7,7 @@ only when they really call an API, pay for importing it (requests)."""
 import os
 import sys
 
-from lib.schema import MODULE_ROOT
+from lib import MODULE_ROOT
 
 LIBRARY_ROOT = os.path.join(MODULE_ROOT, "images", "dvp-common")
 

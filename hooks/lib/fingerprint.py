@@ -9,8 +9,8 @@ input may hold a kubeconfig, which must not be recoverable from values or annota
 import json
 import os
 
+from lib import MODULE_ROOT
 from lib.digest import sha256
-from lib.schema import MODULE_ROOT
 
 
 def of(inputs: dict, code: tuple[str, ...]) -> str:

@@ -2,23 +2,30 @@
 # SPDX-License-Identifier: Apache-2.0
 """The entry point every hook file ends with: shell-operator's handshake plus one-line failures for bad input."""
 
-import json
+import gc
 import sys
 
 from lib.errors import InvalidInput
 
 
-def _json_copy(obj):
-    return json.loads(json.dumps(obj))
+def _shallow(obj):
+    return dict(obj) if isinstance(obj, dict) else obj
+
+
+def _same(obj):
+    return obj
 
 
 def _lean(hook) -> None:
     """The SDK copies the values with copy.deepcopy three times per run and diffs them with dictdiffer even when
-    nothing changed: with large values that costs more than the hook. Values come from JSON files, so a JSON
-    round trip copies them exactly; equal values give no patches, which a C-level == tells at once."""
+    nothing changed: with large values that costs more than the hook. Hooks change values only through
+    lib/values.py, which copies what it changes (copy on write): each binding context's run gets a shallow copy,
+    and the collector keeps the values read from the file, which nothing changes. Equal values give no patches,
+    which a C-level == tells at once (unchanged subtrees are the same objects)."""
     from deckhouse import values
 
-    hook.deepcopy = values.deepcopy = _json_copy
+    hook.deepcopy = _shallow
+    values.deepcopy = _same
     update = values.ValuesPatchesCollector.update
 
     def update_if_changed(self, updated_values: dict) -> None:
@@ -29,6 +36,7 @@ def _lean(hook) -> None:
 
 
 def run(main, config: str) -> None:
+    gc.disable()  # as lib/__init__.py does for a hook process (here too when lib was imported otherwise)
     from deckhouse import hook
 
     _lean(hook)

@@ -35,5 +35,6 @@ def validated_configuration(items: list) -> dict | None:
 
     pcc = configuration(items)
     if pcc is not None:
-        schema.validate(pcc, schema.load(SCHEMA, pcc.get("apiVersion")), OBJECT, FIELD)
+        version = pcc.get("apiVersion")
+        schema.validate(pcc, schema.load(SCHEMA, version if isinstance(version, str) else None), OBJECT, FIELD)
     return pcc

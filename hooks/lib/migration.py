@@ -11,6 +11,7 @@ from typing import NamedTuple  # not a dataclass: generating its methods costs e
 
 from lib import bindings, digest, legacy
 from lib import values as v
+from lib.errors import InvalidInput
 
 CREDENTIALS_TYPE = "cloud-provider.deckhouse.io/credentials"
 BUNDLE_SECRET = "d8-migration-resources"  # noqa: S105 - a Secret name
@@ -71,11 +72,18 @@ class Cluster(NamedTuple):
 
     @classmethod
     def from_snapshots(cls, mc: list, creds: list, ngs: list, ics: list) -> "Cluster":
+        module_config = mc[0] if mc else None
+        if module_config is not None:
+            kubeconfig = module_config.get("kubeconfig")
+            if kubeconfig is not None and not isinstance(kubeconfig, str):
+                raise InvalidInput(f"ModuleConfig {MODULE_CONFIG}", "spec.settings.provider.kubeconfigDataBase64",
+                                   "must be a base64 string")
+        # Names are strings (metadata.name); anything else in a reference names no object of ours.
         return cls(
-            module_config=mc[0] if mc else None,
+            module_config=module_config,
             credentials=any(c.get("type") == CREDENTIALS_TYPE for c in creds),
-            node_groups={n["name"]: n for n in ngs},
-            instance_classes={i["name"] for i in ics},
+            node_groups={n["name"]: n for n in ngs if isinstance(n.get("name"), str)},
+            instance_classes={i["name"] for i in ics if isinstance(i.get("name"), str)},
         )
 
 
@@ -92,13 +100,15 @@ def instance_class_name(node_group: str) -> str:
 
 def complete(pcc: dict, cluster: Cluster) -> bool:
     mc = cluster.module_config or {}
-    if not ((mc.get("version") or 0) >= 2 and mc.get("enabled") is not False and mc.get("hasProvider")):
+    version = mc.get("version")
+    if not (isinstance(version, int) and version >= 2 and mc.get("enabled") is not False and mc.get("hasProvider")):
         return False
     if not cluster.credentials:
         return False
     for name, _ in groups(pcc):
         ng = cluster.node_groups.get(name)
-        if not ng or ng.get("classKind") != "DVPInstanceClass" or ng.get("className") not in cluster.instance_classes:
+        if (not ng or ng.get("classKind") != "DVPInstanceClass" or not isinstance(ng.get("className"), str)
+                or ng["className"] not in cluster.instance_classes):
             return False
     return True
 
@@ -122,11 +132,13 @@ def admin_can_apply(commander_managed: bool, commander_info_json: str | None) ->
         return True
     import json
 
+    if not isinstance(commander_info_json, str | None):
+        return False
     try:
         flags = json.loads(commander_info_json or "{}").get("flags") or {}
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         return False
-    return str(flags.get("cloudProviderNoPCCInputFormatSupported")) == "1"
+    return isinstance(flags, dict) and str(flags.get("cloudProviderNoPCCInputFormatSupported")) == "1"
 
 
 def settings(pcc: dict) -> dict:

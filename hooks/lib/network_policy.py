@@ -11,6 +11,7 @@ defaults filled in (a port's protocol is TCP), peers and ports in a fixed order.
 import json
 
 from lib import values as v
+from lib.errors import InvalidInput
 
 POLICY_SUFFIX = "-isolated"  # the layout's name: <cloud.prefix>-isolated
 ISOLATED = "Isolated"
@@ -70,20 +71,34 @@ def merged(spec: dict, wanted: dict) -> dict | None:
     return patch or None
 
 
+def _text(values: dict, path: str) -> str:
+    found = v.get(values, path) or ""
+    if not isinstance(found, str):
+        raise InvalidInput("values", path, "must be a string")
+    return found
+
+
 class Target:
     """What the hook needs from the values; `skip` says why there is nothing to do (None: there is)."""
 
     def __init__(self, values: dict):
         p = v.module("provider.parameters")
-        self.mode = v.get(values, p + ".networkPolicy") or ISOLATED
-        self.namespace = v.get(values, p + ".namespace") or ""
+        self.mode = _text(values, p + ".networkPolicy") or ISOLATED
+        self.namespace = _text(values, p + ".namespace")
         ports = v.get(values, v.module("nodes.parameters.ingressPorts"))
+        if ports is not None and not (isinstance(ports, list) and all(
+                isinstance(x, int) and not isinstance(x, bool) and 0 < x < 65536 for x in ports)):
+            raise InvalidInput("values", v.module("nodes.parameters.ingressPorts"), "must be a list of port numbers")
         self.ingress_ports = list(DEFAULT_INGRESS_PORTS) if ports is None else list(ports)
-        self.cluster_uuid = v.get(values, "global.discovery.clusterUUID") or ""
-        prefix = v.get(values, "global.clusterConfiguration.cloud.prefix") or ""
+        self.cluster_uuid = _text(values, "global.discovery.clusterUUID")
+        prefix = _text(values, "global.clusterConfiguration.cloud.prefix")
         self.name = prefix + POLICY_SUFFIX if prefix else ""
-        credentials = (v.get(values, v.internal("credentialSecrets")) or {}).get("d8-credentials") or {}
+        secrets = v.get(values, v.internal("credentialSecrets")) or {}
+        credentials = (secrets.get("d8-credentials") if isinstance(secrets, dict) else None) or {}
         self.kubeconfig = credentials.get("secret") if isinstance(credentials, dict) else None
+        if not isinstance(self.kubeconfig, str | None):
+            raise InvalidInput("values", v.internal("credentialSecrets") + ".d8-credentials.secret",
+                               "must be a base64 string")
         self.skip = next((why for bad, why in (
             (self.mode != ISOLATED, f"networkPolicy is {self.mode}"),
             (not self.kubeconfig, "no DVP credentials yet"),

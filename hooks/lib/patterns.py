@@ -13,10 +13,24 @@ class PatternError(ValueError):
     """The pattern is not valid RE2 syntax (the message never repeats the pattern: it is user input)."""
 
 
-@functools.cache
 def compile(pattern: str):  # noqa: A001 - the re-module name, on purpose
-    if not isinstance(pattern, str):
+    if not isinstance(pattern, str):  # before the cache: a list or a mapping cannot be a cache key
         raise PatternError("must be a string")
+    return _compile(_utf8(pattern))
+
+
+def _utf8(text: str) -> str:
+    """The text as Go sees it: a lone surrogate (JSON's "\\ud800" decodes to one) is U+FFFD there, and RE2,
+    which reads UTF-8, could not take it at all."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
+    return text
+
+
+@functools.cache
+def _compile(pattern: str):
     import re2  # imported here: only runs that evaluate a pattern pay for it
 
     options = re2.Options()
@@ -30,8 +44,8 @@ def compile(pattern: str):  # noqa: A001 - the re-module name, on purpose
 
 
 def search(pattern: str, text: str) -> bool:
-    return compile(pattern).search(text) is not None
+    return compile(pattern).search(_utf8(text)) is not None
 
 
 def fullmatch(pattern: str, text: str) -> bool:
-    return compile(pattern).fullmatch(text) is not None
+    return compile(pattern).fullmatch(_utf8(text)) is not None

@@ -10,14 +10,13 @@ kubeconfig."""
 
 import functools
 import os
-import sys
 
-from lib import patterns
+from lib import (
+    MODULE_ROOT,  # noqa: F401 - also the name other modules knew it by
+    patterns,
+)
 from lib.errors import InvalidInput
 
-# A frozen program (the dhctl validator, built with PyInstaller) carries the schema files under sys._MEIPASS.
-MODULE_ROOT = getattr(sys, "_MEIPASS", None) or os.path.dirname(
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CHECKED = {"type", "enum", "required", "properties", "additionalProperties", "items", "pattern", "minLength",
            "maxLength", "minimum", "maximum", "minItems", "maxItems", "uniqueItems", "nullable", "anyOf"}
 IGNORED = {"description", "default", "format", "example", "title"}

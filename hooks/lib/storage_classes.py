@@ -2,7 +2,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """Which StorageClasses the module publishes, from the parent's classes (pure functions)."""
 
-import re
 from typing import NamedTuple  # not a dataclass: generating its methods costs every hook run at import
 
 from lib.errors import InvalidInput
@@ -20,9 +19,15 @@ class Plan(NamedTuple):
     recreate: list[str]  # existing classes whose immutable fields differ: deleted so Helm creates them anew
 
 
+_KEPT = frozenset("abcdefghijklmnopqrstuvwxyz0123456789.-")
+_DROP_KEPT = {ord(c): None for c in _KEPT}
+
+
 def dns1123(name: str) -> str:
     name = name.lower().replace(" ", "-")
-    return re.sub(r"[^a-z0-9.-]", "", name).strip("-.")[:253]
+    if name.translate(_DROP_KEPT):  # a character outside [a-z0-9.-]: dropped (most names have none)
+        name = "".join(c for c in name if c in _KEPT)
+    return name.strip("-.")[:253]
 
 
 def exclusion(patterns) -> list | None:
@@ -42,9 +47,42 @@ def exclusion(patterns) -> list | None:
     return compiled
 
 
+DISCOVERED_FIELD = "cloudProviderDvp.internal.providerDiscoveryData.storageClasses"
+_TYPES = (("dvpStorageClass", str), ("volumeBindingMode", str), ("reclaimPolicy", str),
+          ("allowVolumeExpansion", bool), ("isDefault", bool), ("isEnabled", bool))
+_EXISTING_FIELDS = {"name": "metadata.name", "dvpStorageClass": "parameters.dvpStorageClass",
+                    "isDefault": "metadata.annotations[storageclass.kubernetes.io/is-default-class]"}
+
+
+def _first_mistyped(items) -> tuple[int, str | None, str, type] | None:
+    """(index, name, field, type) of the first field plan() reads that has another type than it needs."""
+    for i, sc in enumerate(items):
+        if type(sc) is not dict or type(sc.get("name")) is not str:
+            return i, None, "name", str
+        for key, kind in _TYPES:
+            x = sc.get(key)
+            if x is not None and type(x) is not kind:
+                return i, sc["name"], key, kind
+    return None
+
+
+def check_inputs(discovered, existing: list) -> None:
+    """Every field plan() reads has its type (or is absent); else one line naming the first that has not."""
+    if not isinstance(discovered, list):
+        raise InvalidInput("values", DISCOVERED_FIELD, "must be a list")
+    for items, is_discovered in ((discovered, True), (existing, False)):
+        found = _first_mistyped(items)
+        if found:
+            i, name, key, kind = found
+            obj = "values" if is_discovered else f"StorageClass {name if name is not None else '?'}"
+            field = f"{DISCOVERED_FIELD}[{i}].{key}" if is_discovered else _EXISTING_FIELDS.get(key, key)
+            raise InvalidInput(obj, field, f"must be a {'string' if kind is str else 'boolean'}")
+
+
 def plan(discovered: list[dict], patterns, existing: list[dict]) -> Plan:
     """discovered: providerDiscoveryData.storageClasses; existing: the module's StorageClasses in the cluster
     as the binding's filter gives them ({name, dvpStorageClass, volumeBindingMode, reclaimPolicy, ...})."""
+    check_inputs(discovered, existing)
     excluded = exclusion(patterns)
 
     def keep(parent: str, local: str) -> bool:
@@ -85,8 +123,12 @@ def plan(discovered: list[dict], patterns, existing: list[dict]) -> Plan:
         c["isDefault"] = c["name"] == default
     current = {sc["name"]: sc for sc in existing}
     recreate = [c["name"] for c in classes
-                if c["name"] in current and any(current[c["name"]].get(f) != c[f] for f in IMMUTABLE)]
+                if c["name"] in current and _immutable(current[c["name"]]) != _immutable(c)]
     return Plan(classes=classes, default=default, recreate=recreate)
+
+
+def _immutable(sc: dict) -> tuple:
+    return sc.get("dvpStorageClass"), sc.get("volumeBindingMode"), sc.get("reclaimPolicy")  # IMMUTABLE
 
 
 def drift(expected: str | None, cluster_defaults: list[str], cluster_names: list[str]) -> dict | None:

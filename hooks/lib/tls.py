@@ -6,13 +6,17 @@ The leaf is reused while it is valid for the Service's names and more than RENEW
 new CA and leaf are made together, so the caBundle and the serving pair always change in one Helm run."""
 
 import datetime
+import re
 from typing import NamedTuple  # not a dataclass: generating its methods costs every hook run at import
 
 from lib import b64, bindings
+from lib.errors import InvalidInput
 
 RENEW_BEFORE = datetime.timedelta(days=30)
 LEAF_LIFETIME = datetime.timedelta(days=365)
 CA_LIFETIME = datetime.timedelta(days=3650)
+_LABEL = r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"
+_DNS_NAME = rf"{_LABEL}(\.{_LABEL})*"  # compiled only when a certificate is issued
 
 
 class ServingCert(NamedTuple):
@@ -35,10 +39,10 @@ class ServingCert(NamedTuple):
 
 def from_secret(item: dict | None) -> dict | None:
     """The PEM bundle a Secret snapshot holds, or None if it is incomplete or garbled (then we issue anew)."""
-    if not item:
+    if not item or not all(isinstance(item.get(k), str) for k in ("crt", "key", "ca")):
         return None
     try:
-        out = {k: b64.decode(item[k] or "").decode() for k in ("crt", "key", "ca")}
+        out = {k: b64.decode(item[k]).decode() for k in ("crt", "key", "ca")}
     except (KeyError, ValueError):  # b64.Error is a ValueError
         return None
     return out if all(out.values()) else None
@@ -67,6 +71,9 @@ def reusable(bundle: dict | None, names: list[str], now: datetime.datetime) -> b
 
 
 def issue(spec: ServingCert, names: list[str], now: datetime.datetime) -> dict:
+    for n in names:
+        if not re.fullmatch(_DNS_NAME, n, re.ASCII):
+            raise InvalidInput("values", "global.discovery.clusterDomain", "must be a DNS name")
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
@@ -125,6 +132,7 @@ def ensure(spec: ServingCert, secret_item: dict | None, current: dict | None, cl
     in values, dates and names are all that can have changed (the steady state, without cryptography)."""
     names = spec.names(cluster_domain)
     stored = from_secret(secret_item)
+    current = current if isinstance(current, dict) else None
     same = bool(stored and current and stored == {k: current.get(k) for k in ("crt", "key", "ca")})
     if same and still_fresh(stored, names, now):
         return stored
@@ -137,8 +145,11 @@ def ensure(spec: ServingCert, secret_item: dict | None, current: dict | None, cl
 def cluster_domain(values: dict) -> str:
     from lib import values as v
 
-    return (v.get(values, "global.discovery.clusterDomain")
-            or v.get(values, "global.clusterConfiguration.clusterDomain") or "cluster.local")
+    domain = (v.get(values, "global.discovery.clusterDomain")
+              or v.get(values, "global.clusterConfiguration.clusterDomain") or "cluster.local")
+    if not isinstance(domain, str):
+        raise InvalidInput("values", "global.discovery.clusterDomain", "must be a string")
+    return domain
 
 
 def main_for(spec: ServingCert, snapshot: str):
