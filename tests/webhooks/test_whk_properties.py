@@ -12,7 +12,7 @@ import json
 import logging
 import os
 
-from dvp_webhooks.admission import decide
+from dvp_common.admission.decider import decide
 from dvp_webhooks.handlers import ROUTES
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
