@@ -42,10 +42,25 @@ def project(dvp_api):
         sims.append(sim)
 
     yield client, ns, simulate
+    if sims:
+        _release_addresses(client, ns)
     for sim in sims:
         sim.stop()
         sim.client.close()
     client.close()
+
+
+def _release_addresses(client, ns: str) -> None:
+    """Every layout here asks for the same static IP: a test that ends without a destroy must not keep it
+    leased (leases are cluster-wide), or the next test's address stays Pending with AddressInUse."""
+    names = [o["metadata"]["name"] for o in client.list(R.VIRTUAL_MACHINE_IP_ADDRESS, ns).items]
+    for name in names:
+        client.delete(R.VIRTUAL_MACHINE_IP_ADDRESS, name, ns, missing_ok=True)
+    for name in names:
+        client.wait_for(R.VIRTUAL_MACHINE_IP_ADDRESS, name, lambda o: o is None, 60, ns)
+    for lease in client.list(R.VIRTUAL_MACHINE_IP_ADDRESS_LEASE).items:
+        if (lease.get("spec") or {}).get("virtualMachineIPAddressRef", {}).get("namespace") == ns:
+            client.wait_for(R.VIRTUAL_MACHINE_IP_ADDRESS_LEASE, lease["metadata"]["name"], lambda o: o is None, 60)
 
 
 def run(tofu, cwd, *args, timeout=QUICK):
