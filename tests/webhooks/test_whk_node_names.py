@@ -35,14 +35,15 @@ def test_an_ephemeral_group_name_is_its_node_group_label_value():
     assert review("CREATE", ng(name)) == denied(too_long(name, "its node-group label value", name, 63))
 
 
-def test_a_permanent_group_name_leaves_room_for_the_prefix_the_index_and_the_disk_names():
-    fits = 63 - len("kube-") - len("-99-additional-disk-13")
+def test_a_permanent_group_name_leaves_room_for_the_prefix_and_the_index():
+    """The hostname is a label value too; disk names over 63 are cut and hashed by the layouts."""
+    fits = 63 - len("kube-") - len("-99")
     assert review("CREATE", ng("p" * fits, ic="worker", node_type="CloudPermanent"), prefix="kube") == allowed()
     name = "p" * (fits + 1)
-    value = f"kube-{name}-99-additional-disk-13"
+    value = f"kube-{name}-99"
     assert len(value) == 64
     assert review("CREATE", ng(name, ic="worker", node_type="CloudPermanent"), prefix="kube") == denied(
-        too_long(name, "a disk name (its virtualDiskName label value)", value, fits))
+        too_long(name, "the VM and node name of node 99", value, fits))
 
 
 def test_the_hostname_is_lowercased_as_the_layouts_do():
@@ -51,7 +52,7 @@ def test_the_hostname_is_lowercased_as_the_layouts_do():
 
 
 def test_without_a_known_prefix_the_check_is_a_lower_bound():
-    fits = 63 - len("--99-additional-disk-13")
+    fits = 63 - len("--99")
     assert review("CREATE", ng("p" * fits, ic="worker", node_type="CloudPermanent")) == allowed()
     assert not review("CREATE", ng("p" * (fits + 1), ic="worker", node_type="CloudPermanent"))["response"]["allowed"]
 
@@ -79,14 +80,10 @@ def test_the_derived_names_are_the_layouts_names():
     main, outputs = (NAMING / "main.tf").read_text(), (NAMING / "outputs.tf").read_text()
     assert 'hostname = lower("${var.prefix}-${var.node_group_name}-${var.node_index}")' in main
     assert re.search(r"root_image_hash = .*substr\(sha256\(", main) and ")), 0, 6)" in main
-    disks = re.findall(r'output "(\w+_disk_names?)" \{.*?value\s*=\s*(.+?)\n\}', outputs, re.S)
-    assert dict(disks) == {
-        "root_disk_name": '"${local.hostname}-root-${local.root_image_hash}"',
-        "kubernetes_data_disk_name": '"${local.hostname}-kubernetes-data"',
-        "additional_disk_names":
-            '[for i in range(var.additional_disk_count) : "${local.hostname}-additional-disk-${i}"]',
-    }
-    assert nodes.PERMANENT_DISK_SUFFIXES == ("-root-" + "0" * 6, "-kubernetes-data", "-additional-disk-13")
+    # a disk name over a label value's 63 characters is cut to 56 and a hash: no disk suffix limits the group name
+    assert 'length(n) <= 63 ? n : "${replace(substr(n, 0, 56), "/-+$/", "")}-${substr(sha256(n), 0, 6)}"' in main
+    assert re.search(r'output "root_disk_name" \{.*?value\s*=\s*local\.disk_names\.root\n', outputs, re.S)
+    assert nodes.PERMANENT_DISK_SUFFIXES == ()
 
 
 @pytest.mark.parametrize("node_type", ["CloudEphemeral", "CloudPermanent"])

@@ -35,9 +35,9 @@ NAME_TOO_LONG = "node_group_name_too_long"
 PERMANENT = "CloudPermanent"
 # The largest node index a permanent group's names leave room for (two digits).
 PERMANENT_INDEX_ROOM = 99
-# What the OpenTofu layouts append to a permanent node's hostname for its disks, each the longest of its kind
-# (the root disk's image hash has 6 characters; a class has at most 14 additional disks).
-PERMANENT_DISK_SUFFIXES = ("-root-000000", "-kubernetes-data", "-additional-disk-13")
+# What the OpenTofu layouts append to a permanent node's hostname for its disks and that must fit a label value:
+# nothing, since the layouts cut a disk name over 63 characters to 56 and a hash of the whole name.
+PERMANENT_DISK_SUFFIXES: tuple[str, ...] = ()
 CLASS_REF = f'{CLASS_KIND}.deckhouse.io'
 
 
