@@ -273,7 +273,7 @@ spec:
         - --tls-cert-file=/etc/webhook/tls/tls.crt
         - --tls-key-file=/etc/webhook/tls/tls.key
         - --log-level={{ include "dvp.log_level" $context }}
-        {{- with (dig "clusterConfiguration" "cloud" "prefix" "" ($context.Values.global | toJson | fromJson)) }}
+        {{- with (dig "clusterConfiguration" "cloud" "prefix" "" $context.Values.global) }}
         - --cluster-prefix={{ . }}
         {{- end }}
         ports:
