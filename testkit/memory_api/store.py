@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from dvp_common.rfc3339 import format_time
+from kube_match import field_match, label_match
 
 Obj = dict[str, Any]
 Key = tuple[str, str, str]  # (group/plural, namespace or "", name)
@@ -49,19 +50,6 @@ def meta(obj: Obj | None) -> Obj:
     return (obj or {}).get("metadata") or {}
 
 
-def merge_patch(target: Any, patch: Any) -> Any:
-    """RFC 7386 JSON merge patch."""
-    if not isinstance(patch, dict):
-        return copy(patch)
-    out = dict(target) if isinstance(target, dict) else {}
-    for key, value in patch.items():
-        if value is None:
-            out.pop(key, None)
-        else:
-            out[key] = merge_patch(out.get(key), value)
-    return out
-
-
 @dataclass(frozen=True)
 class Event:
     rv: int
@@ -69,25 +57,6 @@ class Event:
     key: Key
     obj: Obj
     old: Obj | None  # the previous state (MODIFIED): decides ADDED/DELETED for selector-filtered watches
-
-
-def _selector_match(selector: str, values: dict[str, str]) -> bool:
-    """Kubernetes selector terms joined by ',': k=v, k==v, k!=v, k, !k."""
-    for term in filter(None, (t.strip() for t in (selector or "").split(","))):
-        if "!=" in term:
-            k, v = term.split("!=", 1)
-            if values.get(k.strip()) == v.strip():
-                return False
-        elif "=" in term:
-            k, v = term.replace("==", "=").split("=", 1)
-            if values.get(k.strip()) != v.strip():
-                return False
-        elif term.startswith("!"):
-            if term[1:] in values:
-                return False
-        elif term not in values:
-            return False
-    return True
 
 
 def _named(fields: str | None) -> str | None:
@@ -99,9 +68,7 @@ def _named(fields: str | None) -> str | None:
 
 
 def matches(obj: Obj, labels: str | None, fields: str | None) -> bool:
-    md = meta(obj)
-    field_values = {"metadata.name": md.get("name", ""), "metadata.namespace": md.get("namespace", "")}
-    return _selector_match(labels or "", md.get("labels") or {}) and _selector_match(fields or "", field_values)
+    return label_match(meta(obj).get("labels") or {}, labels) and field_match(obj, fields)
 
 
 def check_update(current: Obj, new: Obj, what: str, name: str) -> None:

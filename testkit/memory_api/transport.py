@@ -17,8 +17,9 @@ from dvp_common.kube.errors import ApiError, Transient, error_for
 from dvp_common.kube.faults import Fault, FaultHook, RequestInfo
 from dvp_common.kube.metrics import RequestMetrics
 from dvp_common.kube.transport import Reply
+from kube_match import merge_patch
 
-from .store import ApiAnswer, Obj, Store, check_update, copy, merge_patch, meta
+from .store import ApiAnswer, Obj, Store, check_update, copy, meta
 
 Admit = Callable[[Request], tuple[str | None, tuple[str, ...]]]  # -> (denial message or None, warnings)
 ATTEMPTS = 50  # a write re-read and re-admitted while other writers move the object (GuaranteedUpdate's loop)
