@@ -106,12 +106,15 @@ class Store:
         return self._last
 
     # reads ---------------------------------------------------------------------------------------------------
+    def _existing(self, key: Key, what: str) -> Obj:
+        obj = self._objects.get(key[0], {}).get(key[1:])
+        if obj is None:
+            raise ApiAnswer(404, "NotFound", f'{what} "{key[2]}" not found')
+        return obj
+
     def get(self, kind: str, ns: str, name: str, what: str) -> Obj:
         with self._lock:
-            obj = self._objects.get(kind, {}).get((ns, name))
-            if obj is None:
-                raise ApiAnswer(404, "NotFound", f'{what} "{name}" not found')
-            return copy(obj)
+            return copy(self._existing((kind, ns, name), what))
 
     def list(self, kind: str, ns: str | None, labels: str | None, fields: str | None) -> tuple[list[Obj], int]:
         with self._lock:
@@ -176,9 +179,7 @@ class Store:
         """Apply `change` to the current object (a copy) under the store's lock and keep what the rules allow."""
         with self._lock:
             key = (kind, ns, name)
-            current = self._objects.get(kind, {}).get((ns, name))
-            if current is None:
-                raise ApiAnswer(404, "NotFound", f'{what} "{name}" not found')
+            current = self._existing(key, what)
             new = change(copy(current))
             md = new.setdefault("metadata", {})
             check_update(current, new, what, name)
@@ -223,9 +224,7 @@ class Store:
     def delete(self, kind: str, ns: str, name: str, options: Obj, what: str) -> Obj:
         with self._lock:
             key = (kind, ns, name)
-            current = self._objects.get(kind, {}).get((ns, name))
-            if current is None:
-                raise ApiAnswer(404, "NotFound", f'{what} "{name}" not found')
+            current = self._existing(key, what)
             pre = options.get("preconditions") or {}
             md = meta(current)
             if pre.get("uid") and pre["uid"] != md["uid"]:
