@@ -21,6 +21,7 @@ from typing import Any
 
 from dvp_common.kube import AlreadyExists, ApiError, Conflict, ListResult, NotFound, Resource
 from dvp_common.rfc3339 import format_time
+from kube_match import merge_patch
 
 STATUS_SUBRESOURCE = {"DeckhouseMachine", "DeckhouseCluster", "DeckhouseMachineTemplate", "Machine", "Cluster"}
 WRITES = ("create", "patch", "delete")
@@ -32,18 +33,6 @@ def _locked(fn):
         with self.lock:
             return fn(self, *args, **kwargs)
     return wrapper
-
-
-def merge_patch(target: Any, patch: Any) -> Any:
-    if not isinstance(patch, dict):
-        return copy.deepcopy(patch)
-    out = dict(target) if isinstance(target, dict) else {}
-    for k, v in patch.items():
-        if v is None:
-            out.pop(k, None)
-        else:
-            out[k] = merge_patch(out.get(k), v)
-    return out
 
 
 def _selector(sel: str | dict | None) -> dict[str, str]:

@@ -10,7 +10,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from dvp_csi.domain import disks, names
+from dvp_common.dvp import disk_state
+from dvp_csi.domain import names
 
 REQUIRED = ("losetup", "mkfs.ext4", "blkid", "blockdev", "resize2fs", "mount", "umount")
 
@@ -45,7 +46,7 @@ class LoopDevices:
         image = self.image_dir / f"{uid}.img"
         if not image.exists():
             with open(image, "wb") as f:
-                f.truncate(disks.disk_capacity(disk))
+                f.truncate(disk_state.capacity_bytes(disk))
         loop = subprocess.run(["losetup", "-f", "--show", str(image)], capture_output=True, text=True,
                               check=True).stdout.strip()
         self.loops[uid] = loop
@@ -68,7 +69,7 @@ class LoopDevices:
         image = self.image_dir / f"{uid}.img"
         if image.exists():
             with open(image, "r+b") as f:
-                f.truncate(disks.disk_capacity(disk))
+                f.truncate(disk_state.capacity_bytes(disk))
         if uid in self.loops:
             subprocess.run(["losetup", "-c", self.loops[uid]], capture_output=True, check=True)
 

@@ -18,11 +18,12 @@ from pathlib import Path
 
 from csi_env import CLUSTER, NODE, Running, make_settings, serve
 from csi_loopdev import LoopDevices
+from dvp_common.dvp import disk_state
 from dvp_common.dvp import resources as r
 from dvp_common.kube import Conflict, KubeClient, NotFound
 from dvp_common.kube.faults import FaultHook
 from dvp_csi.access import Dvp
-from dvp_csi.domain import disks, labels
+from dvp_csi.domain import labels
 from dvp_sim import SimConfig, Simulator, seed
 from dvp_sim.builders import disk as disk_body
 from dvp_sim.builders import phase_is, vmop
@@ -140,7 +141,7 @@ def add_vm(client: KubeClient, ns: str, name: str, hostname: str, cluster_uuid: 
         return client.wait_for(r.VIRTUAL_MACHINE, name, phase_is("Stopped"), WAIT, ns)
     vm = client.wait_for(r.VIRTUAL_MACHINE, name, phase_is("Running"), WAIT, ns)
     for disk_name in names:  # settled: DVP lists the running VM on each of its disks
-        client.wait_for(r.VIRTUAL_DISK, disk_name, lambda d: name in disks.disk_attached_vms(d), WAIT, ns)
+        client.wait_for(r.VIRTUAL_DISK, disk_name, lambda d: name in disk_state.attached_vms(d), WAIT, ns)
     return vm
 
 
@@ -184,9 +185,9 @@ class Udev:
         seen = set()
         for d in self.client.list(r.VIRTUAL_DISK, self.ns).items:
             uid = d["metadata"]["uid"]
-            if self.vm in disks.disk_attached_vms(d) and d["metadata"]["name"].startswith("pvc-"):
+            if self.vm in disk_state.attached_vms(d) and d["metadata"]["name"].startswith("pvc-"):
                 seen.add(uid)
-                size = disks.disk_capacity(d)
+                size = disk_state.capacity_bytes(d)
                 if uid not in self.loops.loops:
                     self.loops.attach(d, {})
                 elif size > self.sizes.get(uid, 0):

@@ -20,49 +20,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from kube_match import field_match, label_match, merge_patch  # noqa: F401 - dvpc_verbs takes them from here
+
 PATH = re.compile(
     r"^/(?:api/(?P<cv>v1)|apis/(?P<g>[^/]+)/(?P<v>[^/]+))(?:/namespaces/(?P<ns>[^/]+))?/(?P<plural>[^/]+)"
     r"(?:/(?P<name>[^/]+))?(?:/(?P<sub>[^/]+))?$"
 )
-
-
-def merge_patch(target: Any, patch: Any) -> Any:
-    if not isinstance(patch, dict):
-        return copy.deepcopy(patch)
-    result = dict(target) if isinstance(target, dict) else {}
-    for key, value in patch.items():
-        if value is None:
-            result.pop(key, None)
-        else:
-            result[key] = merge_patch(result.get(key), value)
-    return result
-
-
-def label_match(labels: dict[str, str], sel: str) -> bool:
-    for term in filter(None, (t.strip() for t in sel.split(","))):
-        if "!=" in term:
-            k, v = term.split("!=", 1)
-            if labels.get(k) == v:
-                return False
-        elif "=" in term:
-            k, v = term.replace("==", "=").split("=", 1)
-            if labels.get(k) != v:
-                return False
-        elif term.startswith("!"):
-            if term[1:] in labels:
-                return False
-        elif term not in labels:
-            return False
-    return True
-
-
-def field_match(obj: dict[str, Any], sel: str) -> bool:
-    md = obj.get("metadata", {})
-    for term in filter(None, sel.split(",")):
-        k, v = term.split("=", 1)
-        if {"metadata.name": md.get("name"), "metadata.namespace": md.get("namespace")}.get(k) != v:
-            return False
-    return True
 
 
 @dataclass

@@ -13,6 +13,7 @@ import logging
 import time
 
 import grpc
+from dvp_common.dvp import disk_state, state
 from dvp_common.dvp.objects import Obj
 from dvp_common.kube import AdmissionDenied, Conflict, WaitTimeout
 
@@ -73,7 +74,7 @@ class Attachments:
                 log.info("detaching volume %s from VirtualMachine %s, which no longer runs", volume_id, other)
                 self.dvp.attachments.delete(att["metadata"]["name"], att)  # the one read, by uid
                 cleared = True
-        for other in disks.disk_attached_vms(disk):
+        for other in disk_state.attached_vms(disk):
             if other != vm_name and self.dvp.vm_alive(other):
                 raise CsiError(grpc.StatusCode.FAILED_PRECONDITION,
                                f"volume {volume_id} is still attached to VirtualMachine {other} (detach in progress)")
@@ -81,7 +82,7 @@ class Attachments:
 
     def _wait_attached(self, name: str, timeout: float) -> None:
         def done(a: Obj | None) -> bool:
-            return a is None or disks.phase(a) in (ATTACHED, FAILED) or disks.capacity_reached(a)
+            return a is None or state.phase(a) in (ATTACHED, FAILED) or disks.capacity_reached(a)
 
         try:
             att = self.dvp.attachments.wait(name, done, min(timeout, self.s.timeouts.attach), disks.describe)
@@ -92,15 +93,16 @@ class Attachments:
         if att is None:
             raise CsiError(grpc.StatusCode.ABORTED,
                            f"VirtualMachineBlockDeviceAttachment {name} was deleted while attaching")
-        if disks.phase(att) == ATTACHED:
+        if state.phase(att) == ATTACHED:
             return
         # Pending at the VM's limit, or Failed: either way a fresh attachment is made on retry (perhaps on
         # another node), so this one must not stay behind and attach later.
         self.dvp.attachments.delete(name, att)
         if disks.capacity_reached(att):
-            detail = disks.condition(att, disks.CAPACITY_CONDITION).get("message") or "no free block device slot"
+            capacity = state.condition(att, disks.CAPACITY_CONDITION) or {}
+            detail = capacity.get("message") or "no free block device slot"
             raise CsiError(grpc.StatusCode.RESOURCE_EXHAUSTED, f"VirtualMachineBlockDeviceAttachment {name}: {detail}")
-        reason = disks.condition(att, "Attached").get("message") or "Failed"
+        reason = (state.condition(att, "Attached") or {}).get("message") or "Failed"
         raise CsiError(grpc.StatusCode.INTERNAL, f"VirtualMachineBlockDeviceAttachment {name} failed: {reason}")
 
     def unpublish(self, volume_id: str, node_id: str, timeout: float) -> None:
@@ -126,7 +128,7 @@ class Attachments:
                                           lambda a, u=uid: a is None or a["metadata"]["uid"] != u,
                                           max(0.0, deadline - time.monotonic()))
             if disk is not None:
-                self.dvp.disks.wait(volume_id, lambda d: d is None or vm_name not in disks.disk_attached_vms(d),
+                self.dvp.disks.wait(volume_id, lambda d: d is None or vm_name not in disk_state.attached_vms(d),
                                     max(0.0, deadline - time.monotonic()))
         except WaitTimeout as exc:
             raise CsiError(grpc.StatusCode.UNAVAILABLE,

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from dvp_common.dvp import disk_state
 from google.protobuf import timestamp_pb2
 
 from .attachments import Attachments
@@ -126,7 +127,7 @@ class ControllerServicer(csi_pb2_grpc.ControllerServicer):
     def ListVolumes(self, request, context):  # noqa: N802
         page, token = self.volumes.list(request.starting_token, request.max_entries)
         entries = [csi_pb2.ListVolumesResponse.Entry(
-            volume=csi_pb2.Volume(volume_id=d["metadata"]["name"], capacity_bytes=disks.disk_capacity(d)),
+            volume=csi_pb2.Volume(volume_id=d["metadata"]["name"], capacity_bytes=disk_state.capacity_bytes(d)),
             status=csi_pb2.ListVolumesResponse.VolumeStatus(published_node_ids=self.volumes.published_nodes(d)))
             for d in page]
         return csi_pb2.ListVolumesResponse(entries=entries, next_token=token)
@@ -136,7 +137,7 @@ class ControllerServicer(csi_pb2_grpc.ControllerServicer):
         require(request, "volume_id")
         disk = self.volumes.dvp.volume(request.volume_id)
         return csi_pb2.ControllerGetVolumeResponse(
-            volume=csi_pb2.Volume(volume_id=disk["metadata"]["name"], capacity_bytes=disks.disk_capacity(disk)),
+            volume=csi_pb2.Volume(volume_id=disk["metadata"]["name"], capacity_bytes=disk_state.capacity_bytes(disk)),
             status=csi_pb2.ControllerGetVolumeResponse.VolumeStatus(
                 published_node_ids=self.volumes.published_nodes(disk)))
 

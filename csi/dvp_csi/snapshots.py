@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import grpc
-from dvp_common.dvp import NotOurs
+from dvp_common.dvp import NotOurs, disk_state, state
 from dvp_common.dvp.objects import Obj
 
 from .access import Dvp
-from .domain import disks, labels, names
+from .domain import labels, names
 from .domain.errors import CsiError
 from .settings import Settings
 from .volumes import paginate
@@ -36,14 +36,14 @@ class Snapshots:
             return existing
         disk = self.dvp.volume(source_volume_id)
         body = self.dvp.snapshots.new(name, source_volume_id, consistent == "true", annotations={
-            labels.CSI_NAME_ANNOTATION: csi_name, labels.SIZE_ANNOTATION: str(disks.disk_capacity(disk))})
+            labels.CSI_NAME_ANNOTATION: csi_name, labels.SIZE_ANNOTATION: str(disk_state.capacity_bytes(disk))})
         try:
             vds = self.dvp.snapshots.create(body)  # an existing one of ours is answered as it is
         except NotOurs as exc:
             raise CsiError(grpc.StatusCode.ALREADY_EXISTS,
                            f"VirtualDiskSnapshot {name} exists and is not a snapshot of this cluster") from exc
         self._check_same(vds, csi_name, source_volume_id)
-        if disks.phase(vds) == "Failed":
+        if state.phase(vds) == "Failed":
             raise CsiError(grpc.StatusCode.INTERNAL, f"VirtualDiskSnapshot {name} failed")
         return vds
 

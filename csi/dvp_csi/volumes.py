@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import grpc
-from dvp_common.dvp import NotOurs
+from dvp_common.dvp import NotOurs, disk_state
 from dvp_common.dvp.objects import Obj
 from dvp_common.kube import WaitTimeout
 from dvp_common.quantity import format_bytes
@@ -73,7 +73,7 @@ class Volumes:
                                f"VirtualDisk {name} exists and is not a CSI volume of this cluster") from exc
         self._check_same(disk, csi_name, storage_class, data_source, rng)
         disk = self._wait_ready(name, timeout)
-        return disk, disks.disk_capacity(disk) or size
+        return disk, disk_state.capacity_bytes(disk) or size
 
     def _check_same(self, disk: Obj, csi_name: str, storage_class: str, source: tuple[str, str] | None,
                     rng: Range) -> None:
@@ -82,11 +82,11 @@ class Volumes:
             raise CsiError(grpc.StatusCode.ALREADY_EXISTS,
                            f"VirtualDisk {name} exists and is not a CSI volume of this cluster")
         differs = []
-        if disks.disk_storage_class(disk) != storage_class:
-            differs.append(f"{STORAGE_CLASS_PARAM} {disks.disk_storage_class(disk)!r}")
-        if disks.disk_source(disk) != source:
-            differs.append(f"content source {disks.disk_source(disk)}")
-        cap = disks.disk_capacity(disk)
+        if disk_state.storage_class(disk) != storage_class:
+            differs.append(f"{STORAGE_CLASS_PARAM} {disk_state.storage_class(disk)!r}")
+        if disk_state.data_source(disk) != source:
+            differs.append(f"content source {disk_state.data_source(disk)}")
+        cap = disk_state.capacity_bytes(disk)
         if rng != Range() and not fits(cap, rng):
             differs.append(f"capacity {cap}")
         if differs:
@@ -95,7 +95,7 @@ class Volumes:
 
     def _wait_ready(self, name: str, timeout: float) -> Obj:
         def done(d: Obj | None) -> bool:
-            return d is None or disks.disk_ready(d) or disks.disk_failure(d) is not None
+            return d is None or disk_state.usable(d) or disks.disk_failure(d) is not None
 
         try:
             disk = self.dvp.disks.wait(name, done, min(timeout, self.s.timeouts.create), disks.describe)
@@ -119,7 +119,7 @@ class Volumes:
         # the clone is deleted (a WaitForFirstConsumer disk reads it only when first used).
         src = self.dvp.volume(source.id)
         snap = names.clone_snapshot_name(name)
-        size = disks.disk_capacity(src)
+        size = disk_state.capacity_bytes(src)
         if self.dvp.snapshots.get_or_none(snap) is None:
             self.dvp.snapshots.create(self.dvp.snapshots.new(
                 snap, src["metadata"]["name"], False, {labels.CLONE_FOR_LABEL: name},
@@ -130,7 +130,7 @@ class Volumes:
     def delete(self, volume_id: str, timeout: float) -> None:
         disk = self.dvp.volume_or_none(volume_id, "delete")
         if disk is not None:
-            on = disks.disk_attached_vms(disk)
+            on = disk_state.attached_vms(disk)
             if on or self.dvp.attachments.of_disk(volume_id):
                 where = ", ".join(on) or "a VirtualMachineBlockDeviceAttachment"
                 raise CsiError(grpc.StatusCode.FAILED_PRECONDITION, f"volume {volume_id} is still attached to {where}")
@@ -152,7 +152,7 @@ class Volumes:
     # -- expand ---------------------------------------------------------------------------------------------
     def expand(self, volume_id: str, rng: Range, timeout: float) -> int:
         disk = self.dvp.volume(volume_id)
-        current = disks.disk_capacity(disk)
+        current = disk_state.capacity_bytes(disk)
         if current >= rng.required:
             if rng.limit and current > rng.limit:
                 raise CsiError(grpc.StatusCode.OUT_OF_RANGE,
@@ -163,7 +163,7 @@ class Volumes:
         uid = disk["metadata"]["uid"]
 
         def done(d: Obj | None) -> bool:
-            return d is None or d["metadata"]["uid"] != uid or disks.disk_capacity_status(d) >= size \
+            return d is None or d["metadata"]["uid"] != uid or disk_state.reported_bytes(d) >= size \
                 or disks.disk_failure(d) is not None
 
         try:
@@ -175,7 +175,7 @@ class Volumes:
         failure = disks.disk_failure(disk)
         if failure:
             raise failure
-        return max(size, disks.disk_capacity(disk))
+        return max(size, disk_state.capacity_bytes(disk))
 
     # -- list -----------------------------------------------------------------------------------------------
     def list(self, starting_token: str, max_entries: int) -> tuple[list[Obj], str]:

@@ -38,14 +38,57 @@ WEBHOOKS = (
 )
 
 
+class Reviews:
+    """DVP's decisions per kind: read what the rule needs through `client`, then decide. The HTTPS server below
+    and the in-memory API (testkit/memory_api) both ask these, so the two worlds admit the same writes."""
+
+    def __init__(self, client: KubeClient) -> None:
+        self.client = client
+        self.by_kind = {"VirtualMachine": self._vm, "VirtualDisk": self._vd,
+                        "VirtualMachineBlockDeviceAttachment": self._vmbda}
+        self.webhook = {kind: name for name, _, kind, _ in WEBHOOKS}
+
+    def decide(self, req: Request) -> Verdict | None:
+        """None for a kind DVP's webhooks do not see."""
+        handler = self.by_kind.get(req.kind)
+        return None if handler is None else handler(req, None)
+
+    # handlers: read what the rule needs, then decide ---------------------------------------------------------
+    def _get(self, res: Resource, name: str, namespace: str | None = None) -> dict[str, Any] | None:
+        return get_or_none(self.client, res, name, namespace) if name else None
+
+    def _vm(self, req: Request, _lookups: Any) -> Verdict:
+        vm = req.obj or {}
+        class_name = (vm.get("spec") or {}).get("virtualMachineClassName") or ""
+        vm_class = self._get(R.VIRTUAL_MACHINE_CLASS, class_name)
+        verdict = _verdict(rules.virtual_machine(req.operation, vm, vm_class))
+        if verdict.allowed and vm_class is None:
+            return Verdict.allow(rules.missing_class_warning(class_name))
+        return verdict
+
+    def _vd(self, req: Request, _lookups: Any) -> Verdict:
+        disk = req.obj or {}
+        pvc = (disk.get("spec") or {}).get("persistentVolumeClaim") or {}
+        old_pvc = ((req.old or {}).get("spec") or {}).get("persistentVolumeClaim") or {}
+        needs_class = req.operation == "CREATE" or pvc.get("storageClassName") != old_pvc.get("storageClassName")
+        storage_class = self._get(STORAGE_CLASS, pvc.get("storageClassName") or "") if needs_class else None
+        vm = None
+        if req.operation == "UPDATE" and pvc.get("storageClassName") != old_pvc.get("storageClassName"):
+            vm = self._get(R.VIRTUAL_MACHINE, rules.mounted_to(disk), req.namespace)
+        return _verdict(rules.virtual_disk(req.operation, disk, req.old, storage_class, vm))
+
+    def _vmbda(self, req: Request, _lookups: Any) -> Verdict:
+        siblings = self.client.list(R.VMBDA, req.namespace).items if req.operation == "CREATE" else []
+        return _verdict(rules.attachment(req.operation, req.obj or {}, req.old, siblings))
+
+
 class DvpAdmission:
     """start() serves, register() makes the API server call it, stop() ends both."""
 
     def __init__(self, client: KubeClient, cert_file: str, key_file: str, address: str = "127.0.0.1:0") -> None:
         self.client = client
-        handlers = {"VirtualMachine": self._vm, "VirtualDisk": self._vd,
-                    "VirtualMachineBlockDeviceAttachment": self._vmbda}
-        routes = {path: Route(kind, GROUP, handlers[kind]) for _, path, kind, _ in WEBHOOKS}
+        reviews = Reviews(client)
+        routes = {path: Route(kind, GROUP, reviews.by_kind[kind]) for _, path, kind, _ in WEBHOOKS}
         self.server = WebhookServer(address, routes, None, cert_file, key_file)  # type: ignore[arg-type]
 
     @property
@@ -82,34 +125,6 @@ class DvpAdmission:
             return
         body["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
         self.client.replace(VALIDATING_WEBHOOK_CONFIGURATION, body)
-
-    # handlers: read what the rule needs, then decide ---------------------------------------------------------
-    def _get(self, res: Resource, name: str, namespace: str | None = None) -> dict[str, Any] | None:
-        return get_or_none(self.client, res, name, namespace) if name else None
-
-    def _vm(self, req: Request, _lookups: Any) -> Verdict:
-        vm = req.obj or {}
-        class_name = (vm.get("spec") or {}).get("virtualMachineClassName") or ""
-        vm_class = self._get(R.VIRTUAL_MACHINE_CLASS, class_name)
-        verdict = _verdict(rules.virtual_machine(req.operation, vm, vm_class))
-        if verdict.allowed and vm_class is None:
-            return Verdict.allow(rules.missing_class_warning(class_name))
-        return verdict
-
-    def _vd(self, req: Request, _lookups: Any) -> Verdict:
-        disk = req.obj or {}
-        pvc = (disk.get("spec") or {}).get("persistentVolumeClaim") or {}
-        old_pvc = ((req.old or {}).get("spec") or {}).get("persistentVolumeClaim") or {}
-        needs_class = req.operation == "CREATE" or pvc.get("storageClassName") != old_pvc.get("storageClassName")
-        storage_class = self._get(STORAGE_CLASS, pvc.get("storageClassName") or "") if needs_class else None
-        vm = None
-        if req.operation == "UPDATE" and pvc.get("storageClassName") != old_pvc.get("storageClassName"):
-            vm = self._get(R.VIRTUAL_MACHINE, rules.mounted_to(disk), req.namespace)
-        return _verdict(rules.virtual_disk(req.operation, disk, req.old, storage_class, vm))
-
-    def _vmbda(self, req: Request, _lookups: Any) -> Verdict:
-        siblings = self.client.list(R.VMBDA, req.namespace).items if req.operation == "CREATE" else []
-        return _verdict(rules.attachment(req.operation, req.obj or {}, req.old, siblings))
 
 
 def _verdict(message: str | None) -> Verdict:

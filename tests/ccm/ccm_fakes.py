@@ -16,21 +16,10 @@ from typing import Any
 
 from dvp_common.dvp import DVPConnection
 from dvp_common.kube import AlreadyExists, Conflict, ListResult, NotFound, Resource
+from kube_match import merge_patch as merge
 
 NS = "dvp-project"
 UUID = "11111111-2222-3333-4444-555555555555"
-
-
-def merge(target: Any, patch: Any) -> Any:
-    if not isinstance(patch, dict):
-        return copy.deepcopy(patch)
-    out = dict(target) if isinstance(target, dict) else {}
-    for k, v in patch.items():
-        if v is None:
-            out.pop(k, None)
-        else:
-            out[k] = merge(out.get(k), v)
-    return out
 
 
 class FakeKube:

@@ -15,16 +15,6 @@ from dvp_csi.domain.errors import CsiError
 UUID = "c-1"
 
 
-@pytest.mark.parametrize(("text", "value"), [
-    ("10Gi", 10 * GIB), ("1.5Gi", 3 * GIB // 2), ("500M", 500_000_000), ("1073741824", GIB), ("1k", 1000),
-    # the shared quantity reads what the old CSI parser missed: a leading point, exponents, milli (rounded up)
-    (".5Gi", 512 * MIB), ("1e9", 10**9), ("1500m", 2),
-    ("", 0), ("ten", 0), ("5Zi", 0), ("1.2.3Gi", 0), ("-1Gi", 0), (None, 0)])
-def test_disk_sizes(text, value):
-    assert disks.disk_capacity_status({"status": {"capacity": text}}) == value
-    assert disks.disk_capacity({"spec": {"persistentVolumeClaim": {"size": text}}}) == value
-
-
 # 1000 bytes print as "1k", as the API server prints them (below 1Ki binary amounts are shown in decimal)
 @pytest.mark.parametrize(("value", "text"), [(GIB, "1Gi"), (3 * MIB, "3Mi"), (1536 * MIB, "1536Mi"), (1000, "1k"),
                                              (1 << 40, "1Ti")])
@@ -71,17 +61,16 @@ def disk(phase="", capacity=None, ready=None, size="1Gi", attached=()):
     return {"metadata": {"name": "d"}, "spec": {"persistentVolumeClaim": {"size": size}}, "status": status}
 
 
-def test_disk_state():
-    assert disks.disk_ready(disk("Ready")) and disks.disk_ready(disk("WaitForFirstConsumer"))
-    assert not disks.disk_ready(disk("Provisioning")) and not disks.disk_ready(None)
-    assert disks.disk_capacity(disk(capacity="2Gi")) == 2 * GIB and disks.disk_capacity(disk()) == GIB
+def test_disk_state_as_csi_answers_it():
     assert disks.disk_failure(disk("Provisioning")) is None
     quota = disks.disk_failure(disk("Pending", ready={"status": "False", "reason": "QuotaExceeded", "message": "q"}))
     assert quota.code == grpc.StatusCode.RESOURCE_EXHAUSTED and "quota exceeded: q" in quota.message
     assert disks.disk_failure(disk("Failed")).code == grpc.StatusCode.INTERNAL
     assert disks.disk_failure(disk("Pending", ready={"status": "False", "reason": "PVCLost"})).code == \
         grpc.StatusCode.INTERNAL
-    assert disks.disk_attached_vms(disk(attached=["a", "b"])) == ["a", "b"]
+    failed = disks.disk_failure(disk("Pending", ready={"status": "False", "reason": "StorageClassIsNotReady",
+                                                       "message": "no class"}))
+    assert failed.message == "VirtualDisk d failed: StorageClassIsNotReady: no class"
     assert disks.vm_alive({"metadata": {}, "status": {"phase": "Running"}})
     assert not disks.vm_alive({"metadata": {}, "status": {"phase": "Stopped"}})
     assert not disks.vm_alive({"metadata": {"deletionTimestamp": "x"}, "status": {"phase": "Running"}})

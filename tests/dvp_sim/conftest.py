@@ -1,6 +1,12 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Fixtures for simulator tests on the real DVP API: a namespace per test, seeded classes, a scoped simulator."""
+"""Fixtures for simulator tests: a namespace per test, seeded classes, a scoped simulator, in one of two worlds.
+
+`world` is the API the simulator plays DVP on: "api", the real kube-apiserver of testkit/harness, or "memory",
+the in-memory API of testkit/memory_api that the fast CSI tests and benchmarks use. The contract tests of the
+modules in BOTH_WORLDS run in each, so the fast world cannot drift from the real one; the other modules (schema
+422s, the CLI, faults on the HTTP transport, the component matrix) need the real API server and run there only.
+"""
 
 from __future__ import annotations
 
@@ -11,39 +17,78 @@ from typing import Any
 import pytest
 from dvp_common.kube import KubeClient
 from dvp_common.runtime import Informer
+from memory_api import MemoryApi
 
 from dvp_sim import SimConfig, Simulator, seed
 from dvp_sim.builders import WAIT
 
 FAST = 0.02  # seconds per phase: lifecycles finish quickly but every phase is still written and visible
+BOTH_WORLDS = frozenset({"test_api_semantics", "test_disks", "test_vms", "test_attachments", "test_collection",
+                         "test_wakeups",
+                         "test_admission"})
+# Tests of those modules that assert a schema answer (422): the in-memory API validates no schema.
+SCHEMA_TESTS = frozenset({"test_vm_refuses_more_than_sixteen_static_devices"})
 
 
-@pytest.fixture(scope="session")
-def dvp(dvp_api) -> Iterator[KubeClient]:
-    client = dvp_api.client()
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "world" in metafunc.fixturenames:
+        module = metafunc.module.__name__.rpartition(".")[2]
+        both = module in BOTH_WORLDS and metafunc.function.__name__ not in SCHEMA_TESTS
+        metafunc.parametrize("world", ["api", "memory"] if both else ["api"], indirect=True)
+
+
+def _seeded(client: KubeClient) -> KubeClient:
     seed.storage_class(client, "sim-fast")
     seed.storage_class(client, "sim-other")
     seed.storage_class(client, "sim-wffc", binding_mode="WaitForFirstConsumer")
     seed.vm_class(client, "generic")
     seed.cluster_image(client, "ubuntu")
+    return client
+
+
+@pytest.fixture(scope="session")
+def api_dvp(dvp_api) -> Iterator[KubeClient]:
+    client = _seeded(dvp_api.client())
     yield client
     client.close()
 
 
-@pytest.fixture
-def ns(dvp_api, dvp) -> str:
-    return dvp_api.create_namespace("sim")
+@pytest.fixture(scope="session")
+def memory_world() -> tuple[MemoryApi, KubeClient]:
+    api = MemoryApi()
+    return api, _seeded(api.client())
 
 
 @pytest.fixture
-def start_sim(dvp_api, ns) -> Iterator[Callable[..., Simulator]]:
+def world(request):
+    """The API server object (`client()`, `create_namespace()`) of this test's world, seeded."""
+    if request.param == "memory":
+        return request.getfixturevalue("memory_world")[0]
+    request.getfixturevalue("api_dvp")
+    return request.getfixturevalue("dvp_api")
+
+
+@pytest.fixture
+def dvp(request, world) -> KubeClient:
+    """An admin client of the world's DVP API."""
+    return request.getfixturevalue("memory_world")[1] if isinstance(world, MemoryApi) else \
+        request.getfixturevalue("api_dvp")
+
+
+@pytest.fixture
+def ns(world, dvp) -> str:
+    return world.create_namespace("sim")
+
+
+@pytest.fixture
+def start_sim(world, ns) -> Iterator[Callable[..., Simulator]]:
     """start_sim(**SimConfig fields) -> a running simulator scoped to the test namespace."""
     started: list[Simulator] = []
 
     def start(**fields: Any) -> Simulator:
         fields.setdefault("default_latency", FAST)
         faults = fields.get("faults")
-        sim = Simulator(dvp_api.client(faults=faults), SimConfig(namespace=ns, watch_timeout=1, **fields))
+        sim = Simulator(world.client(faults=faults), SimConfig(namespace=ns, watch_timeout=1, **fields))
         started.append(sim.start())
         return sim
 
@@ -94,12 +139,12 @@ class Recorder:
 
 
 @pytest.fixture
-def record(dvp_api, ns) -> Iterator[Callable[[Any], Recorder]]:
+def record(world, ns) -> Iterator[Callable[[Any], Recorder]]:
     recorders: list[Recorder] = []
     clients: list[KubeClient] = []
 
     def make(res) -> Recorder:
-        client = dvp_api.client()
+        client = world.client()
         clients.append(client)
         recorders.append(Recorder(client, res, ns))
         return recorders[-1]

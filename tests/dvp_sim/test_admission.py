@@ -16,7 +16,7 @@ VD_HOOK = 'admission webhook "vd.virtualization-controller.validate.d8-virtualiz
 VMBDA_HOOK = 'admission webhook "vmbda.virtualization-controller.validate.d8-virtualization" denied the request: '
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def sized(dvp) -> str:
     """A class with every kind of sizing limit: 1-4 cores, 1-8Gi in 1Gi steps, fractions 50 and 100 %."""
     dvp.create(R.VIRTUAL_MACHINE_CLASS, {"metadata": {"name": "sized"}, "spec": {"cpu": {"type": "Discovery"},

@@ -21,12 +21,17 @@ def owned_machine(dvp, ns, name):
 
 def test_deleting_a_vm_deletes_its_disks_secret_and_address(dvp, ns, sim):
     owned_machine(dvp, ns, "owner")
+    address = dvp.wait_for(R.VIRTUAL_MACHINE_IP_ADDRESS, "owner", lambda o: (o or {}).get("status", {}).get("address"),
+                           WAIT, ns)["status"]["address"]
+    lease = "ip-" + address.replace(".", "-")
+    assert dvp.get(R.VIRTUAL_MACHINE_IP_ADDRESS_LEASE, lease)["spec"]["virtualMachineIPAddressRef"] == {
+        "namespace": ns, "name": "owner"}
     dvp.delete(R.VIRTUAL_MACHINE, "owner", ns)
     for res, name in ((R.VIRTUAL_DISK, "owner-boot"), (R.SECRET, "cloud-init-owner"),
                       (R.VIRTUAL_MACHINE_IP_ADDRESS, "owner")):
         assert dvp.wait_for(res, name, gone, WAIT, ns) is None
-    leases = dvp.list(R.VIRTUAL_MACHINE_IP_ADDRESS_LEASE).items
-    assert all(lease["spec"]["virtualMachineIPAddressRef"] != {"namespace": ns, "name": "owner"} for lease in leases)
+    # the lease goes after its address (the simulator releases it on the address's DELETED event)
+    assert dvp.wait_for(R.VIRTUAL_MACHINE_IP_ADDRESS_LEASE, lease, gone, WAIT) is None
 
 
 def test_foreground_deletion_waits_for_dependents(dvp, ns, sim):

@@ -59,7 +59,7 @@ def test_master_is_required_for_bootstrap_and_converge_not_destroy(loaded):
     assert check(p, loaded) == []
 
 
-def test_etcd_disk_rules_are_the_webhooks(loaded):
+def test_etcd_disk_rules_are_the_shared_node_group_rule(loaded):
     p = payload()
     classes = p["vars"]["instanceClasses"]
     del classes["master"]["spec"]["etcdDisk"]

@@ -9,8 +9,8 @@ import re
 from pathlib import Path
 
 import pytest
+from dvp_common import node_groups as nodes
 from dvp_common.runtime.settings import load
-from dvp_webhooks.domain import nodes
 from dvp_webhooks.settings import Settings
 from test_whk_validation import NG_PATH, ic, ng
 from whk_kit import FakeLookups, allowed, body, denied, run

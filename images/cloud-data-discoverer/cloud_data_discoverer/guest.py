@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from dvp_common.kube import AlreadyExists, ApiError, KubeClient, KubeError, NotFound
+from dvp_common.kube import AlreadyExists, ApiError, KubeClient, KubeError, NotFound, get_or_none
 from dvp_common.kube.resources import CONFIG_MAP, PERSISTENT_VOLUME, SECRET
 
 from .domain.discovery import InvalidDiscoveryData
@@ -66,17 +66,13 @@ class Guest:
     def starting_data(self) -> str | None:
         """The installer's discovery data; the Secret or the key may be absent. InvalidDiscoveryData when
         it is not base64 of UTF-8 text."""
-        try:
-            secret = self.client.get(SECRET, CLUSTER_CONFIGURATION, self.namespace)
-        except NotFound:
-            return None
-        return _key(secret, CLUSTER_CONFIGURATION_KEY)
+        secret = get_or_none(self.client, SECRET, CLUSTER_CONFIGURATION, self.namespace)
+        return None if secret is None else _key(secret, CLUSTER_CONFIGURATION_KEY)
 
     def current_discovery(self) -> tuple[str | None, str | None]:
         """What we wrote last: (the discovery data, the vanished-classes record); unreadable parts are None."""
-        try:
-            secret = self.client.get(SECRET, DISCOVERY_SECRET, self.namespace)
-        except NotFound:
+        secret = get_or_none(self.client, SECRET, DISCOVERY_SECRET, self.namespace)
+        if secret is None:
             return None, None
         out = []
         for key in (DISCOVERY_KEY, VANISHED_KEY):
@@ -111,11 +107,8 @@ class Guest:
                               lambda: self._upsert(CONFIG_MAP, body))
 
     def current_conditions(self) -> str | None:
-        try:
-            return (self.client.get(CONFIG_MAP, CONDITIONS_CONFIG_MAP, self.namespace).get("data") or {}).get(
-                CONDITIONS_KEY)
-        except NotFound:
-            return None
+        found = get_or_none(self.client, CONFIG_MAP, CONDITIONS_CONFIG_MAP, self.namespace)
+        return None if found is None else (found.get("data") or {}).get(CONDITIONS_KEY)
 
     def _upsert(self, res: Any, body: dict[str, Any]) -> bool:
         """True when something was written. Update carries the read resourceVersion: a concurrent writer

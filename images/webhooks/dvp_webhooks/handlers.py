@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from dvp_common import node_groups
 from dvp_common.admission.decider import Route
 from dvp_common.admission.review import Request
 from dvp_common.admission.verdict import Verdict
@@ -48,19 +49,19 @@ def _bad_name(req: Request, field: str, value: str, rule: str = names.SUBDOMAIN)
 
 
 def node_group(req: Request, lookups: Lookups) -> Verdict:
-    new_ref = nodes.class_reference(req.obj or {})
-    old_ref = nodes.class_reference(req.old or {})
+    new_ref = node_groups.class_reference(req.obj or {})
+    old_ref = node_groups.class_reference(req.old or {})
     for ref, what in ((new_ref, "object"), (old_ref, "oldObject")):
-        if ref.get("kind") == nodes.CLASS_KIND and ref.get("name"):
+        if ref.get("kind") == node_groups.CLASS_KIND and ref.get("name"):
             bad = _bad_name(req, f"{what}.spec.cloudInstances.classReference.name", ref["name"])
             if bad:
                 return bad
     paused = _paused(lookups)
     if paused:
         return paused
-    ic = lookups.instance_class(new_ref.get("name") or "") if new_ref.get("kind") == nodes.CLASS_KIND else None
+    ic = lookups.instance_class(new_ref.get("name") or "") if new_ref.get("kind") == node_groups.CLASS_KIND else None
     old_ic = ic if old_ref == new_ref else (
-        lookups.instance_class(old_ref.get("name") or "") if old_ref.get("kind") == nodes.CLASS_KIND else None)
+        lookups.instance_class(old_ref.get("name") or "") if old_ref.get("kind") == node_groups.CLASS_KIND else None)
     return nodes.validate_node_group(req, ic, old_ic, lookups.cluster_prefix)
 
 

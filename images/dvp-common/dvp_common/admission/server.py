@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from ..serving import Serving, bind, reply
 from . import review
 from .decider import Decider, Route
 
@@ -68,12 +69,13 @@ class _Tls:
                 log.warning("TLS certificate reload failed, the previous pair keeps serving: %s", exc)
 
 
-class WebhookServer:
+class WebhookServer(Serving):
+    thread_name = "admission"
+
     def __init__(self, address: str, routes: Mapping[str, Route], lookups: Any, cert_file: str,
                  key_file: str, decider: Decider | None = None, max_connections: int = MAX_CONNECTIONS,
                  logger: logging.Logger | None = None) -> None:
         """`lookups` is handed to every route's handler; `logger` names the decisions' log lines."""
-        host, _, port = address.rpartition(":")
         self.routes, self.lookups = dict(routes), lookups
         self.tls = _Tls(cert_file, key_file)
         self.decider = decider or Decider(logger=logger)
@@ -112,11 +114,7 @@ class WebhookServer:
                 self._send(status, json.dumps(answer).encode(), "application/json")
 
             def _send(self, code: int, body: bytes, ctype: str) -> None:
-                self.send_response(code)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                reply(self, code, body, ctype)
 
         class Server(ThreadingHTTPServer):
             daemon_threads = True
@@ -164,20 +162,8 @@ class WebhookServer:
             def handle_error(self, request: Any, client_address: Any) -> None:
                 log.debug("connection from %s ended with an error", client_address[0])
 
-        self.httpd = Server((host.strip("[]") or "0.0.0.0", int(port)), Handler)  # noqa: S104 - pod IP
-        self._thread: threading.Thread | None = None
-
-    @property
-    def port(self) -> int:
-        return int(self.httpd.server_address[1])
-
-    def start(self) -> WebhookServer:
-        self._thread = threading.Thread(target=self.httpd.serve_forever, args=(0.2,), name="admission",
-                                        daemon=True)
-        self._thread.start()
-        return self
+        self.httpd = Server(bind(address, "0.0.0.0"), Handler)  # noqa: S104 - pod IP
 
     def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().stop()
         self.decider.close()

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from ..kube.errors import NotFound
+from ..kube.client import get_or_none
 from .connection import DVPConnection
 from .objects import Obj
 from .resources import VIRTUAL_MACHINE_CLASS
@@ -18,10 +18,7 @@ class VirtualMachineClasses:
         return self.conn.client.get(VIRTUAL_MACHINE_CLASS, name)
 
     def get_or_none(self, name: str) -> Obj | None:
-        try:
-            return self.get(name)
-        except NotFound:
-            return None
+        return get_or_none(self.conn.client, VIRTUAL_MACHINE_CLASS, name)
 
     def exists(self, name: str) -> bool:
         return self.get_or_none(name) is not None

@@ -6,33 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import disk_state
 from . import labels as L
 from .connection import DVPConnection
 from .errors import ProvisioningFailed, terminal
-from .objects import Obj, Objects, condition, phase
+from .objects import Obj, Objects, phase
 from .resources import VIRTUAL_DISK
-
-USABLE_PHASES = frozenset({"Ready", "WaitForFirstConsumer"})
-TERMINAL_READY_REASONS = frozenset({
-    "QuotaExceeded", "ProvisioningFailed", "ProvisioningFailedTerminally", "PVCLost", "ImagePullFailed",
-    "DatasourceIsNotFound", "StorageClassIsNotReady",
-})
-
-
-def failure(obj: Obj) -> tuple[str, str] | None:
-    """(reason, message) when the disk can no longer become usable."""
-    ready = condition(obj, "Ready") or {}
-    if ready.get("status") == "False" and ready.get("reason") in TERMINAL_READY_REASONS:
-        return str(ready["reason"]), str(ready.get("message") or "")
-    if phase(obj) in ("Failed", "PVCLost"):
-        return phase(obj), str(ready.get("message") or "")
-    return None
-
-
-def capacity(obj: Obj) -> str:
-    """status.capacity, falling back to the requested size."""
-    return str((obj.get("status") or {}).get("capacity")
-               or ((obj.get("spec") or {}).get("persistentVolumeClaim") or {}).get("size") or "")
 
 
 def adopted(obj: Obj | None, cluster_uuid: str) -> bool:
@@ -90,10 +69,10 @@ class VirtualDisks(Objects):
         """Ready or WaitForFirstConsumer; raises QuotaExceeded/ProvisioningFailed on a terminal state."""
         if obj is None:
             return False
-        bad = failure(obj)
+        bad = disk_state.failure(obj)
         if bad:
             raise terminal("VirtualDisk", name or obj["metadata"]["name"], self.conn.namespace, *bad)
-        return phase(obj) in USABLE_PHASES
+        return disk_state.usable(obj)
 
     def wait_usable(self, name: str, timeout: float) -> Obj:
         obj = self.wait(name, lambda o: self.usable(o, name), timeout)
@@ -104,16 +83,13 @@ class VirtualDisks(Objects):
         """Grow one of our disks; `current` (as read and judged by the caller) pins the uid the patch carries."""
         return self.patch(name, {"spec": {"persistentVolumeClaim": {"size": size}}}, current)
 
-    def wait_resized(self, name: str, size_bytes: int, parse: Any, timeout: float) -> Obj:
-        """Until status.capacity (parsed by `parse`, e.g. a Quantity parser) reaches size_bytes, phase Ready."""
+    def wait_resized(self, name: str, size_bytes: int, timeout: float) -> Obj:
+        """Until DVP reports status.capacity of at least size_bytes, phase Ready."""
         def done(obj: Obj | None) -> bool:
             if obj is None:
                 raise ProvisioningFailed("VirtualDisk", name, "deleted while resizing")
-            return phase(obj) == "Ready" and parse(capacity(obj)) >= size_bytes and self.usable(obj, name)
+            return phase(obj) == "Ready" and disk_state.reported_bytes(obj) >= size_bytes and self.usable(obj, name)
 
         obj = self.wait(name, done, timeout)
         assert obj is not None
         return obj
-
-    def attached_vms(self, obj: Obj) -> list[str]:
-        return [a.get("name", "") for a in (obj.get("status") or {}).get("attachedToVirtualMachines") or []]

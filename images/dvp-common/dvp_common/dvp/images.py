@@ -4,7 +4,8 @@
 
 from __future__ import annotations
 
-from ..kube.errors import NotFound
+from ..kube.client import get_or_none
+from ..kube.resources import Resource
 from .connection import DVPConnection
 from .objects import Obj
 from .resources import CLUSTER_VIRTUAL_IMAGE, VIRTUAL_DISK_SNAPSHOT, VIRTUAL_IMAGE
@@ -19,17 +20,19 @@ class Images:
         """`kinds`: the source kinds this user accepts (capdvp also boots from a VirtualDiskSnapshot)."""
         self.conn, self.kinds = conn, kinds
 
-    def get(self, kind: str, name: str) -> Obj:
+    def _where(self, kind: str, name: str) -> tuple[Resource, str | None]:
         if kind not in self.kinds:
             raise ValueError(f'image "{name}": kind {kind!r} is not one of {", ".join(self.kinds)}')
         res = SOURCES[kind]
-        return self.conn.client.get(res, name, self.conn.namespace if res.namespaced else None)
+        return res, self.conn.namespace if res.namespaced else None
+
+    def get(self, kind: str, name: str) -> Obj:
+        res, ns = self._where(kind, name)
+        return self.conn.client.get(res, name, ns)
 
     def get_or_none(self, kind: str, name: str) -> Obj | None:
-        try:
-            return self.get(kind, name)
-        except NotFound:
-            return None
+        res, ns = self._where(kind, name)
+        return get_or_none(self.conn.client, res, name, ns)
 
     def exists(self, kind: str, name: str) -> bool:
         return self.get_or_none(kind, name) is not None

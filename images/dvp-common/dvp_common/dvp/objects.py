@@ -19,8 +19,10 @@ from . import manifests
 from .connection import DVPConnection
 from .errors import DuplicateObjects
 from .ownership import is_ours, owned_labels, require_ours
+from .state import condition, phase
 
 Obj = dict[str, Any]
+__all__ = ["Obj", "Objects", "condition", "phase"]  # phase and condition: dvp_common.dvp.state
 
 
 class Objects:
@@ -141,14 +143,3 @@ class Objects:
 
     def wait_gone(self, name: str, timeout: float) -> None:
         self.wait(name, lambda o: o is None, timeout)
-
-
-def phase(obj: Obj | None) -> str:
-    return str(((obj or {}).get("status") or {}).get("phase") or "")
-
-
-def condition(obj: Obj | None, kind: str) -> Obj | None:
-    for cond in ((obj or {}).get("status") or {}).get("conditions") or []:
-        if cond.get("type") == kind:
-            return cond
-    return None

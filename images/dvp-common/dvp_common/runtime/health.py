@@ -4,12 +4,13 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+
+from ..serving import Serving, bind, reply
 
 Check = Callable[[], bool | str | None]  # True/None: fine; False or a message: failing
 
@@ -27,9 +28,10 @@ def _run(checks: dict[str, Check]) -> tuple[bool, str]:
     return ok, "\n".join(lines + ["ok" if ok else "failed"]) + "\n"
 
 
-class HealthServer:
+class HealthServer(Serving):
+    thread_name = "health"
+
     def __init__(self, address: str = "127.0.0.1:8081", registry: CollectorRegistry | None = None) -> None:
-        host, _, port = address.rpartition(":")
         self.registry = registry
         self.liveness: dict[str, Check] = {}
         self.readiness: dict[str, Check] = {}
@@ -53,33 +55,13 @@ class HealthServer:
                     self._reply(404, b"not found\n", "text/plain; charset=utf-8")
 
             def _reply(self, code: int, body: bytes, ctype: str) -> None:
-                self.send_response(code)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                reply(self, code, body, ctype)
 
-        self.httpd = ThreadingHTTPServer((host.strip("[]") or "127.0.0.1", int(port)), Handler)
+        self.httpd = ThreadingHTTPServer(bind(address, "127.0.0.1"), Handler)
         self.httpd.daemon_threads = True
-        self._thread: threading.Thread | None = None
-
-    @property
-    def address(self) -> str:
-        host, port = self.httpd.server_address[:2]
-        return f"{host}:{port}"
 
     def add_liveness(self, name: str, check: Check) -> None:
         self.liveness[name] = check
 
     def add_readiness(self, name: str, check: Check) -> None:
         self.readiness[name] = check
-
-    def start(self) -> HealthServer:
-        self._thread = threading.Thread(target=self.httpd.serve_forever, args=(0.2,), name="health",
-                                        daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()

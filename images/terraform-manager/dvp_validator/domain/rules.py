@@ -3,7 +3,7 @@
 """The rules dhctl's input is checked against before bootstrap, converge and destroy.
 
 They are the module's own rules, called where they live: the credentials contract of the hooks
-(`lib.credentials`), the NodeGroup/DVPInstanceClass rules of the validation webhook (`dvp_webhooks.domain.nodes`),
+(`lib.credentials`), the NodeGroup/DVPInstanceClass rule the validation webhook judges by (`dvp_common.node_groups`),
 the schemas Deckhouse and the layouts use (`openapi/config-values.yaml`, `candi/openapi/*`, checked with
 `lib.schema` where its keyword subset covers them). The choice between the legacy DVPClusterConfiguration and
 the v2 objects is the layouts' `migration` module rule: the legacy one only while the v2 objects are incomplete.
@@ -15,7 +15,7 @@ import base64
 from dataclasses import dataclass
 from typing import Any
 
-from dvp_webhooks.domain import nodes
+from dvp_common import node_groups as nodes
 from lib import credentials, schema
 from lib.errors import InvalidInput
 
@@ -26,7 +26,7 @@ MODULE_CONFIG = "cloud-provider-dvp"
 MODULE_NAMESPACE = "d8-cloud-provider-dvp"
 MODULE_CONFIG_VERSION = 2
 
-# Codes of our own; the NodeGroup/DVPInstanceClass ones are the webhook's (nodes.*).
+# Codes of our own; the NodeGroup/DVPInstanceClass ones are the rule's (dvp_common.node_groups).
 MODULE_CONFIG_REQUIRED = "module_config_required"
 MODULE_CONFIG_INVALID = "module_config_invalid"
 CREDENTIALS_REQUIRED = "credential_secret_required"
@@ -133,17 +133,13 @@ def _node_groups(inp: Input, schemas: Schemas, report: Report) -> None:
         if name == nodes.MASTER and spec.get("nodeType") != "CloudPermanent":
             report.error(at("NodeGroup", name, ["spec", "nodeType"]), MASTER_NOT_PERMANENT,
                          f'NodeGroup "{name}": spec.nodeType must be CloudPermanent, got {spec.get("nodeType")!r}')
-        if spec.get("nodeType") == "CloudPermanent" and cref.get("kind") != nodes.CLASS_KIND:
-            report.error(at("NodeGroup", name, [*ref, "kind"]), CLASS_KIND_INVALID,
-                         f'NodeGroup "{name}": spec.cloudInstances.classReference.kind must be {nodes.CLASS_KIND} '
-                         f"for a CloudPermanent group, got {cref.get('kind')!r}")
+        problems = nodes.reference_problems(ng)
+        for field, sentence in problems:
+            code = CLASS_KIND_INVALID if field == "kind" else CLASS_NAME_REQUIRED
+            report.error(at("NodeGroup", name, [*ref, field]), code, f'NodeGroup "{name}": {sentence}')
+        if problems or cref.get("kind") != nodes.CLASS_KIND:
             continue
-        if cref.get("kind") != nodes.CLASS_KIND:
-            continue
-        if not cref.get("name"):
-            report.error(at("NodeGroup", name, [*ref, "name"]), CLASS_NAME_REQUIRED,
-                         f'NodeGroup "{name}": spec.cloudInstances.classReference.name is required')
-        elif cref["name"] not in classes:
+        if cref["name"] not in classes:
             report.error(at("NodeGroup", name, [*ref, "name"]), CLASS_NOT_FOUND,
                          f'NodeGroup "{name}": {nodes.CLASS_KIND} "{cref["name"]}" is not among the installer '
                          "resources")
@@ -159,15 +155,8 @@ def _instance_class(name: str, ic: dict, groups: set[str], schemas: Schemas, rep
         field, reason = found
         report.error(at(nodes.CLASS_KIND, name, ["spec", *field]), CLASS_INVALID,
                      f'{nodes.CLASS_KIND} "{name}": {_dotted(["spec", *field])} {reason}')
-    etcd = at(nodes.CLASS_KIND, name, ["spec", "etcdDisk"])
-    if nodes.MASTER in groups and not nodes.has_etcd_disk(ic):
-        report.error(etcd, nodes.MASTER_ETCD_DISK_REQUIRED,
-                     f'{nodes.CLASS_KIND} "{name}" is used by NodeGroup "master" and needs spec.etcdDisk')
-    others = sorted(groups - {nodes.MASTER})
-    if others and nodes.has_etcd_disk(ic):
-        report.error(etcd, nodes.ETCD_DISK_FORBIDDEN,
-                     f'{nodes.CLASS_KIND} "{name}" has spec.etcdDisk but is used by NodeGroup {", ".join(others)}; '
-                     'only "master" may have an etcd disk')
+    for code, sentence in nodes.etcd_problems(nodes.CLASS_KIND, name, ic, groups):
+        report.error(at(nodes.CLASS_KIND, name, ["spec", "etcdDisk"]), code, sentence)
 
 
 def _dotted(field) -> str:
