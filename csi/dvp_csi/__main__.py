@@ -34,7 +34,12 @@ def build(settings: Settings) -> tuple[Started, str]:
             api = Dvp.from_kubeconfig(settings.kubeconfig, settings.namespace, settings.cluster_uuid)
         except ValueError as exc:  # one line naming the kubeconfig field
             raise ConfigError(f"DVP_KUBERNETES_CONFIG_BASE64: {exc}") from None
-    d = driver.build(settings, api)
+    guest = None
+    if settings.controller and settings.orphan_attachment_grace > 0:
+        from dvp_common.kube import KubeClient
+
+        guest = KubeClient.from_file_or_service_account(settings.guest_kubeconfig)
+    d = driver.build(settings, api, guest=guest)
     metrics_server = HealthServer(settings.metrics_address, metrics.REGISTRY) if settings.metrics_address else None
     grpc_server = server.build(settings.endpoint, d.identity, d.controller, d.node, settings.workers)
     stop = threading.Event()
