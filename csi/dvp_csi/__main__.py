@@ -31,7 +31,8 @@ def build(settings: Settings) -> tuple[Started, str]:
         from .access import Dvp  # only processes with DVP credentials load the client
 
         try:
-            api = Dvp.from_kubeconfig(settings.kubeconfig, settings.namespace, settings.cluster_uuid)
+            api = Dvp.from_kubeconfig(settings.kubeconfig, settings.namespace, settings.cluster_uuid,
+                                      metrics.DVP_REQUESTS)
         except ValueError as exc:  # one line naming the kubeconfig field
             raise ConfigError(f"DVP_KUBERNETES_CONFIG_BASE64: {exc}") from None
     guest = None

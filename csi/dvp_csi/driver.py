@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import datetime
 import logging
 import threading
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from .domain.errors import CsiError
 from .identity import IdentityServicer
 from .locks import TryLocks
 from .node import NodeServicer
+from .observe import Observer
 from .orphans import OrphanCollector
 from .os_ops import OsOps
 from .settings import Settings
@@ -36,21 +38,28 @@ class Driver:
     node: NodeServicer | None
     attachments: Attachments | None
     orphans: OrphanCollector | None = None
+    observer: Observer | None = None
 
     def reap_once(self) -> None:
-        """One pass: detach volumes of VMs that no longer run, then VMBDAs no VolumeAttachment wants."""
+        """One pass: detach volumes of VMs that no longer run, then VMBDAs no VolumeAttachment wants; then report
+        pending attachments and volume health as metrics."""
         assert self.attachments is not None
         try:
             metrics.DEAD_VM_DETACHES.inc(len(self.attachments.reap_dead_vms()))
         except KubeError as exc:
             log.warning("dead-VM detach pass failed: %s", exc)
-        if self.orphans is None:
-            return
+        if self.orphans is not None:
+            try:
+                metrics.ORPHAN_DETACHES.inc(len(self.orphans.collect()))
+            except KubeError as exc:
+                log.warning("orphan attachment pass failed: %s", exc)
+            metrics.ORPHANS_PENDING.set(len(self.orphans.pending))
+        if self.observer is None:
+            self.observer = Observer(self.attachments.dvp)
         try:
-            metrics.ORPHAN_DETACHES.inc(len(self.orphans.collect()))
+            self.observer.observe(datetime.datetime.now(datetime.UTC))
         except KubeError as exc:
-            log.warning("orphan attachment pass failed: %s", exc)
-        metrics.ORPHANS_PENDING.set(len(self.orphans.pending))
+            log.warning("reading attachments and volume health failed: %s", exc)
 
     def start_reaper(self, stop: threading.Event) -> threading.Thread | None:
         """Controller: periodic passes of reap_once (a dead VM or a forgotten attachment must not pin a volume)."""

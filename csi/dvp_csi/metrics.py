@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from dvp_common.kube.metrics import RequestMetrics
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 REGISTRY = CollectorRegistry(auto_describe=True)
@@ -18,3 +19,13 @@ ORPHAN_DETACHES = Counter("dvp_csi_orphan_attachment_detaches_total",
 ORPHANS_PENDING = Gauge("dvp_csi_orphan_attachments_pending",
                         "VMBDAs no VolumeAttachment wants, still within the grace period (last pass)",
                         registry=REGISTRY)
+ATTACHMENTS_PENDING = Gauge("dvp_csi_attachments_pending",
+                            "VMBDAs of this cluster DVP has not attached yet (last pass)", registry=REGISTRY)
+ATTACHMENT_PENDING_SECONDS = Gauge("dvp_csi_attachment_pending_seconds",
+                                   "Age of each VMBDA DVP has not attached yet (last pass)",
+                                   ["vmbda", "volume", "vm", "phase"], registry=REGISTRY)
+VOLUME_ABNORMAL = Gauge("dvp_csi_volume_abnormal", "1 for each volume whose VirtualDisk DVP reports lost or failed",
+                        ["volume", "phase", "reason"], registry=REGISTRY)
+# DVP API requests by verb and resource: dvp_client_requests_total, dvp_client_request_errors_total,
+# dvp_client_request_duration_seconds (dvp_common.kube.metrics)
+DVP_REQUESTS = RequestMetrics(REGISTRY)

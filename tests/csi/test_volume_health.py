@@ -1,0 +1,105 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Volume health and pending attachments, reported by the controller's periodic pass as metrics: a volume whose
+VirtualDisk DVP reports lost or failed, with DVP's reason; a VMBDA DVP has not attached yet, with its age. The
+rules on their own (pure), then on the real DVP API with the simulator."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from csi_env import CLUSTER
+from csi_requests import create
+from csi_sim import MISSING_CLASS, STORAGE_CLASS
+from dvp_common.dvp import resources as r
+from dvp_csi import metrics
+from dvp_csi.domain import labels
+from dvp_csi.domain.health import Health, disk_health
+from dvp_csi.domain.pending import Pending, pending_attachments
+from dvp_csi.generated import csi_pb2
+from dvp_sim.builders import phase_is
+
+NOW = dt.datetime(2026, 1, 1, 12, 0, tzinfo=dt.UTC)
+OURS = {labels.CLUSTER_UUID: CLUSTER, labels.COMPONENT: "csi", labels.MANAGED_BY: "deckhouse"}
+
+
+def sample(name, **labels_):
+    return metrics.REGISTRY.get_sample_value(name, labels_ or None)
+
+
+def series(name):
+    return {tuple(sorted(s.labels.items())): s.value for m in metrics.REGISTRY.collect() for s in m.samples
+            if s.name == name}
+
+
+# -- the rules -----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("status", "expected"), [
+    ({"phase": "Ready"}, Health(False, "VirtualDisk d is Ready in DVP", "Ready", "")),
+    ({}, Health(False, "VirtualDisk d is Pending in DVP", "Pending", "")),
+    ({"phase": "Migrating"}, Health(False, "VirtualDisk d is Migrating in DVP", "Migrating", "")),
+    ({"phase": "Failed", "conditions": [{"type": "Ready", "status": "False", "reason": "ProvisioningFailed",
+                                         "message": "no space"}]},
+     Health(True, "VirtualDisk d is Failed in DVP (ProvisioningFailed: no space)", "Failed", "ProvisioningFailed")),
+    ({"phase": "Failed"}, Health(True, "VirtualDisk d is Failed in DVP", "Failed", "")),
+    # DVP's Ready reason may say it before the phase does
+    ({"phase": "Ready", "conditions": [{"type": "Ready", "status": "False", "reason": "PVCLost", "message": "m"}]},
+     Health(True, "VirtualDisk d is Ready in DVP (PVCLost: m)", "Ready", "PVCLost")),
+    # a Pending disk waiting for its class is not a faulty volume
+    ({"phase": "Pending", "conditions": [{"type": "Ready", "status": "False", "reason": "StorageClassIsNotReady",
+                                          "message": "m"}]},
+     Health(False, "VirtualDisk d is Pending in DVP", "Pending", "StorageClassIsNotReady")),
+])
+def test_disk_health_rule(status, expected):
+    assert disk_health({"metadata": {"name": "d"}, "status": status}) == expected
+
+
+def vmbda(name, phase=None, made="2026-01-01T11:50:00Z", deleting=False):
+    md = {"name": name, "creationTimestamp": made}
+    if deleting:
+        md["deletionTimestamp"] = "2026-01-01T11:59:00Z"
+    return {"metadata": md, "spec": {"virtualMachineName": "vm-0", "blockDeviceRef": {"name": f"pvc-{name}"}},
+            "status": {"phase": phase} if phase else {}}
+
+
+def test_pending_attachments_are_the_unattached_ones_not_being_deleted_with_their_age():
+    atts = [vmbda("a", "Attached"), vmbda("b", "Pending"), vmbda("c"), vmbda("d", "InProgress", deleting=True),
+            vmbda("e", "InProgress", made="2026-01-01T12:00:30Z"), vmbda("f", "Failed", made=None)]
+    assert pending_attachments(atts, NOW) == [
+        Pending("b", "pvc-b", "vm-0", "Pending", 600.0), Pending("c", "pvc-c", "vm-0", "Pending", 600.0),
+        Pending("e", "pvc-e", "vm-0", "InProgress", 0.0),  # a clock behind the API server's: never negative
+        Pending("f", "pvc-f", "vm-0", "Failed", 0.0)]
+
+
+# -- on the real API -----------------------------------------------------------------------------------------
+def test_a_lost_disk_is_reported_abnormal_with_dvps_reason_until_it_is_gone(dvp, csi):
+    for name in ("pvc-ok", "pvc-lost"):
+        csi.controller.CreateVolume(create(name, sc=STORAGE_CLASS))
+    csi.driver.reap_once()
+    assert series("dvp_csi_volume_abnormal") == {}
+    dvp.sim.lose_pvc(dvp.ns, "pvc-lost")
+    dvp.wait(r.VIRTUAL_DISK, "pvc-lost", phase_is("PVCLost"))
+    csi.driver.reap_once()
+    assert series("dvp_csi_volume_abnormal") == {
+        (("phase", "PVCLost"), ("reason", "PVCLost"), ("volume", "pvc-lost")): 1.0}
+    csi.controller.DeleteVolume(csi_pb2.DeleteVolumeRequest(volume_id="pvc-lost"))
+    csi.driver.reap_once()
+    assert series("dvp_csi_volume_abnormal") == {}
+
+
+def test_an_attachment_dvp_does_not_attach_is_reported_pending_with_its_age(dvp, csi):
+    # a disk whose class DVP does not have stays Pending; an attachment of it waits for the block device
+    dvp.put_disk("pvc-stuck", {**OURS, labels.VIRTUAL_DISK_NAME: "pvc-stuck"}, "64Mi", MISSING_CLASS, settle=False)
+    atts = csi.dvp.attachments
+    atts.create(atts.new("pvc-stuck", "vm-worker-0", "worker-0"))
+    dvp.wait(r.VMBDA, "vmbda-pvc-stuck-vm-worker-0", phase_is("Pending"))
+    csi.driver.reap_once()
+    assert sample("dvp_csi_attachments_pending") == 1
+    (key, age), = series("dvp_csi_attachment_pending_seconds").items()
+    assert key == (("phase", "Pending"), ("vm", "vm-worker-0"), ("vmbda", "vmbda-pvc-stuck-vm-worker-0"),
+                   ("volume", "pvc-stuck"))
+    assert 0 <= age < 120
+    atts.delete("vmbda-pvc-stuck-vm-worker-0")
+    dvp.wait(r.VMBDA, "vmbda-pvc-stuck-vm-worker-0", lambda o: o is None)
+    csi.driver.reap_once()
+    assert (sample("dvp_csi_attachments_pending"), series("dvp_csi_attachment_pending_seconds")) == (0, {})
