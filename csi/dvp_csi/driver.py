@@ -55,7 +55,7 @@ class Driver:
                 log.warning("orphan attachment pass failed: %s", exc)
             metrics.ORPHANS_PENDING.set(len(self.orphans.pending))
         if self.observer is None:
-            self.observer = Observer(self.attachments.dvp)
+            return
         try:
             self.observer.observe(datetime.datetime.now(datetime.UTC))
         except KubeError as exc:
@@ -80,11 +80,11 @@ def build(settings: Settings, dvp: Dvp | None, os_ops: OsOps | None = None,
           guest: KubeClient | None = None) -> Driver:
     """`guest`: the guest API, for the orphan-attachment pass (none: no such pass)."""
     locks = TryLocks()
-    controller = attachments = orphans = None
+    controller = attachments = orphans = observer = None
     if settings.controller:
         if dvp is None:
             raise ValueError("controller mode needs DVP access")
-        attachments = Attachments(dvp, settings)
+        attachments, observer = Attachments(dvp, settings), Observer(dvp)
         controller = ControllerServicer(Volumes(dvp, settings), attachments, Snapshots(dvp, settings), locks)
         if guest is not None and settings.orphan_attachment_grace > 0:
             orphans = OrphanCollector(dvp, guest, locks, settings.orphan_attachment_grace)
@@ -92,7 +92,7 @@ def build(settings: Settings, dvp: Dvp | None, os_ops: OsOps | None = None,
     if settings.node:
         node = NodeServicer(settings, os_ops or OsOps(), locks, _static_disks(dvp, settings) if dvp else None)
     return Driver(settings, IdentityServicer(settings, dvp.ping if dvp else None), controller, node, attachments,
-                  orphans)
+                  orphans, observer)
 
 
 def _static_disks(dvp: Dvp, settings: Settings):
