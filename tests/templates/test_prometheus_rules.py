@@ -230,8 +230,8 @@ def test_storage_alerts_fire_on_stuck_attachments_and_lost_volumes(rules, tmp_pa
         {"eval_time": "22m", "alertname": "D8CloudProviderDVPAttachmentStuck",
          "exp_alerts": [_expected(stuck, {"vmbda": "vmbda-pvc-1-vm-0", "volume": "pvc-1", "vm": "vm-0",
                                           "phase": "Pending"})]},
-        # abnormal from minute 4, `for: 5m`
-        {"eval_time": "8m", "alertname": "D8CloudProviderDVPVolumeAbnormal", "exp_alerts": []},
+        # abnormal from minute 3, `for: 5m`
+        {"eval_time": "7m", "alertname": "D8CloudProviderDVPVolumeAbnormal", "exp_alerts": []},
         {"eval_time": "10m", "alertname": "D8CloudProviderDVPVolumeAbnormal",
          "exp_alerts": [_expected(abnormal, {"volume": "pvc-2", "phase": "PVCLost", "reason": "PVCLost"})]},
     ]}])
