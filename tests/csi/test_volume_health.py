@@ -1,21 +1,23 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Volume health and pending attachments, reported by the controller's periodic pass as metrics: a volume whose
-VirtualDisk DVP reports lost or failed, with DVP's reason; a VMBDA DVP has not attached yet, with its age. The
-rules on their own (pure), then on the real DVP API with the simulator."""
+"""Volume health and pending attachments: ControllerGetVolumeHealth/ControllerListVolumeHealth, and the
+controller's periodic pass as metrics: a volume whose VirtualDisk DVP reports lost or failed, with DVP's reason; a
+VMBDA DVP has not attached yet, with its age. The rules on their own (pure), then on the real DVP API with the
+simulator."""
 
 from __future__ import annotations
 
 import datetime as dt
 
+import grpc
 import pytest
 from csi_env import CLUSTER
-from csi_requests import create
+from csi_requests import create, expect_code
 from csi_sim import MISSING_CLASS, STORAGE_CLASS
 from dvp_common.dvp import resources as r
 from dvp_csi import metrics
 from dvp_csi.domain import labels
-from dvp_csi.domain.health import Health, disk_health
+from dvp_csi.domain.health import Health, disk_health, health_entries
 from dvp_csi.domain.pending import Pending, pending_attachments
 from dvp_csi.generated import csi_pb2
 from dvp_sim.builders import phase_is
@@ -108,3 +110,42 @@ def test_an_attachment_dvp_does_not_attach_is_reported_pending_with_its_age(dvp,
     csi.driver.reap_once()
     assert sample("dvp_csi_attachments_pending") == 0
     assert series("dvp_csi_attachment_pending_seconds", volume="pvc-stuck") == {}
+
+
+def health(resp) -> list[tuple[str, str, str]]:
+    return [(csi_pb2.VolumeHealthErrorType.Name(e.status), e.reason, e.message) for e in resp.health_statuses]
+
+
+def test_controller_volume_health_says_what_dvp_says(dvp, csi):
+    for name in ("pvc-fine", "pvc-gone"):
+        csi.controller.CreateVolume(create(name, sc=STORAGE_CLASS))
+    pvc = dvp.get(r.VIRTUAL_DISK, "pvc-gone")["status"]["target"]["persistentVolumeClaimName"]
+    get = csi.controller.ControllerGetVolumeHealth
+    listed = csi.controller.ControllerListVolumeHealth
+    assert listed(csi_pb2.ControllerListVolumeHealthRequest()).entries == []
+    dvp.sim.lose_pvc(dvp.ns, "pvc-gone")
+    dvp.wait(r.VIRTUAL_DISK, "pvc-gone", phase_is("PVCLost"))
+    lost = [("DATA_LOSS", "PVCLost", f"VirtualDisk pvc-gone is PVCLost in DVP (PVCLost: PVC {pvc} not found)")]
+    resp = get(csi_pb2.ControllerGetVolumeHealthRequest(volume_id="pvc-gone")).volume_health
+    assert (resp.volume_id, health(resp)) == ("pvc-gone", lost)
+    fine = get(csi_pb2.ControllerGetVolumeHealthRequest(volume_id="pvc-fine")).volume_health
+    assert (fine.volume_id, health(fine)) == ("pvc-fine", [])
+    entries = listed(csi_pb2.ControllerListVolumeHealthRequest()).entries  # abnormal volumes only
+    assert [(e.volume_id, health(e)) for e in entries] == [("pvc-gone", lost)]
+    page = listed(csi_pb2.ControllerListVolumeHealthRequest(max_entries=1, starting_token="1"))
+    assert (list(page.entries), page.next_token) == ([], "")
+    expect_code(grpc.StatusCode.NOT_FOUND, get, csi_pb2.ControllerGetVolumeHealthRequest(volume_id="pvc-none"))
+    expect_code(grpc.StatusCode.INVALID_ARGUMENT, get, csi_pb2.ControllerGetVolumeHealthRequest())
+
+
+@pytest.mark.parametrize(("status", "entries"), [
+    ({"phase": "Ready"}, []),
+    ({"phase": "PVCLost", "conditions": [{"type": "Ready", "status": "False", "reason": "PVCLost", "message": "m"}]},
+     [("DATA_LOSS", "PVCLost", "VirtualDisk d is PVCLost in DVP (PVCLost: m)")]),
+    ({"phase": "Failed", "conditions": [{"type": "Ready", "status": "False", "reason": "ProvisioningFailed",
+                                         "message": "m"}]},
+     [("INACCESSIBLE", "ProvisioningFailed", "VirtualDisk d is Failed in DVP (ProvisioningFailed: m)")]),
+    ({"phase": "Failed"}, [("INACCESSIBLE", "Failed", "VirtualDisk d is Failed in DVP")]),
+])
+def test_health_entries_rule(status, entries):
+    assert [tuple(e) for e in health_entries({"metadata": {"name": "d"}, "status": status})] == entries

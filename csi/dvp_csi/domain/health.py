@@ -17,6 +17,8 @@ from .disks import condition, phase
 
 ABNORMAL_PHASES = frozenset({"Failed", "PVCLost"})
 LOST_REASON = "PVCLost"  # DVP's Ready reason once the PVC is missing
+# CSI VolumeHealthErrorType names: a lost PVC took the data with it; a failed disk cannot be reached
+DATA_LOSS, INACCESSIBLE = "DATA_LOSS", "INACCESSIBLE"
 
 
 class Health(NamedTuple):
@@ -37,3 +39,20 @@ def disk_health(disk: Mapping[str, Any]) -> Health:
         return Health(True, f"VirtualDisk {name} is {current} in DVP" + (f" ({said})" if said else ""),
                       current, reason)
     return Health(False, f"VirtualDisk {name} is {current} in DVP", current, reason)
+
+
+class Entry(NamedTuple):
+    status: str  # a CSI VolumeHealthErrorType name
+    reason: str  # CamelCase, for machines
+    message: str
+
+
+def health_entries(disk: Mapping[str, Any]) -> list[Entry]:
+    """CSI VolumeHealth entries of a disk: none while it is healthy (ControllerGetVolumeHealth and
+    ControllerListVolumeHealth)."""
+    health = disk_health(disk)
+    if not health.abnormal:
+        return []
+    if health.phase == "PVCLost" or health.reason == LOST_REASON:
+        return [Entry(DATA_LOSS, LOST_REASON, health.message)]
+    return [Entry(INACCESSIBLE, health.reason or health.phase, health.message)]
