@@ -56,6 +56,8 @@ def build(settings: Settings) -> tuple[Started, str]:
         grpc_server.stop(GRACE_SECONDS).wait()
         if metrics_server:
             metrics_server.stop()
+        if guest is not None:
+            guest.close()
 
     return Started(start, shutdown), f"{DRIVER_NAME} {VERSION} serving {settings.mode} on {settings.endpoint}"
 
