@@ -94,6 +94,18 @@ def test_classes_the_parent_stops_reporting_are_kept():
         item("gone", "gone-parent"), item("replicated", "replicated")]
 
 
+def test_a_parent_marked_skipped_is_not_published_not_even_as_a_kept_class():
+    # the discoverer writes a skipped class without isEnabled (omitempty: absent is false), never as default
+    skipped = {"name": "local-disks", "volumeBindingMode": "WaitForFirstConsumer", "reclaimPolicy": "Delete"}
+    vals = values([parent("replicated", default=True), skipped])
+    out, _ = run(vals, storage_class("local-disks", "local-disks"), storage_class("replicated", "replicated"))
+    assert out.values_patches.data == [
+        {"op": "add", "path": "/cloudProviderDvp/internal/storageClasses",
+         "value": [item("replicated", "replicated", True)]},
+        {"op": "add", "path": "/cloudProviderDvp/internal/defaultStorageClass", "value": "replicated"}]
+    assert out.kube_operations.data == []  # Helm removes the class it no longer renders; volumes keep working
+
+
 def test_a_class_with_changed_immutable_fields_is_recreated():
     out, _ = run(values([parent("replicated")]), storage_class("replicated", "replicated", mode="Immediate"))
     assert out.kube_operations.data == [{"operation": "Delete", "kind": "StorageClass", "namespace": "",

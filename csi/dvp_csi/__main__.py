@@ -31,10 +31,16 @@ def build(settings: Settings) -> tuple[Started, str]:
         from .access import Dvp  # only processes with DVP credentials load the client
 
         try:
-            api = Dvp.from_kubeconfig(settings.kubeconfig, settings.namespace, settings.cluster_uuid)
+            api = Dvp.from_kubeconfig(settings.kubeconfig, settings.namespace, settings.cluster_uuid,
+                                      metrics.DVP_REQUESTS)
         except ValueError as exc:  # one line naming the kubeconfig field
             raise ConfigError(f"DVP_KUBERNETES_CONFIG_BASE64: {exc}") from None
-    d = driver.build(settings, api)
+    guest = None
+    if settings.controller and settings.orphan_attachment_grace > 0:
+        from dvp_common.kube import KubeClient
+
+        guest = KubeClient.from_file_or_service_account(settings.guest_kubeconfig)
+    d = driver.build(settings, api, guest=guest)
     metrics_server = HealthServer(settings.metrics_address, metrics.REGISTRY) if settings.metrics_address else None
     grpc_server = server.build(settings.endpoint, d.identity, d.controller, d.node, settings.workers)
     stop = threading.Event()
@@ -50,6 +56,8 @@ def build(settings: Settings) -> tuple[Started, str]:
         grpc_server.stop(GRACE_SECONDS).wait()
         if metrics_server:
             metrics_server.stop()
+        if guest is not None:
+            guest.close()
 
     return Started(start, shutdown), f"{DRIVER_NAME} {VERSION} serving {settings.mode} on {settings.endpoint}"
 

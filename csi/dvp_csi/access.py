@@ -25,6 +25,7 @@ from dvp_common.dvp import labels as L
 from dvp_common.dvp.objects import Obj
 from dvp_common.dvp.resources import VIRTUAL_DISK
 from dvp_common.kube import KubeClient
+from dvp_common.kube.metrics import RequestMetrics
 
 from .domain import disks
 from .domain.errors import CsiError, not_found
@@ -46,12 +47,14 @@ class Dvp:
                    VirtualMachines(conn, L.CSI), StorageClasses(conn))
 
     @classmethod
-    def from_kubeconfig(cls, kubeconfig_base64: str, namespace: str, cluster_uuid: str) -> Dvp:
-        """`kubeconfig_base64`: DVP_KUBERNETES_CONFIG_BASE64 as the pod gets it (the one kubeconfig rule judges it)."""
+    def from_kubeconfig(cls, kubeconfig_base64: str, namespace: str, cluster_uuid: str,
+                        metrics: RequestMetrics | None = None) -> Dvp:
+        """`kubeconfig_base64`: DVP_KUBERNETES_CONFIG_BASE64 as the pod gets it (the one kubeconfig rule judges it);
+        `metrics`: where the DVP requests are counted and timed (by verb and resource)."""
         from dvp_common.kube import config as kube_config
 
         creds = kube_config.from_kubeconfig_base64(kubeconfig_base64)
-        return cls.over(KubeClient.from_credentials(creds), namespace, cluster_uuid)
+        return cls.over(KubeClient.from_credentials(creds, metrics=metrics), namespace, cluster_uuid)
 
     @property
     def cluster_uuid(self) -> str:

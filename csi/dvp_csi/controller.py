@@ -16,6 +16,8 @@ from .generated import csi_pb2, csi_pb2_grpc
 from .locks import TryLocks
 from .rpc import budget, handler, require
 from .snapshots import Snapshots
+from .volume_health import CAPABILITIES as HEALTH_CAPABILITIES
+from .volume_health import VolumeHealthService
 from .volumes import Source, Volumes
 
 Cap = csi_pb2.ControllerServiceCapability.RPC
@@ -59,7 +61,11 @@ def _snapshot(vds) -> csi_pb2.Snapshot:
                             ready_to_use=disks.snapshot_ready(vds))
 
 
-class ControllerServicer(csi_pb2_grpc.ControllerServicer):
+# Volume health (volume_health.py) from DVP's VirtualDisk state.
+CAPABILITIES += HEALTH_CAPABILITIES
+
+
+class ControllerServicer(VolumeHealthService, csi_pb2_grpc.ControllerServicer):
     def __init__(self, volumes: Volumes, attachments: Attachments, snapshots: Snapshots, locks: TryLocks) -> None:
         self.volumes = volumes
         self.attachments = attachments

@@ -4,11 +4,12 @@
 
 from __future__ import annotations
 
+import datetime
 import logging
 import threading
 from dataclasses import dataclass
 
-from dvp_common.kube import KubeError
+from dvp_common.kube import KubeClient, KubeError
 
 from . import metrics
 from .access import Dvp
@@ -19,6 +20,8 @@ from .domain.errors import CsiError
 from .identity import IdentityServicer
 from .locks import TryLocks
 from .node import NodeServicer
+from .observe import Observer
+from .orphans import OrphanCollector
 from .os_ops import OsOps
 from .settings import Settings
 from .snapshots import Snapshots
@@ -34,37 +37,62 @@ class Driver:
     controller: ControllerServicer | None
     node: NodeServicer | None
     attachments: Attachments | None
+    orphans: OrphanCollector | None = None
+    observer: Observer | None = None
+
+    def reap_once(self) -> None:
+        """One pass: detach volumes of VMs that no longer run, then VMBDAs no VolumeAttachment wants; then report
+        pending attachments and volume health as metrics."""
+        assert self.attachments is not None
+        try:
+            metrics.DEAD_VM_DETACHES.inc(len(self.attachments.reap_dead_vms()))
+        except KubeError as exc:
+            log.warning("dead-VM detach pass failed: %s", exc)
+        if self.orphans is not None:
+            try:
+                metrics.ORPHAN_DETACHES.inc(len(self.orphans.collect()))
+            except KubeError as exc:
+                log.warning("orphan attachment pass failed: %s", exc)
+            metrics.ORPHANS_PENDING.set(len(self.orphans.pending))
+        if self.observer is None:
+            return
+        try:
+            self.observer.observe(datetime.datetime.now(datetime.UTC))
+        except KubeError as exc:
+            log.warning("reading attachments and volume health failed: %s", exc)
 
     def start_reaper(self, stop: threading.Event) -> threading.Thread | None:
-        """Controller: periodically detach volumes of VMs that no longer run (a dead VM must not pin a volume)."""
+        """Controller: periodic passes of reap_once (a dead VM or a forgotten attachment must not pin a volume)."""
         interval = self.settings.dead_vm_reap_interval
         if self.attachments is None or interval <= 0:
             return None
 
         def loop() -> None:
             while not stop.wait(interval):
-                try:
-                    metrics.DEAD_VM_DETACHES.inc(len(self.attachments.reap_dead_vms()))
-                except KubeError as exc:
-                    log.warning("dead-VM detach pass failed: %s", exc)
+                self.reap_once()
 
         t = threading.Thread(target=loop, name="dead-vm-reaper", daemon=True)
         t.start()
         return t
 
 
-def build(settings: Settings, dvp: Dvp | None, os_ops: OsOps | None = None) -> Driver:
+def build(settings: Settings, dvp: Dvp | None, os_ops: OsOps | None = None,
+          guest: KubeClient | None = None) -> Driver:
+    """`guest`: the guest API, for the orphan-attachment pass (none: no such pass)."""
     locks = TryLocks()
-    controller = attachments = None
+    controller = attachments = orphans = observer = None
     if settings.controller:
         if dvp is None:
             raise ValueError("controller mode needs DVP access")
-        attachments = Attachments(dvp, settings)
+        attachments, observer = Attachments(dvp, settings), Observer(dvp)
         controller = ControllerServicer(Volumes(dvp, settings), attachments, Snapshots(dvp, settings), locks)
+        if guest is not None and settings.orphan_attachment_grace > 0:
+            orphans = OrphanCollector(dvp, guest, locks, settings.orphan_attachment_grace)
     node = None
     if settings.node:
         node = NodeServicer(settings, os_ops or OsOps(), locks, _static_disks(dvp, settings) if dvp else None)
-    return Driver(settings, IdentityServicer(settings, dvp.ping if dvp else None), controller, node, attachments)
+    return Driver(settings, IdentityServicer(settings, dvp.ping if dvp else None), controller, node, attachments,
+                  orphans, observer)
 
 
 def _static_disks(dvp: Dvp, settings: Settings):

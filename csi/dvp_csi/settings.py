@@ -45,6 +45,10 @@ class Settings:
     max_block_devices: int = setting(16, derived=True)  # DVP: at most 16 block devices per VM, static and hot-plugged
     default_size: int = setting(1 << 30, derived=True)
     dead_vm_reap_interval: float = setting(60.0, minimum=0)  # controller: detach VMBDAs of dead VMs; 0 disables
+    # controller, on the same passes: VMBDAs no guest VolumeAttachment wants for this long are deleted; 0 disables
+    orphan_attachment_grace: float = setting(300.0, minimum=0)
+    # the guest API (VolumeAttachments) for the orphan pass: a kubeconfig file, else the pod's ServiceAccount
+    guest_kubeconfig: str = setting("", env="KUBECONFIG")
     timeouts: Timeouts = setting(default_factory=Timeouts, derived=True)
 
     @property

@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """Which StorageClasses the module publishes, from the parent's classes (pure functions)."""
 
+import sys
 from typing import NamedTuple  # not a dataclass: generating its methods costs every hook run at import
 
+from lib.dvp import LIBRARY_ROOT
 from lib.errors import InvalidInput
 
 PROVISIONER = "csi.dvp.deckhouse.io"
@@ -79,11 +81,24 @@ def check_inputs(discovered, existing: list) -> None:
             raise InvalidInput(obj, field, f"must be a {'string' if kind is str else 'boolean'}")
 
 
+def parent_rule():
+    """dvp_common.parent_storage_classes, the rule the discoverer applies too, from the module's own tree (it
+    imports only the standard library: the client library is not loaded)."""
+    if LIBRARY_ROOT not in sys.path:
+        sys.path.append(LIBRARY_ROOT)
+    from dvp_common import parent_storage_classes
+
+    return parent_storage_classes
+
+
 def plan(discovered: list[dict], patterns, existing: list[dict]) -> Plan:
     """discovered: providerDiscoveryData.storageClasses; existing: the module's StorageClasses in the cluster
     as the binding's filter gives them ({name, dvpStorageClass, volumeBindingMode, reclaimPolicy, ...})."""
     check_inputs(discovered, existing)
     excluded = exclusion(patterns)
+    published = parent_rule().published
+    # a parent the discovery lists as skipped is not for the guest, not even as a class kept from before
+    skipped = {sc["name"] for sc in discovered if not published(sc)}
 
     def keep(parent: str, local: str) -> bool:
         return not excluded or not any(p.fullmatch(parent) or p.fullmatch(local) for p in excluded)
@@ -91,7 +106,7 @@ def plan(discovered: list[dict], patterns, existing: list[dict]) -> Plan:
     wanted: dict[str, dict] = {}
     for sc in sorted(discovered, key=lambda s: s["name"]):
         local = dns1123(sc["name"])
-        if sc.get("isEnabled", True) is False or not local or local in wanted or not keep(sc["name"], local):
+        if not published(sc) or not local or local in wanted or not keep(sc["name"], local):
             continue
         wanted[local] = {
             "name": local,
@@ -106,7 +121,8 @@ def plan(discovered: list[dict], patterns, existing: list[dict]) -> Plan:
     # annotation included (values start empty after a restart: the cluster is the only memory of the default).
     kept_default = None
     for sc in sorted(existing, key=lambda s: s["name"]):
-        if sc["name"] not in wanted and sc.get("dvpStorageClass") and keep(sc["dvpStorageClass"], sc["name"]):
+        if sc["name"] not in wanted and sc.get("dvpStorageClass") and sc["dvpStorageClass"] not in skipped \
+                and keep(sc["dvpStorageClass"], sc["name"]):
             wanted[sc["name"]] = {
                 "name": sc["name"],
                 "dvpStorageClass": sc["dvpStorageClass"],

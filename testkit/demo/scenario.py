@@ -196,8 +196,10 @@ class Demo:
                                            "--control-plane-endpoint=127.0.0.1:6443", "--resync-seconds=30",
                                            f"--workers={self.s.workers}"],
              env["capdvp"]),
-            ("csi-controller", ["-m", "dvp_csi", "--mode=controller", f"--endpoint=unix://{self.csi_socket}"],
-             env["csi"]),
+            # The walk calls the CSI API itself, as the sidecars would, but makes no VolumeAttachments: the
+            # orphan-attachment pass would find every attachment orphaned, so it is off here.
+            ("csi-controller", ["-m", "dvp_csi", "--mode=controller", f"--endpoint=unix://{self.csi_socket}",
+                                f"--guest-kubeconfig={guest_kc}", "--orphan-attachment-grace=0"], env["csi"]),
         ]
         for name, mode in (("validation-webhook", "validation"), ("snapshot-webhooks", "snapshot")):
             tls = self.tls_files(f"{name}-tls")

@@ -114,6 +114,16 @@ class Simulator:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    def lose_pvc(self, namespace: str, disk: str) -> None:
+        """The storage of `disk` is gone (its PVC deleted under it, a failed volume): DVP then reports the disk
+        PVCLost (contract C11). The simulator keeps no PVCs, so this is how a test makes one disappear."""
+        vd = self.world.get("VirtualDisk", namespace, disk)
+        pvc = ((vd or {}).get("status") or {}).get("target", {}).get("persistentVolumeClaimName")
+        if not pvc:
+            raise ValueError(f"VirtualDisk {namespace}/{disk} has no PVC yet")
+        self.world.lose_pvc(namespace, pvc)
+        self._add(("VirtualDisk", namespace, disk))
+
     def _count(self, what: str) -> None:
         with self._stats_lock:
             self.stats[what] += 1

@@ -69,6 +69,7 @@ class World:
         self._lock = threading.Lock()
         self.clock = clock
         self._entered: dict[tuple[str, str], float] = {}
+        self._lost_pvcs: set[tuple[str, str]] = set()  # (namespace, name): storage gone under a disk
 
     # objects -------------------------------------------------------------------------------------------------
     def remember(self, kind: str, obj: Obj) -> None:
@@ -109,6 +110,15 @@ class World:
         ns = meta(obj).get("namespace") if KINDS[kind].namespaced else None
         owner = self.get(kind, ns, ref.get("name", ""))
         return owner is not None and meta(owner).get("uid") == ref.get("uid")
+
+    # storage events ------------------------------------------------------------------------------------------
+    def lose_pvc(self, namespace: str, name: str) -> None:
+        with self._lock:
+            self._lost_pvcs.add((namespace or "", name))
+
+    def pvc_lost(self, namespace: str | None, name: str) -> bool:
+        with self._lock:
+            return (namespace or "", name) in self._lost_pvcs
 
     # phase timers --------------------------------------------------------------------------------------------
     def since(self, obj: Obj, phase_name: str) -> float:

@@ -151,5 +151,5 @@ def test_csi_sanity_on_the_real_api(dvp_api, tmp_path):
         "DeleteSnapshot", "ExpandVolume", "ListVolumes", "ControllerPublishVolume")}
     assert all(areas.values()), {a: len(v) for a, v in areas.items()}
     print(f"csi-sanity on the real API with the DVP simulator: {len(res.passed)} passed, {len(res.skipped)} skipped")
-    assert len(res.passed) == 78  # of 103 specs (1 pending upstream, 24 skipped as unadvertised)
+    assert len(res.passed) == 81  # of 103 specs (1 pending upstream, 21 skipped as unadvertised)
     assert detached == {}  # every attached loop device was detached again

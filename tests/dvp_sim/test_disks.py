@@ -128,3 +128,18 @@ def test_missing_storage_class_is_reported(dvp, ns, sim):
     assert obj["status"]["phase"] == "Pending"
     assert condition(obj, "Ready")["message"] == 'StorageClass "does-not-exist" not found'
     assert condition(obj, "StorageClassReady")["status"] == "False"
+
+
+def test_a_lost_pvc_makes_the_disk_pvc_lost_for_good(dvp, ns, sim):
+    dvp.create(R.VIRTUAL_DISK, disk("gone", "1Gi"), ns)
+    ready = dvp.wait_for(R.VIRTUAL_DISK, "gone", phase_is("Ready"), WAIT, ns)
+    pvc = ready["status"]["target"]["persistentVolumeClaimName"]
+    sim.lose_pvc(ns, "gone")
+    lost = dvp.wait_for(R.VIRTUAL_DISK, "gone", phase_is("PVCLost"), WAIT, ns)
+    cond = condition(lost, "Ready")
+    assert (cond["status"], cond["reason"], cond["message"]) == ("False", "PVCLost", f"PVC {pvc} not found")
+    # growing it (a new write, a new reconcile) does not bring it back: DVP makes no new PVC
+    dvp.patch(R.VIRTUAL_DISK, "gone", {"spec": {"persistentVolumeClaim": {"size": "2Gi"}}}, ns)
+    after = dvp.wait_for(R.VIRTUAL_DISK, "gone", lambda o: o["status"].get("observedGeneration") == 2, WAIT, ns)
+    assert after["status"]["phase"] == "PVCLost" and after["status"]["capacity"] == "1Gi"
+

@@ -195,3 +195,63 @@ def test_discoverer_unready_without_a_failed_round_has_its_own_alert(rules, tmp_
         {"eval_time": "9m", "alertname": "D8CloudProviderDVPCloudDataDiscovererNotReady", "exp_alerts": []},
         {"eval_time": "11m", "alertname": "D8CloudProviderDVPCloudDataDiscovererNotReady", "exp_alerts": alerts},
     ]} for series, alerts in cases])
+
+
+def test_storage_alerts_read_metrics_the_csi_controller_exports(rules):
+    from dvp_csi import metrics
+
+    exported = {s.name for family in metrics.REGISTRY.collect() for s in family.samples} | {
+        family.name for family in metrics.REGISTRY.collect()}
+    used = {name for g in rules for r in g["rules"] for name in re.findall(r"dvp_csi_\w+", r["expr"])}
+    assert used == {"dvp_csi_attachment_pending_seconds", "dvp_csi_volume_abnormal"}
+    assert used <= exported
+
+
+def test_storage_alerts_fire_on_stuck_attachments_and_lost_volumes(rules, tmp_path):
+    ours = f'namespace="{NAMESPACE}"'
+    stuck = _rule(rules, "D8CloudProviderDVPAttachmentStuck")
+    abnormal = _rule(rules, "D8CloudProviderDVPVolumeAbnormal")
+    att = 'vmbda="vmbda-pvc-1-vm-0",volume="pvc-1",vm="vm-0",phase="Pending"'
+    lost = 'volume="pvc-2",phase="PVCLost",reason="PVCLost"'
+    series = [
+        # pending from minute 0 (age grows 60 s a minute), seen by both controller replicas
+        {"series": f"dvp_csi_attachment_pending_seconds{{{ours},pod=\"csi-controller-a\",{att}}}",
+         "values": "0+60x30"},
+        {"series": f"dvp_csi_attachment_pending_seconds{{{ours},pod=\"csi-controller-b\",{att}}}",
+         "values": "0+60x30"},
+        # another attachment, attached after 10 minutes: never stuck
+        {"series": f"dvp_csi_attachment_pending_seconds{{{ours},pod=\"csi-controller-a\",vmbda=\"v2\",volume=\"pvc-3\","
+                   "vm=\"vm-0\",phase=\"InProgress\"}", "values": "0+60x10"},
+        {"series": f"dvp_csi_volume_abnormal{{{ours},pod=\"csi-controller-a\",{lost}}}", "values": "_x3 1x30"},
+    ]
+    _promtool_test(rules, tmp_path, [{"interval": "1m", "input_series": series, "alert_rule_test": [
+        # over 900 s from minute 16, `for: 5m`
+        {"eval_time": "20m", "alertname": "D8CloudProviderDVPAttachmentStuck", "exp_alerts": []},
+        {"eval_time": "22m", "alertname": "D8CloudProviderDVPAttachmentStuck",
+         "exp_alerts": [_expected(stuck, {"vmbda": "vmbda-pvc-1-vm-0", "volume": "pvc-1", "vm": "vm-0",
+                                          "phase": "Pending"})]},
+        # abnormal from minute 3, `for: 5m`
+        {"eval_time": "7m", "alertname": "D8CloudProviderDVPVolumeAbnormal", "exp_alerts": []},
+        {"eval_time": "10m", "alertname": "D8CloudProviderDVPVolumeAbnormal",
+         "exp_alerts": [_expected(abnormal, {"volume": "pvc-2", "phase": "PVCLost", "reason": "PVCLost"})]},
+    ]}])
+
+
+def test_the_csi_controller_is_scraped_through_kube_rbac_proxy(rendered):
+    objects = rendered("defaults")
+    monitor = find(objects, "PodMonitor", "csi-controller", "d8-monitoring")
+    assert monitor["spec"]["selector"] == {"matchLabels": {"app": "csi-controller"}}
+    endpoint, = monitor["spec"]["podMetricsEndpoints"]
+    assert (endpoint["port"], endpoint["scheme"], endpoint["path"]) == ("https-metrics", "https", "/metrics")
+    pod = find(objects, "Deployment", "csi-controller", NAMESPACE)["spec"]["template"]["spec"]
+    containers = {c["name"]: c for c in pod["containers"]}
+    assert "--metrics-address=127.0.0.1:9810" in containers["csi-driver"]["args"]
+    proxy = containers["kube-rbac-proxy"]
+    assert [p["containerPort"] for p in proxy["ports"]] == [8094]
+    config = yaml.safe_load(next(e["value"] for e in proxy["env"] if e["name"] == "KUBE_RBAC_PROXY_CONFIG"))
+    upstream, = config["upstreams"]
+    assert upstream["upstream"] == "http://127.0.0.1:9810/"
+    assert upstream["authorization"]["resourceAttributes"]["name"] == "csi-controller"
+    binding = find(objects, "ClusterRoleBinding", "d8:cloud-provider-dvp:csi:rbac-proxy")
+    assert binding["roleRef"]["name"] == "d8:rbac-proxy"
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "csi", "namespace": NAMESPACE}]

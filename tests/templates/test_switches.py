@@ -73,7 +73,7 @@ def test_snapshots_off_removes_snapshotter_class_and_controller(rendered):
     objects = rendered("snapshots-off")
     csi = find(objects, "Deployment", "csi-controller")
     assert [c["name"] for c in pod_spec(csi)["containers"]] == [
-        "csi-driver", "provisioner", "attacher", "resizer", "livenessprobe"]
+        "csi-driver", "provisioner", "attacher", "resizer", "livenessprobe", "kube-rbac-proxy"]
     assert names(objects, "VolumeSnapshotClass") == []
     assert "snapshot-controller" not in names(objects, "Deployment")
     assert "snapshot-webhooks" not in names(objects, "Deployment")
@@ -85,7 +85,7 @@ def test_snapshots_off_removes_snapshotter_class_and_controller(rendered):
 def test_snapshots_on_add_the_snapshotter_sidecar(rendered):
     csi = find(rendered("defaults"), "Deployment", "csi-controller")
     assert [c["name"] for c in pod_spec(csi)["containers"]] == [
-        "csi-driver", "provisioner", "attacher", "resizer", "snapshotter", "livenessprobe"]
+        "csi-driver", "provisioner", "attacher", "resizer", "snapshotter", "livenessprobe", "kube-rbac-proxy"]
     vsc = find(rendered("defaults"), "VolumeSnapshotClass", "cloud-provider-dvp")
     assert vsc["driver"] == "csi.dvp.deckhouse.io"
     assert vsc["deletionPolicy"] == "Delete"

@@ -107,7 +107,12 @@ def reconcile(vd: Obj, world, cfg) -> Plan:
     else:
         st.pop("attachedToVirtualMachines", None)
     current = st.get("phase") or ""
-    if current == "":
+    pvc = (st.get("target") or {}).get("persistentVolumeClaimName")
+    if pvc and current != "PVCLost" and world.pvc_lost(meta(vd).get("namespace"), pvc):
+        # C11: the disk's PVC is gone: PVCLost for good (DVP does not make a new one), Ready=False/PVCLost
+        st["phase"] = "PVCLost"
+        C.put(st, C.READY, False, C.R_PVC_LOST, f"PVC {pvc} not found")
+    elif current == "":
         st["phase"] = "Pending"
         C.put(st, C.READY, False, C.R_NOT_STARTED, "the disk is waiting to be provisioned")
         world.enter(vd, "Pending")

@@ -16,6 +16,7 @@ import datetime
 import json
 from typing import Any
 
+from dvp_common import parent_storage_classes as parent
 from dvp_common.rfc3339 import format_time, parse_time_or_none
 
 from . import shapes
@@ -27,10 +28,6 @@ DEFAULT_ZONES = ["default"]
 LAYOUTS = ("Standard",)
 BINDING_MODES = ("Immediate", "WaitForFirstConsumer")
 RECLAIM_POLICIES = ("Delete", "Retain")
-DEFAULT_ANNOTATIONS = (
-    "storageclass.kubernetes.io/is-default-class", "storageclass.beta.kubernetes.io/is-default-class",
-)
-SKIP_ANNOTATION = "cloud-provider.deckhouse.io/skip-storage-class"
 ENTRY_FLAGS = ("allowVolumeExpansion", "isEnabled", "isDefault")
 MAX_ZONES = 64
 MAX_DEPTH = 32  # the schema's documents are 4 levels deep; deeper JSON is refused before it is walked
@@ -40,10 +37,6 @@ class InvalidDiscoveryData(ValueError):
     """The starting discovery data is not a JSON object."""
 
 
-def _true(value: Any) -> bool:
-    return str(value).strip().lower() == "true"
-
-
 def storage_class_entry(sc: Any) -> dict[str, Any]:
     """One discovered DVP StorageClass as a discovery entry (omitempty: false values left out); Malformed
     names the field that keeps it out."""
@@ -51,7 +44,7 @@ def storage_class_entry(sc: Any) -> dict[str, Any]:
     ann = shapes.string_map(shapes.metadata(sc).get("annotations"), "metadata.annotations")
     reclaim = shapes.text(sc.get("reclaimPolicy"), "reclaimPolicy", RECLAIM_POLICIES)
     expand = shapes.flag(sc.get("allowVolumeExpansion"), "allowVolumeExpansion")
-    enabled = not _true(ann.get(SKIP_ANNOTATION, ""))
+    enabled = not parent.skipped(ann)
     entry: dict[str, Any] = {
         "name": name,
         # The guest class binds on first consumer always: the disk must land where the VM runs.
@@ -62,7 +55,7 @@ def storage_class_entry(sc: Any) -> dict[str, Any]:
         entry["allowVolumeExpansion"] = True
     if enabled:
         entry["isEnabled"] = True
-    if enabled and any(_true(ann.get(k, "")) for k in DEFAULT_ANNOTATIONS):
+    if parent.default(ann):
         entry["isDefault"] = True
     return entry
 

@@ -5,12 +5,11 @@
 from __future__ import annotations
 
 from ..kube.resources import STORAGE_CLASS
+from ..parent_storage_classes import DEFAULT_ANNOTATIONS, default
 from .connection import DVPConnection
 from .objects import Obj
 
-DEFAULT_ANNOTATIONS = (
-    "storageclass.kubernetes.io/is-default-class", "storageclass.beta.kubernetes.io/is-default-class",
-)
+__all__ = ["DEFAULT_ANNOTATIONS", "StorageClasses"]
 
 
 class StorageClasses:
@@ -28,5 +27,5 @@ class StorageClasses:
 
     @staticmethod
     def is_default(obj: Obj) -> bool:
-        ann = (obj.get("metadata") or {}).get("annotations") or {}
-        return any(str(ann.get(k, "")).lower() == "true" for k in DEFAULT_ANNOTATIONS)
+        """DVP's default class, as the guest may take it (never a skipped one: dvp_common.parent_storage_classes)."""
+        return default((obj.get("metadata") or {}).get("annotations"))
