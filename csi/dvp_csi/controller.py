@@ -13,6 +13,7 @@ from .domain.capacity import Range
 from .domain.errors import invalid
 from .generated import csi_pb2, csi_pb2_grpc
 from .locks import TryLocks
+from .modify import Modifications, create_parameters
 from .rpc import budget, handler, require
 from .snapshots import Snapshots
 from .volumes import Source, Volumes
@@ -20,7 +21,7 @@ from .volumes import Source, Volumes
 Cap = csi_pb2.ControllerServiceCapability.RPC
 CAPABILITIES = (Cap.CREATE_DELETE_VOLUME, Cap.PUBLISH_UNPUBLISH_VOLUME, Cap.EXPAND_VOLUME, Cap.LIST_VOLUMES,
                 Cap.LIST_VOLUMES_PUBLISHED_NODES, Cap.CREATE_DELETE_SNAPSHOT, Cap.LIST_SNAPSHOTS, Cap.CLONE_VOLUME,
-                Cap.GET_VOLUME, Cap.GET_SNAPSHOT)
+                Cap.GET_VOLUME, Cap.GET_SNAPSHOT, Cap.MODIFY_VOLUME)
 
 
 def _range(request) -> Range:
@@ -59,8 +60,10 @@ def _snapshot(vds) -> csi_pb2.Snapshot:
 
 
 class ControllerServicer(csi_pb2_grpc.ControllerServicer):
-    def __init__(self, volumes: Volumes, attachments: Attachments, snapshots: Snapshots, locks: TryLocks) -> None:
+    def __init__(self, volumes: Volumes, attachments: Attachments, snapshots: Snapshots, locks: TryLocks,
+                 modifications: Modifications) -> None:
         self.volumes = volumes
+        self.modifications = modifications
         self.attachments = attachments
         self.snapshots = snapshots
         self.locks = locks
@@ -77,8 +80,9 @@ class ControllerServicer(csi_pb2_grpc.ControllerServicer):
         require(request, "name", "volume_capabilities")
         require_supported(request.volume_capabilities)
         source = _source(request)
+        params = create_parameters(request.parameters, request.mutable_parameters, f"volume {request.name}")
         with self.locks.hold(f"volume/{request.name}"):
-            disk, capacity = self.volumes.create(request.name, dict(request.parameters), _range(request), source,
+            disk, capacity = self.volumes.create(request.name, params, _range(request), source,
                                                  budget(context, self.t.create + self.t.snapshot))
         vol = csi_pb2.Volume(volume_id=disk["metadata"]["name"], capacity_bytes=capacity)
         if source is not None:
@@ -147,6 +151,14 @@ class ControllerServicer(csi_pb2_grpc.ControllerServicer):
             size = self.volumes.expand(request.volume_id, _range(request), budget(context, self.t.create))
         block = request.HasField("volume_capability") and request.volume_capability.HasField("block")
         return csi_pb2.ControllerExpandVolumeResponse(capacity_bytes=size, node_expansion_required=not block)
+
+    @handler
+    def ControllerModifyVolume(self, request, context):  # noqa: N802
+        require(request, "volume_id")
+        with self.locks.hold(f"volume/{request.volume_id}"):
+            self.modifications.modify(request.volume_id, dict(request.mutable_parameters),
+                                      budget(context, self.t.modify))
+        return csi_pb2.ControllerModifyVolumeResponse()
 
     @handler
     def CreateSnapshot(self, request, context):  # noqa: N802

@@ -18,6 +18,7 @@ from .domain import disks
 from .domain.errors import CsiError
 from .identity import IdentityServicer
 from .locks import TryLocks
+from .modify import Modifications
 from .node import NodeServicer
 from .os_ops import OsOps
 from .settings import Settings
@@ -60,7 +61,8 @@ def build(settings: Settings, dvp: Dvp | None, os_ops: OsOps | None = None) -> D
         if dvp is None:
             raise ValueError("controller mode needs DVP access")
         attachments = Attachments(dvp, settings)
-        controller = ControllerServicer(Volumes(dvp, settings), attachments, Snapshots(dvp, settings), locks)
+        controller = ControllerServicer(Volumes(dvp, settings), attachments, Snapshots(dvp, settings), locks,
+                                        Modifications(dvp, settings))
     node = None
     if settings.node:
         node = NodeServicer(settings, os_ops or OsOps(), locks, _static_disks(dvp, settings) if dvp else None)

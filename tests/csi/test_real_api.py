@@ -14,7 +14,7 @@ from csi_env import CLUSTER, OTHER_CLUSTER
 from csi_loopdev import LoopDevices, check_environment
 from csi_requests import GIB, MIB, cap, create, expect_code, publish, unpublish
 from csi_sanity import UNADVERTISED, run
-from csi_sim import STORAGE_CLASS, SimEnv, sim_env
+from csi_sim import STORAGE_CLASS, WFFC_CLASS, SimEnv, sim_env
 from dvp_common.dvp import resources as r
 from dvp_csi.domain import labels
 from dvp_csi.generated import csi_pb2
@@ -153,3 +153,31 @@ def test_csi_sanity_on_the_real_api(dvp_api, tmp_path):
     print(f"csi-sanity on the real API with the DVP simulator: {len(res.passed)} passed, {len(res.skipped)} skipped")
     assert len(res.passed) == 78  # of 103 specs (1 pending upstream, 24 skipped as unadvertised)
     assert detached == {}  # every attached loop device was detached again
+
+
+@pytest.mark.tools
+def test_csi_sanity_modify_volume_moves_disks_waiting_for_a_consumer(dvp_api, tmp_path):
+    """csi-sanity's ModifyVolume specs with a VolumeAttributesClass naming another class than the volume's: DVP
+    takes a class change of a disk not provisioned yet (WaitForFirstConsumer), so every modify is a real patch."""
+    for env in sim_env(dvp_api, tmp_path):
+        res = run(env.csi.endpoint, tmp_path / "sanity", {"dvpStorageClass": WFFC_CLASS}, size=64 * MIB,
+                  expand_size=128 * MIB, mutable={"dvpStorageClass": "wffc"},
+                  focus="ModifyVolume|volume attribute class")
+        moved = {d["metadata"]["name"]: d["status"].get("storageClassName") for d in env.items(r.VIRTUAL_DISK)
+                 if d["metadata"]["name"].startswith("sanity-modify")}
+    assert res.failed == [], res.output
+    # csi-sanity reports the specs outside the focus as skipped with the bare message "skipped"
+    assert {n: m for n, m in res.skipped.items() if m != "skipped"} == {}
+    assert sorted(n.removeprefix("[It] ") for n in res.passed) == sorted([
+        "Controller Service [Controller Server] CreateVolume should create volume with a volume attribute class",
+        "Controller Service [Controller Server] CreateVolume should not create volume with an invalid volume "
+        "attribute class",
+        "ModifyVolume [Controller Server] should fail if no volume id is given",
+        "ModifyVolume [Controller Server] should fail if volume does not exist",
+        "ModifyVolume [Controller Server] should fail if specified mutable parameters are not supported by the "
+        "volume",
+        "ModifyVolume [Controller Server] should modify a volume created without a volume attribute class",
+        "ModifyVolume [Controller Server] should modify a volume created with a volume attribute class",
+        "ModifyVolume [Controller Server] should fail to modify a volume created with a volume attribute class if "
+        "new mutable parameters are not supported by volume"]), res.passed
+    assert moved == {}  # csi-sanity deleted every volume it made

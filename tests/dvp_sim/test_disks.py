@@ -81,6 +81,19 @@ def test_storage_class_change_migrates_the_disk(dvp, ns, sim):
                          lambda o: o["status"].get("storageClassName") == "sim-other" and
                          o["status"]["phase"] == "Ready", WAIT, ns)
     assert moved["status"]["capacity"] == "1Gi"
+    state = moved["status"]["migrationState"]
+    assert state["result"] == "Succeeded" and state["sourcePVC"] != state["targetPVC"]
+    assert moved["status"]["target"]["persistentVolumeClaimName"] == state["targetPVC"]
+
+
+def test_a_disk_not_provisioned_yet_takes_a_new_storage_class_without_migrating(dvp, ns, sim, record):
+    rec = record(R.VIRTUAL_DISK)
+    dvp.create(R.VIRTUAL_DISK, disk("late", "1Gi", "sim-wffc"), ns)
+    dvp.wait_for(R.VIRTUAL_DISK, "late", phase_is("WaitForFirstConsumer"), WAIT, ns)
+    dvp.patch(R.VIRTUAL_DISK, "late", {"spec": {"persistentVolumeClaim": {"storageClassName": "sim-other"}}}, ns)
+    moved = dvp.wait_for(R.VIRTUAL_DISK, "late", phase_is("Ready"), WAIT, ns)  # sim-other binds immediately
+    assert moved["status"]["storageClassName"] == "sim-other" and "migrationState" not in moved["status"]
+    assert "Migrating" not in rec.of("late")
 
 
 @pytest.mark.parametrize(("kind", "name", "capacity"), [("ClusterVirtualImage", "ubuntu", "2Gi"),

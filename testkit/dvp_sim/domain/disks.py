@@ -125,7 +125,12 @@ def reconcile(vd: Obj, world, cfg) -> Plan:
             _ready(st, size)
             C.put(st, C.RESIZING, False, "Resized", f"the disk was resized to {quantity.fmt(size)}")
     elif current == "Migrating" and wait_phase(plan, world, vd, KIND, "Migrating", cfg):
+        # the data is on a new PVC of the new class now: it becomes the disk's target
         st["storageClassName"] = storage_class(vd, world)[0]
+        state = dict(st.get("migrationState") or {})
+        st["migrationState"] = {**state, "result": "Succeeded"}
+        if state.get("targetPVC"):
+            st["target"] = {"persistentVolumeClaimName": state["targetPVC"]}
         st["phase"] = "Ready"
     plan.status = changed(vd, st)
     return plan
@@ -212,5 +217,8 @@ def _grow_or_migrate(plan: Plan, vd: Obj, st: Obj, world, cfg) -> None:
     want = (spec(vd).get("persistentVolumeClaim") or {}).get("storageClassName")
     if want and want != st.get("storageClassName") and world.get("StorageClass", None, want) is not None:
         st["phase"] = "Migrating"
+        source = (st.get("target") or {}).get("persistentVolumeClaimName", "")
+        st["migrationState"] = {"sourcePVC": source,
+                                "targetPVC": f"vd-{meta(vd)['name']}-{str(meta(vd).get('uid'))[:8]}-{want}"[:63]}
         world.enter(vd, "Migrating")
         plan.wake(cfg.delay(KIND, "Migrating"))
