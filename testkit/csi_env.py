@@ -51,3 +51,4 @@ def serve(settings: Settings, dvp, os_ops=None) -> Iterator[Running]:
     finally:
         ch.close()
         srv.stop(0).wait()
+        d.close()

@@ -14,14 +14,16 @@ from .domain.errors import invalid
 from .generated import csi_pb2, csi_pb2_grpc
 from .locks import TryLocks
 from .modify import Modifications, create_parameters
+from .quotas import QuotaWatch
 from .rpc import budget, handler, require
 from .snapshots import Snapshots
-from .volumes import Source, Volumes
+from .volumes import STORAGE_CLASS_PARAM, Source, Volumes
 
 Cap = csi_pb2.ControllerServiceCapability.RPC
 CAPABILITIES = (Cap.CREATE_DELETE_VOLUME, Cap.PUBLISH_UNPUBLISH_VOLUME, Cap.EXPAND_VOLUME, Cap.LIST_VOLUMES,
                 Cap.LIST_VOLUMES_PUBLISHED_NODES, Cap.CREATE_DELETE_SNAPSHOT, Cap.LIST_SNAPSHOTS, Cap.CLONE_VOLUME,
-                Cap.GET_VOLUME, Cap.GET_SNAPSHOT, Cap.MODIFY_VOLUME)
+                Cap.GET_VOLUME, Cap.GET_SNAPSHOT, Cap.MODIFY_VOLUME,
+                Cap.GET_CAPACITY)
 
 
 def _range(request) -> Range:
@@ -61,8 +63,9 @@ def _snapshot(vds) -> csi_pb2.Snapshot:
 
 class ControllerServicer(csi_pb2_grpc.ControllerServicer):
     def __init__(self, volumes: Volumes, attachments: Attachments, snapshots: Snapshots, locks: TryLocks,
-                 modifications: Modifications) -> None:
+                 modifications: Modifications, quotas: QuotaWatch) -> None:
         self.volumes = volumes
+        self.quotas = quotas
         self.modifications = modifications
         self.attachments = attachments
         self.snapshots = snapshots
@@ -151,6 +154,15 @@ class ControllerServicer(csi_pb2_grpc.ControllerServicer):
             size = self.volumes.expand(request.volume_id, _range(request), budget(context, self.t.create))
         block = request.HasField("volume_capability") and request.volume_capability.HasField("block")
         return csi_pb2.ControllerExpandVolumeResponse(capacity_bytes=size, node_expansion_required=not block)
+
+    @handler
+    def GetCapacity(self, request, context):  # noqa: N802
+        # Any capability may be asked for: every supported one is served from the same DVP disks.
+        for c in request.volume_capabilities:
+            if unsupported_reason(c):
+                return csi_pb2.GetCapacityResponse(available_capacity=0)
+        storage_class = request.parameters.get(STORAGE_CLASS_PARAM, "")
+        return csi_pb2.GetCapacityResponse(available_capacity=self.quotas.capacity(storage_class))
 
     @handler
     def ControllerModifyVolume(self, request, context):  # noqa: N802

@@ -19,6 +19,7 @@ from .domain.errors import CsiError
 from .identity import IdentityServicer
 from .locks import TryLocks
 from .modify import Modifications
+from .quotas import QuotaWatch
 from .node import NodeServicer
 from .os_ops import OsOps
 from .settings import Settings
@@ -53,6 +54,11 @@ class Driver:
         t.start()
         return t
 
+    def close(self) -> None:
+        """Stop the background watches (the quota informer ends with its current watch)."""
+        if self.controller is not None:
+            self.controller.quotas.close()
+
 
 def build(settings: Settings, dvp: Dvp | None, os_ops: OsOps | None = None) -> Driver:
     locks = TryLocks()
@@ -61,8 +67,9 @@ def build(settings: Settings, dvp: Dvp | None, os_ops: OsOps | None = None) -> D
         if dvp is None:
             raise ValueError("controller mode needs DVP access")
         attachments = Attachments(dvp, settings)
-        controller = ControllerServicer(Volumes(dvp, settings), attachments, Snapshots(dvp, settings), locks,
-                                        Modifications(dvp, settings))
+        quotas = QuotaWatch(dvp)
+        controller = ControllerServicer(Volumes(dvp, settings, quotas.check_room), attachments,
+                                        Snapshots(dvp, settings), locks, Modifications(dvp, settings), quotas)
     node = None
     if settings.node:
         node = NodeServicer(settings, os_ops or OsOps(), locks, _static_disks(dvp, settings) if dvp else None)

@@ -141,3 +141,31 @@ def test_missing_storage_class_is_reported(dvp, ns, sim):
     assert obj["status"]["phase"] == "Pending"
     assert condition(obj, "Ready")["message"] == 'StorageClass "does-not-exist" not found'
     assert condition(obj, "StorageClassReady")["status"] == "False"
+
+
+def test_resource_quota_storage_limits_admit_disks_and_their_usage_is_published(dvp, ns, start_sim):
+    start_sim(quota_status=True)
+    dvp.create(R.RESOURCE_QUOTA, {"metadata": {"name": "project"}, "spec": {"hard": {
+        "requests.storage": "5Gi", "sim-fast.storageclass.storage.k8s.io/requests.storage": "2Gi"}}}, ns)
+    dvp.create(R.VIRTUAL_DISK, disk("a", "1Gi"), ns)
+    dvp.wait_for(R.VIRTUAL_DISK, "a", phase_is("Ready"), WAIT, ns)
+    dvp.create(R.VIRTUAL_DISK, disk("b", "2Gi"), ns)  # sim-fast: 1Gi + 2Gi > 2Gi
+    refused = dvp.wait_for(R.VIRTUAL_DISK, "b", lambda o: any(
+        c.get("reason") == "QuotaExceeded" for c in (o.get("status") or {}).get("conditions") or []), WAIT, ns)
+    assert refused["status"]["phase"] == "Pending"
+    assert condition(refused, "Ready")["message"] == (
+        "exceeded quota: project, requested: sim-fast.storageclass.storage.k8s.io/requests.storage=2Gi, "
+        "used: sim-fast.storageclass.storage.k8s.io/requests.storage=1Gi, "
+        "limited: sim-fast.storageclass.storage.k8s.io/requests.storage=2Gi")
+    dvp.create(R.VIRTUAL_DISK, disk("c", "2Gi", "sim-other"), ns)  # no class limit; the total fits: 1Gi + 2Gi
+    dvp.wait_for(R.VIRTUAL_DISK, "c", phase_is("Ready"), WAIT, ns)
+    quota = dvp.wait_for(R.RESOURCE_QUOTA, "project", lambda q: (q.get("status") or {}).get("used", {}).get(
+        "requests.storage") == "3Gi", WAIT, ns)
+    assert quota["status"]["used"] == {"requests.storage": "3Gi",
+                                       "sim-fast.storageclass.storage.k8s.io/requests.storage": "1Gi"}
+    assert quota["status"]["hard"] == quota["spec"]["hard"]
+    dvp.delete(R.VIRTUAL_DISK, "a", ns)  # room again (class 2Gi of 2Gi, total 4Gi of 5Gi): "b" is admitted
+    dvp.wait_for(R.VIRTUAL_DISK, "b", phase_is("Ready"), WAIT, ns)
+    dvp.create(R.VIRTUAL_DISK, disk("d", "2Gi", "sim-other"), ns)  # the total is full now: 6Gi > 5Gi
+    dvp.wait_for(R.VIRTUAL_DISK, "d", lambda o: "requested: requests.storage=2Gi, used: requests.storage=4Gi" in str(
+        (o.get("status") or {}).get("conditions")), WAIT, ns)
