@@ -19,9 +19,9 @@ from .domain.errors import CsiError
 from .identity import IdentityServicer
 from .locks import TryLocks
 from .modify import Modifications
-from .quotas import QuotaWatch
 from .node import NodeServicer
 from .os_ops import OsOps
+from .quotas import QuotaWatch
 from .settings import Settings
 from .snapshots import Snapshots
 from .volumes import Volumes

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 
 import grpc
 from dvp_common.dvp.objects import Obj
-from dvp_common.kube import AdmissionDenied, NotFound, WaitTimeout
+from dvp_common.kube import AdmissionDenied, WaitTimeout
 
 from .access import Dvp
 from .domain import disks
@@ -77,11 +77,10 @@ class Modifications:
         self._wait_moved(volume_id, disk["metadata"]["uid"], target, timeout)
 
     def _check_feasible(self, volume_id: str, disk: Obj, target: str) -> None:
-        try:
-            self.dvp.storage_classes.get(target)
-        except NotFound:
+        # a list, not a get: the CSI's DVP ClusterRole lists StorageClasses only, as the discoverer's does
+        if not any(sc["metadata"]["name"] == target for sc in self.dvp.storage_classes.list(self.s.timeouts.modify)):
             raise invalid(f"volume {volume_id}: mutable_parameters.{STORAGE_CLASS_PARAM}: DVP has no "
-                          f"StorageClass {target!r}") from None
+                          f"StorageClass {target!r}")
         if disks.phase(disk) in BUSY_PHASES:
             raise CsiError(grpc.StatusCode.ABORTED, f"volume {volume_id}: VirtualDisk is {disks.phase(disk)}; "
                            "retry once it settles")
