@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""CSI driver: CreateVolume overhead beyond DVP, 200 concurrent CreateVolume, DVP requests per call.
+"""CSI driver: CreateVolume overhead beyond DVP, 200 concurrent CreateVolume, GetCapacity, DVP requests per call.
 
 The driver is served on a real unix socket and called over gRPC. DVP is a real kube-apiserver with the DVP
 simulator playing its controllers (tests/dvp_sim; disks become Ready PROVISION_S after creation in the concurrent
@@ -28,6 +28,7 @@ from bench.measure import figure
 PROVISION_S = 0.5
 SEQUENTIAL = 200
 CONCURRENT = 200
+CAPACITY_CALLS = 1000
 
 
 class Counting:
@@ -73,8 +74,9 @@ def create(name: str):
 
 
 def run() -> dict:
-    from csi_sim import LATENCY, add_vm
+    from csi_sim import LATENCY, STORAGE_CLASS, add_vm
     from dvp_csi.access import Dvp
+    from dvp_csi.generated import csi_pb2
     from dvp_sim import SimConfig, Simulator, seed
     from harness.apiserver import ControlPlane, dvp_crd_files
 
@@ -113,6 +115,15 @@ def run() -> dict:
             r.controller.ControllerPublishVolume(publish("pvc-count"))
             out["calls_per_publish"] = dvp.calls - before[0]
             out["http_per_publish"] = dvp.http() - before[1]
+            # GetCapacity in steady state: the quota informer started with the first CreateVolume
+            request = csi_pb2.GetCapacityRequest(parameters={"dvpStorageClass": STORAGE_CLASS})
+            before, latencies = dvp.http(), []
+            for _ in range(CAPACITY_CALLS):
+                start = time.perf_counter()
+                r.controller.GetCapacity(request)
+                latencies.append((time.perf_counter() - start) * 1000)
+            out["capacity_p50_ms"] = round(statistics.median(latencies), 3)
+            out["http_per_capacity"] = (dvp.http() - before) / CAPACITY_CALLS
         sim.stop()
         out["overhead_p50_ms"] = round(statistics.median(overheads), 2)
         out["overhead_p99_ms"] = round(pct(overheads, 99), 2)
@@ -140,3 +151,7 @@ def figures():
     yield figure("csi: DVP HTTP requests per CreateVolume (watch-based wait = LIST + WATCH)",
                  res["http_per_create"], "requests", "<= 4")
     yield figure("csi: DVP HTTP requests per ControllerPublishVolume", res["http_per_publish"], "requests", "<= 6")
+    yield figure("csi: GetCapacity (quota headroom from the ResourceQuota informer), p50", res["capacity_p50_ms"], "ms",
+                 "<= 2")
+    yield figure(f"csi: DVP HTTP requests per GetCapacity, steady state (mean of {CAPACITY_CALLS})",
+                 res["http_per_capacity"], "requests", "0")

@@ -19,7 +19,6 @@ UNADVERTISED = {
     "ControllerGetVolumeHealth not supported": "same",
     "NodeGetVolumeHealth not supported": "same",
     "NodeGetStorageHealth not supported": "same",
-    "GetCapacity not supported": "DVP exposes capacity only through ResourceQuotas; not implemented",
     "GroupControllerService not supported": "DVP has no consistent multi-disk snapshots",
     "SNAPSHOT_ACCESSIBILITY_CONSTRAINTS not supported": "no topology: DVP disks follow the VM",
     "ControllerPublishVolume.readonly field not supported": "a VMBDA cannot attach read-only; the node mounts ro",

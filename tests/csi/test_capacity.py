@@ -14,6 +14,7 @@ import pytest
 from csi_requests import GIB, create, expect_code
 from csi_sim import sim_env
 from dvp_common.dvp import resources as r
+from dvp_common.kube.faults import Fault
 from dvp_csi.generated import csi_pb2
 from dvp_csi.quotas import UNLIMITED
 from dvp_sim import SimConfig
@@ -95,3 +96,19 @@ def test_capacity_is_advertised(counted):
     env, _ = counted
     caps = env.csi.controller.ControllerGetCapabilities(csi_pb2.ControllerGetCapabilitiesRequest()).capabilities
     assert csi_pb2.ControllerServiceCapability.RPC.GET_CAPACITY in [c.rpc.type for c in caps]
+
+
+def test_without_quota_rbac_capacity_is_unavailable_and_create_leaves_the_quota_to_dvp(dvp_api, tmp_path):
+    def no_quotas(info):  # a DVP Role that does not grant resourcequotas
+        if info.resource == "resourcequotas":
+            return Fault(status=403, reason="Forbidden", message='cannot list resource "resourcequotas"')
+        return None
+
+    for env in sim_env(dvp_api, tmp_path, faults=no_quotas):
+        expect_code(C.UNAVAILABLE, env.csi.controller.GetCapacity,
+                    csi_pb2.GetCapacityRequest(parameters={"dvpStorageClass": "fast"}),
+                    "DVP ResourceQuotas are not read yet")
+        started = time.monotonic()
+        env.csi.controller.CreateVolume(create("pvc-1", sc="fast", required=GIB))
+        assert time.monotonic() - started < 5  # the quota watch is not waited for again
+        assert env.get(r.VIRTUAL_DISK, "pvc-1")["status"]["phase"] == "Ready"
