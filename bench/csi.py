@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""CSI driver: CreateVolume overhead beyond DVP, 200 concurrent CreateVolume, DVP requests per call.
+"""CSI driver: CreateVolume overhead beyond DVP, 200 concurrent CreateVolume, GetCapacity, DVP requests per call.
 
 The driver is served on a real unix socket and called over gRPC, on its real dvp_common client. For the driver's
 own figures DVP is the in-memory API (testkit/memory_api, RTT_S per request) with the DVP simulator playing its
@@ -31,6 +31,7 @@ from bench.measure import figure
 RTT_S = 0.002  # the in-memory API's answer time: a round trip to a near DVP API server
 PROVISION_S = 0.5
 SEQUENTIAL = 200
+CAPACITY_CALLS = 1000
 CONCURRENT = 200
 
 
@@ -99,8 +100,9 @@ def simulated(api, prefix: str, **latency: float):
 
 def driver_figures(api, tmp: Path) -> dict:
     """Sequential CreateVolume: wall time minus time inside DVP calls; DVP calls per Create and Publish."""
-    from csi_sim import add_vm
+    from csi_sim import STORAGE_CLASS, add_vm
     from dvp_csi.access import Dvp
+    from dvp_csi.generated import csi_pb2
 
     out: dict = {}
     ns, sim = simulated(api, "bench-csi-a")
@@ -121,6 +123,15 @@ def driver_figures(api, tmp: Path) -> dict:
         r.controller.ControllerPublishVolume(publish("pvc-count"))
         out["calls_per_publish"] = dvp.calls - before[0]
         out["http_per_publish"] = dvp.http() - before[1]
+        # GetCapacity in steady state: the quota informer started with the first CreateVolume
+        request = csi_pb2.GetCapacityRequest(parameters={"dvpStorageClass": STORAGE_CLASS})
+        before_http, latencies = dvp.http(), []
+        for _ in range(CAPACITY_CALLS):
+            start = time.perf_counter()
+            r.controller.GetCapacity(request)
+            latencies.append((time.perf_counter() - start) * 1000)
+        out["capacity_p50_ms"] = round(statistics.median(latencies), 3)
+        out["http_per_capacity"] = (dvp.http() - before_http) / CAPACITY_CALLS
     sim.stop()
     out["overhead_p50_ms"] = round(statistics.median(overheads), 2)
     out["overhead_p99_ms"] = round(pct(overheads, 99), 2)
@@ -160,6 +171,10 @@ def figures():
                      res["http_per_create"], "requests", "<= 4")
         yield figure("csi: DVP HTTP requests per ControllerPublishVolume", res["http_per_publish"], "requests",
                      "<= 6")
+        yield figure("csi: GetCapacity (quota headroom from the ResourceQuota informer), p50",
+                     res["capacity_p50_ms"], "ms", "<= 2")
+        yield figure(f"csi: DVP HTTP requests per GetCapacity, steady state (mean of {CAPACITY_CALLS})",
+                     res["http_per_capacity"], "requests", "0")
         with ControlPlane() as plane:
             plane.start({"dvp": ("AlwaysAllow", dvp_crd_files())})
             api = plane.servers["dvp"]

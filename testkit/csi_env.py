@@ -17,7 +17,7 @@ from dvp_csi.settings import Settings, Timeouts
 CLUSTER = "11111111-2222-3333-4444-555555555555"
 OTHER_CLUSTER = "99999999-8888-7777-6666-555555555555"
 NODE = "worker-0"
-TIMEOUTS = Timeouts(create=5, delete=5, attach=5, detach=2, snapshot=5, device=0.2)
+TIMEOUTS = Timeouts(create=5, delete=5, attach=5, detach=2, snapshot=5, device=0.2, modify=5)
 
 
 @dataclass
@@ -51,3 +51,4 @@ def serve(settings: Settings, dvp, os_ops=None) -> Iterator[Running]:
     finally:
         ch.close()
         srv.stop(0).wait()
+        d.close()

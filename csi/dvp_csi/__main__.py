@@ -54,6 +54,7 @@ def build(settings: Settings) -> tuple[Started, str]:
     def shutdown() -> None:
         stop.set()
         grpc_server.stop(GRACE_SECONDS).wait()
+        d.close()
         if metrics_server:
             metrics_server.stop()
         if guest is not None:

@@ -14,16 +14,19 @@ from .domain.capacity import Range
 from .domain.errors import invalid
 from .generated import csi_pb2, csi_pb2_grpc
 from .locks import TryLocks
+from .modify import Modifications, create_parameters
+from .quotas import QuotaWatch
 from .rpc import budget, handler, require
 from .snapshots import Snapshots
 from .volume_health import CAPABILITIES as HEALTH_CAPABILITIES
 from .volume_health import VolumeHealthService
-from .volumes import Source, Volumes
+from .volumes import STORAGE_CLASS_PARAM, Source, Volumes
 
 Cap = csi_pb2.ControllerServiceCapability.RPC
 CAPABILITIES = (Cap.CREATE_DELETE_VOLUME, Cap.PUBLISH_UNPUBLISH_VOLUME, Cap.EXPAND_VOLUME, Cap.LIST_VOLUMES,
                 Cap.LIST_VOLUMES_PUBLISHED_NODES, Cap.CREATE_DELETE_SNAPSHOT, Cap.LIST_SNAPSHOTS, Cap.CLONE_VOLUME,
-                Cap.GET_VOLUME, Cap.GET_SNAPSHOT)
+                Cap.GET_VOLUME, Cap.GET_SNAPSHOT, Cap.MODIFY_VOLUME,
+                Cap.GET_CAPACITY)
 
 
 def _range(request) -> Range:
@@ -66,8 +69,11 @@ CAPABILITIES += HEALTH_CAPABILITIES
 
 
 class ControllerServicer(VolumeHealthService, csi_pb2_grpc.ControllerServicer):
-    def __init__(self, volumes: Volumes, attachments: Attachments, snapshots: Snapshots, locks: TryLocks) -> None:
+    def __init__(self, volumes: Volumes, attachments: Attachments, snapshots: Snapshots, locks: TryLocks,
+                 modifications: Modifications, quotas: QuotaWatch) -> None:
         self.volumes = volumes
+        self.quotas = quotas
+        self.modifications = modifications
         self.attachments = attachments
         self.snapshots = snapshots
         self.locks = locks
@@ -84,8 +90,9 @@ class ControllerServicer(VolumeHealthService, csi_pb2_grpc.ControllerServicer):
         require(request, "name", "volume_capabilities")
         require_supported(request.volume_capabilities)
         source = _source(request)
+        params = create_parameters(request.parameters, request.mutable_parameters, f"volume {request.name}")
         with self.locks.hold(f"volume/{request.name}"):
-            disk, capacity = self.volumes.create(request.name, dict(request.parameters), _range(request), source,
+            disk, capacity = self.volumes.create(request.name, params, _range(request), source,
                                                  budget(context, self.t.create + self.t.snapshot))
         vol = csi_pb2.Volume(volume_id=disk["metadata"]["name"], capacity_bytes=capacity)
         if source is not None:
@@ -154,6 +161,23 @@ class ControllerServicer(VolumeHealthService, csi_pb2_grpc.ControllerServicer):
             size = self.volumes.expand(request.volume_id, _range(request), budget(context, self.t.create))
         block = request.HasField("volume_capability") and request.volume_capability.HasField("block")
         return csi_pb2.ControllerExpandVolumeResponse(capacity_bytes=size, node_expansion_required=not block)
+
+    @handler
+    def GetCapacity(self, request, context):  # noqa: N802
+        # Any capability may be asked for: every supported one is served from the same DVP disks.
+        for c in request.volume_capabilities:
+            if unsupported_reason(c):
+                return csi_pb2.GetCapacityResponse(available_capacity=0)
+        storage_class = request.parameters.get(STORAGE_CLASS_PARAM, "")
+        return csi_pb2.GetCapacityResponse(available_capacity=self.quotas.capacity(storage_class))
+
+    @handler
+    def ControllerModifyVolume(self, request, context):  # noqa: N802
+        require(request, "volume_id")
+        with self.locks.hold(f"volume/{request.volume_id}"):
+            self.modifications.modify(request.volume_id, dict(request.mutable_parameters),
+                                      budget(context, self.t.modify))
+        return csi_pb2.ControllerModifyVolumeResponse()
 
     @handler
     def CreateSnapshot(self, request, context):  # noqa: N802

@@ -19,10 +19,12 @@ from .domain import disks
 from .domain.errors import CsiError
 from .identity import IdentityServicer
 from .locks import TryLocks
+from .modify import Modifications
 from .node import NodeServicer
 from .observe import Observer
 from .orphans import OrphanCollector
 from .os_ops import OsOps
+from .quotas import QuotaWatch
 from .settings import Settings
 from .snapshots import Snapshots
 from .volumes import Volumes
@@ -75,6 +77,11 @@ class Driver:
         t.start()
         return t
 
+    def close(self) -> None:
+        """Stop the background watches (the quota informer ends with its current watch)."""
+        if self.controller is not None:
+            self.controller.quotas.close()
+
 
 def build(settings: Settings, dvp: Dvp | None, os_ops: OsOps | None = None,
           guest: KubeClient | None = None) -> Driver:
@@ -85,7 +92,9 @@ def build(settings: Settings, dvp: Dvp | None, os_ops: OsOps | None = None,
         if dvp is None:
             raise ValueError("controller mode needs DVP access")
         attachments, observer = Attachments(dvp, settings), Observer(dvp)
-        controller = ControllerServicer(Volumes(dvp, settings), attachments, Snapshots(dvp, settings), locks)
+        quotas = QuotaWatch(dvp)
+        controller = ControllerServicer(Volumes(dvp, settings, quotas.check_room), attachments,
+                                        Snapshots(dvp, settings), locks, Modifications(dvp, settings), quotas)
         if guest is not None and settings.orphan_attachment_grace > 0:
             orphans = OrphanCollector(dvp, guest, locks, settings.orphan_attachment_grace)
     node = None

@@ -25,6 +25,7 @@ class Timeouts:
     detach: float = 15.0  # VMBDA gone and disk no longer on the VM; then Unavailable, the attacher retries
     snapshot: float = 300.0  # VirtualDiskSnapshot Ready (clones)
     device: float = 10.0  # the udev link of a freshly attached disk
+    modify: float = 600.0  # VirtualDisk on its new storage class (a migration copies the data)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import grpc
@@ -42,9 +42,11 @@ def paginate(items: list, starting_token: str, max_entries: int, what: str) -> t
 
 
 class Volumes:
-    def __init__(self, dvp: Dvp, settings: Settings) -> None:
+    def __init__(self, dvp: Dvp, settings: Settings, room: Callable[[str, str, int], None] | None = None) -> None:
+        """`room(name, dvp_class, size)` raises when the project's quota cannot take a new disk."""
         self.dvp = dvp
         self.s = settings
+        self.room = room
 
     # -- create ---------------------------------------------------------------------------------------------
     def create(self, csi_name: str, params: Mapping[str, str], rng: Range, source: Source | None,
@@ -61,6 +63,8 @@ class Volumes:
             raise CsiError(grpc.StatusCode.OUT_OF_RANGE,
                            f"volume {csi_name}: {size} bytes is smaller than its source ({source_size} bytes)")
         disk = self.dvp.disks.get_or_none(name)
+        if disk is None and self.room is not None:
+            self.room(csi_name, storage_class, size)
         if disk is None:
             ref = {"type": "ObjectRef", "objectRef": {"kind": data_source[0], "name": data_source[1]}} \
                 if data_source else None

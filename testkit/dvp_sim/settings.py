@@ -26,6 +26,9 @@ class SimConfig:
     stuck: set[str] = field(default_factory=set)
     # Sum of disk sizes allowed per namespace; a disk past it gets Ready=False reason QuotaExceeded.
     quota_bytes: int | None = None
+    # Play the quota controller for storage: ResourceQuota status.hard/status.used of the storage keys follow the
+    # admitted disks, and disks are admitted one at a time (a quota's spec.hard is enforced either way).
+    quota_status: bool = False
     ip_pool: str = "10.66.0.0/24"  # VM addresses (VirtualMachineIPAddress + leases)
     lb_pool: str = "192.0.2.0/24"  # LoadBalancer ingress addresses (TEST-NET-1)
     nodes: tuple[str, ...] = ("dvp-node-1", "dvp-node-2", "dvp-node-3")  # DVP nodes VMs run on

@@ -41,6 +41,7 @@ RECONCILERS: dict[str, Reconciler] = {
     "VirtualMachineIPAddress": addresses.reconcile_ip,
     "VirtualMachineIPAddressLease": addresses.reconcile_lease,
     "Service": services.reconcile,
+    "ResourceQuota": disks.reconcile_quota,
 }
 # Kinds whose reconciles decide from their siblings (pools, counts): one at a time per kind.
 SERIAL_KINDS = frozenset({"VirtualMachineIPAddress", "VirtualMachineIPAddressLease", "Service",
@@ -65,7 +66,8 @@ class Simulator:
         self.world = World({k: inf.items for k, inf in self.informers.items()},
                            lookups={k: inf.get for k, inf in self.informers.items()})
         # Under a quota every disk's admission reads the others' sizes.
-        serial = SERIAL_KINDS | ({"VirtualDisk"} if self.config.quota_bytes is not None else set())
+        quota = self.config.quota_bytes is not None or self.config.quota_status
+        serial = SERIAL_KINDS | ({"VirtualDisk", "ResourceQuota"} if quota else set())
         self.queues = {q: WorkQueue(base_delay=0.02, max_delay=2.0) for q in (PARALLEL, GC, *serial)}
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []

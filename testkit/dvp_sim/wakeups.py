@@ -24,6 +24,7 @@ SNAPSHOT, IMAGE, VMIP, LEASE = "VirtualDiskSnapshot", "VirtualImage", "VirtualMa
 # Cluster-scoped kinds a disk or VM of any namespace may wait for (rare changes: wake them all).
 CLUSTER_TRIGGERS = ("StorageClass", "VirtualMachineClass", "ClusterVirtualImage")
 SOURCE_KINDS = (IMAGE, "ClusterVirtualImage", SNAPSHOT)
+QUOTA = "ResourceQuota"
 
 
 def _key(kind: str, obj: dict) -> Key:
@@ -62,9 +63,12 @@ def _about_disk(world: World, ns: str, name: str, cfg: SimConfig) -> Iterator[Ke
     for snap in _in(world, SNAPSHOT, ns):
         if spec(snap).get("virtualDiskName") == name:
             yield _key(SNAPSHOT, snap)
-    if cfg.quota_bytes is not None:
+    quotas = _in(world, QUOTA, ns)
+    if cfg.quota_bytes is not None or quotas:
         for other in _in(world, VD, ns):
             yield _key(VD, other)
+    for quota in quotas:  # its status.used follows the disks (quota_status)
+        yield _key(QUOTA, quota)
 
 
 def _about_vm(world: World, ns: str, versions: list[dict]) -> Iterator[Key]:
@@ -146,6 +150,9 @@ def related(world: World, cfg: SimConfig, kind: str, versions: list[dict], delet
         for other in _in(world, VMBDA, ns):  # the VM's device count changed for its other attachments
             if spec(other).get("virtualMachineName") in vms and meta(other)["name"] != name:
                 yield _key(VMBDA, other)
+    elif kind == QUOTA:  # a changed limit may admit the disks waiting for room
+        for other in _in(world, VD, ns):
+            yield _key(VD, other)
     elif kind == VMOP:
         for v in versions:
             yield VM, ns, spec(v).get("virtualMachineName", "")

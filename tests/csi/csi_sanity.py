@@ -15,12 +15,8 @@ BINARY = ROOT / ".bin" / "csi-sanity"
 
 # Specs csi-sanity skips because we do not advertise the capability (skip message -> why). Any other skip fails.
 UNADVERTISED = {
-    "ControllerModifyVolume not supported": "DVP has no mutable volume parameters (no VolumeAttributesClass)",
-    "Modify volume not supported": "same",
-    "Modify Volume not supported": "same",
     "NodeGetVolumeHealth not supported": "the node plugin reads no DVP state (the controller reports health)",
     "NodeGetStorageHealth not supported": "same",
-    "GetCapacity not supported": "DVP exposes capacity only through ResourceQuotas; not implemented",
     "GroupControllerService not supported": "DVP has no consistent multi-disk snapshots",
     "SNAPSHOT_ACCESSIBILITY_CONSTRAINTS not supported": "no topology: DVP disks follow the VM",
     "ControllerPublishVolume.readonly field not supported": "a VMBDA cannot attach read-only; the node mounts ro",
@@ -42,12 +38,17 @@ def binary() -> str:
 
 
 def run(endpoint: str, workdir: Path, params: dict[str, str], *, size: int, expand_size: int,
-        focus: str = "", timeout: float = 600) -> Result:
+        mutable: dict[str, str] | None = None, focus: str = "", timeout: float = 600) -> Result:
+    """`mutable`: the mutable_parameters of the ModifyVolume specs (a VolumeAttributesClass's parameters);
+    default: the same storage class as `params`."""
     workdir.mkdir(parents=True, exist_ok=True)
     (workdir / "params.yaml").write_text("".join(f"{k}: {v}\n" for k, v in params.items()))
+    mutable = mutable if mutable is not None else {k: v for k, v in params.items() if k == "dvpStorageClass"}
+    (workdir / "mutable.yaml").write_text("".join(f"{k}: {v}\n" for k, v in mutable.items()))
     junit = workdir / "junit.xml"
     args = [binary(), "-csi.endpoint", endpoint, "-csi.mountdir", str(workdir / "mnt"),
             "-csi.stagingdir", str(workdir / "stage"), "-csi.testvolumeparameters", str(workdir / "params.yaml"),
+            "-csi.testvolumemutableparameters", str(workdir / "mutable.yaml"),
             "-csi.testvolumesize", str(size), "-csi.testvolumeexpandsize", str(expand_size),
             "-csi.testnodevolumeattachlimit", "-csi.junitfile", str(junit), "-ginkgo.no-color"]
     if focus:

@@ -276,7 +276,7 @@ def test_capabilities(csi):
     R = csi_pb2.ControllerServiceCapability.RPC
     assert caps == {R.CREATE_DELETE_VOLUME, R.PUBLISH_UNPUBLISH_VOLUME, R.EXPAND_VOLUME, R.LIST_VOLUMES,
                     R.LIST_VOLUMES_PUBLISHED_NODES, R.CREATE_DELETE_SNAPSHOT, R.LIST_SNAPSHOTS, R.CLONE_VOLUME,
-                    R.GET_VOLUME, R.GET_SNAPSHOT,
+                    R.GET_VOLUME, R.GET_SNAPSHOT, R.MODIFY_VOLUME, R.GET_CAPACITY,
                     R.GET_VOLUME_HEALTH, R.LIST_VOLUME_HEALTH}
 
 

@@ -11,6 +11,7 @@ from dvp_common.quantity import format_bytes, quantity_bytes
 from dvp_csi.domain import disks, names
 from dvp_csi.domain.capacity import GIB, MIB, Range, choose_size, fits
 from dvp_csi.domain.errors import CsiError
+from dvp_csi.domain.quota import headroom
 
 UUID = "c-1"
 
@@ -97,3 +98,21 @@ def test_ownership_of_volumes_admits_admin_adopted_disks_but_never_another_compo
     assert not disks_of.is_ours(obj({}))
     with pytest.raises(NotOurs):
         disks_of.require_ours(capdvp_adopt)
+
+
+def test_quota_headroom_is_the_tightest_storage_limit_of_every_quota():
+    total = {"status": {"hard": {"requests.storage": "10Gi", "count/pods": "5"},
+                        "used": {"requests.storage": "4Gi", "count/pods": "1"}}}
+    per_class = {"status": {"hard": {"fast.storageclass.storage.k8s.io/requests.storage": "3Gi"},
+                            "used": {"fast.storageclass.storage.k8s.io/requests.storage": "1Gi"}}}
+    fresh = {"spec": {"hard": {"requests.storage": "8Gi"}}}  # the quota controller has not written a status yet
+    full = {"status": {"hard": {"slow.storageclass.storage.k8s.io/requests.storage": "1Gi"},
+                       "used": {"slow.storageclass.storage.k8s.io/requests.storage": "2Gi"}}}
+    gib = GIB
+    assert headroom([]) is None and headroom([{"status": {"hard": {"count/pods": "5"}}}], "fast") is None
+    assert headroom([total, per_class], "fast") == 2 * gib
+    assert headroom([total, per_class], "slow") == 6 * gib
+    assert headroom([total, per_class]) == 6 * gib  # no class: only the total counts
+    assert headroom([total, fresh], "fast") == 6 * gib
+    assert headroom([fresh], "fast") == 8 * gib
+    assert headroom([total, full], "slow") == 0  # over its limit (lowered meanwhile): no room, never negative

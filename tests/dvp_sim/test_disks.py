@@ -81,6 +81,19 @@ def test_storage_class_change_migrates_the_disk(dvp, ns, sim):
                          lambda o: o["status"].get("storageClassName") == "sim-other" and
                          o["status"]["phase"] == "Ready", WAIT, ns)
     assert moved["status"]["capacity"] == "1Gi"
+    state = moved["status"]["migrationState"]
+    assert state["result"] == "Succeeded" and state["sourcePVC"] != state["targetPVC"]
+    assert moved["status"]["target"]["persistentVolumeClaimName"] == state["targetPVC"]
+
+
+def test_a_disk_not_provisioned_yet_takes_a_new_storage_class_without_migrating(dvp, ns, sim, record):
+    rec = record(R.VIRTUAL_DISK)
+    dvp.create(R.VIRTUAL_DISK, disk("late", "1Gi", "sim-wffc"), ns)
+    dvp.wait_for(R.VIRTUAL_DISK, "late", phase_is("WaitForFirstConsumer"), WAIT, ns)
+    dvp.patch(R.VIRTUAL_DISK, "late", {"spec": {"persistentVolumeClaim": {"storageClassName": "sim-other"}}}, ns)
+    moved = dvp.wait_for(R.VIRTUAL_DISK, "late", phase_is("Ready"), WAIT, ns)  # sim-other binds immediately
+    assert moved["status"]["storageClassName"] == "sim-other" and "migrationState" not in moved["status"]
+    assert "Migrating" not in rec.of("late")
 
 
 @pytest.mark.parametrize(("kind", "name", "capacity"), [("ClusterVirtualImage", "ubuntu", "2Gi"),
@@ -143,3 +156,30 @@ def test_a_lost_pvc_makes_the_disk_pvc_lost_for_good(dvp, ns, sim):
     after = dvp.wait_for(R.VIRTUAL_DISK, "gone", lambda o: o["status"].get("observedGeneration") == 2, WAIT, ns)
     assert after["status"]["phase"] == "PVCLost" and after["status"]["capacity"] == "1Gi"
 
+
+def test_resource_quota_storage_limits_admit_disks_and_their_usage_is_published(dvp, ns, start_sim):
+    start_sim(quota_status=True)
+    dvp.create(R.RESOURCE_QUOTA, {"metadata": {"name": "project"}, "spec": {"hard": {
+        "requests.storage": "5Gi", "sim-fast.storageclass.storage.k8s.io/requests.storage": "2Gi"}}}, ns)
+    dvp.create(R.VIRTUAL_DISK, disk("a", "1Gi"), ns)
+    dvp.wait_for(R.VIRTUAL_DISK, "a", phase_is("Ready"), WAIT, ns)
+    dvp.create(R.VIRTUAL_DISK, disk("b", "2Gi"), ns)  # sim-fast: 1Gi + 2Gi > 2Gi
+    refused = dvp.wait_for(R.VIRTUAL_DISK, "b", lambda o: any(
+        c.get("reason") == "QuotaExceeded" for c in (o.get("status") or {}).get("conditions") or []), WAIT, ns)
+    assert refused["status"]["phase"] == "Pending"
+    assert condition(refused, "Ready")["message"] == (
+        "exceeded quota: project, requested: sim-fast.storageclass.storage.k8s.io/requests.storage=2Gi, "
+        "used: sim-fast.storageclass.storage.k8s.io/requests.storage=1Gi, "
+        "limited: sim-fast.storageclass.storage.k8s.io/requests.storage=2Gi")
+    dvp.create(R.VIRTUAL_DISK, disk("c", "2Gi", "sim-other"), ns)  # no class limit; the total fits: 1Gi + 2Gi
+    dvp.wait_for(R.VIRTUAL_DISK, "c", phase_is("Ready"), WAIT, ns)
+    quota = dvp.wait_for(R.RESOURCE_QUOTA, "project", lambda q: (q.get("status") or {}).get("used", {}).get(
+        "requests.storage") == "3Gi", WAIT, ns)
+    assert quota["status"]["used"] == {"requests.storage": "3Gi",
+                                       "sim-fast.storageclass.storage.k8s.io/requests.storage": "1Gi"}
+    assert quota["status"]["hard"] == quota["spec"]["hard"]
+    dvp.delete(R.VIRTUAL_DISK, "a", ns)  # room again (class 2Gi of 2Gi, total 4Gi of 5Gi): "b" is admitted
+    dvp.wait_for(R.VIRTUAL_DISK, "b", phase_is("Ready"), WAIT, ns)
+    dvp.create(R.VIRTUAL_DISK, disk("d", "2Gi", "sim-other"), ns)  # the total is full now: 6Gi > 5Gi
+    dvp.wait_for(R.VIRTUAL_DISK, "d", lambda o: "requested: requests.storage=2Gi, used: requests.storage=4Gi" in str(
+        (o.get("status") or {}).get("conditions")), WAIT, ns)

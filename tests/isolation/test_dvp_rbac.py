@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import threading
 
+import grpc
 import pytest
 import yaml
 from capdvp import resources as cr
@@ -74,6 +75,11 @@ def csi_job(dvp_api, tmp_path, rec: Recorder) -> None:
             c.CreateVolume(create("pvc-clone", sc="rbac-sc", volume="pvc-r"))
             c.ListVolumes(csi_pb2.ListVolumesRequest())
             c.ListSnapshots(csi_pb2.ListSnapshotsRequest())
+            c.GetCapacity(csi_pb2.GetCapacityRequest(parameters={"dvpStorageClass": "rbac-sc"}))
+            with pytest.raises(grpc.RpcError) as refused:  # DVP migrates no disk that no VM mounts
+                c.ControllerModifyVolume(csi_pb2.ControllerModifyVolumeRequest(
+                    volume_id="pvc-restored", mutable_parameters={"dvpStorageClass": STORAGE_CLASS}))
+            assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT, refused.value.details()
             c.ControllerPublishVolume(publish("pvc-clone", node="worker-1"))
             admin.delete(VIRTUAL_MACHINE, "vm-b", ns)  # a dead node: its VMBDA is reaped
             admin.wait_for(VIRTUAL_MACHINE, "vm-b", lambda o: o is None, 30, ns)

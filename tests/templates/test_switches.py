@@ -150,6 +150,28 @@ def test_csi_driver_object(rendered):
     driver = find(rendered("defaults"), "CSIDriver", "csi.dvp.deckhouse.io")
     assert driver["spec"]["attachRequired"] is True
     assert driver["spec"]["podInfoOnMount"] is False
+    assert driver["spec"]["storageCapacity"] is True
+    assert "nodeAllocatableUpdatePeriodSeconds" not in driver["spec"]  # the example cluster runs 1.30
+
+
+@pytest.mark.parametrize(("version", "period"), [("1.33.5", None), ("1.34.0", 60), ("1.36.1", 60)])
+def test_the_attach_limit_is_re_read_from_kubernetes_1_34_on(version, period):
+    objects = render_values(matrix.build(global_overrides={"discovery": {"kubernetesVersion": version}}))
+    spec = find(objects, "CSIDriver", "csi.dvp.deckhouse.io")["spec"]
+    assert spec.get("nodeAllocatableUpdatePeriodSeconds") == period
+
+
+def test_the_provisioner_publishes_capacity_and_may_own_it(rendered):
+    objects = rendered("defaults")
+    pod = pod_spec(find(objects, "Deployment", "csi-controller"))
+    provisioner = next(c for c in pod["containers"] if c["name"] == "provisioner")
+    assert {"--enable-capacity", "--capacity-ownerref-level=2", "--capacity-poll-interval=1m"} <= set(
+        provisioner["args"])
+    assert {"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}} in provisioner["env"]
+    role = find(objects, "ClusterRole", "d8:cloud-provider-dvp:csi:controller")
+    assert {"apiGroups": ["storage.k8s.io"], "resources": ["csistoragecapacities"],
+            "verbs": ["get", "list", "watch", "create", "update", "patch", "delete"]} in role["rules"]
+    assert {"apiGroups": ["apps"], "resources": ["replicasets"], "verbs": ["get"]} in role["rules"]
 
 
 COMPONENT_SECRETS = ("dvp-credentials-capdvp", "dvp-credentials-ccm", "dvp-credentials-csi",

@@ -9,6 +9,7 @@ import hashlib
 from .. import conditions as C
 from .. import quantity
 from ..world import deleting, meta, phase, spec, status
+from . import quotas
 from .plan import Obj, Plan, changed, new_status, wait_phase
 
 KIND = "VirtualDisk"
@@ -80,16 +81,32 @@ def attached_to(vd: Obj, world) -> list[Obj]:
     return sorted(out, key=lambda e: e["name"])
 
 
-def used_bytes(vd: Obj, world) -> int:
-    """Storage the namespace's other admitted disks take (their capacity, or the size they asked for)."""
+def used_bytes(vd: Obj, world, storage_class: str = "") -> int:
+    """Storage the namespace's other admitted disks take (their capacity, or the size they asked for); only those
+    of `storage_class` when one is named."""
+    return namespace_used(world, meta(vd).get("namespace") or "", storage_class, meta(vd).get("uid"))
+
+
+def namespace_used(world, namespace: str, storage_class: str = "", skip_uid: str | None = None) -> int:
     total = 0
-    for other in world.list(KIND, meta(vd).get("namespace")):
-        if meta(other).get("uid") == meta(vd).get("uid") or phase(other) not in ADMITTED:
+    for other in world.list(KIND, namespace):
+        if meta(other).get("uid") == skip_uid or phase(other) not in ADMITTED:
+            continue
+        if storage_class and (status(other).get("storageClassName") or storage_class_name(other)) != storage_class:
             continue
         cap = status(other).get("capacity")
         size = max(quantity.parse(cap) if cap else 0, requested_size(other) or 0)
         total += size
     return total
+
+
+def storage_class_name(vd: Obj) -> str:
+    return (spec(vd).get("persistentVolumeClaim") or {}).get("storageClassName") or ""
+
+
+def reconcile_quota(quota: Obj, world, cfg) -> Plan:
+    ns = meta(quota).get("namespace") or ""
+    return quotas.reconcile(quota, world, cfg, lambda sc: namespace_used(world, ns, sc))
 
 
 def reconcile(vd: Obj, world, cfg) -> Plan:
@@ -130,7 +147,12 @@ def reconcile(vd: Obj, world, cfg) -> Plan:
             _ready(st, size)
             C.put(st, C.RESIZING, False, "Resized", f"the disk was resized to {quantity.fmt(size)}")
     elif current == "Migrating" and wait_phase(plan, world, vd, KIND, "Migrating", cfg):
+        # the data is on a new PVC of the new class now: it becomes the disk's target
         st["storageClassName"] = storage_class(vd, world)[0]
+        state = dict(st.get("migrationState") or {})
+        st["migrationState"] = {**state, "result": "Succeeded"}
+        if state.get("targetPVC"):
+            st["target"] = {"persistentVolumeClaimName": state["targetPVC"]}
         st["phase"] = "Ready"
     plan.status = changed(vd, st)
     return plan
@@ -185,6 +207,12 @@ def _admit(plan: Plan, vd: Obj, st: Obj, world, cfg) -> None:
             C.put(st, C.READY, False, C.R_QUOTA, f"requested {quantity.fmt(size)} with {quantity.fmt(used)} in use "
                   f"exceeds the project quota of {quantity.fmt(cfg.quota_bytes)}")
             return
+    if st.get("phase") == "Pending":
+        refused = quotas.refusal(world, meta(vd).get("namespace") or "", sc_name, size,
+                                 lambda c: used_bytes(vd, world, c))
+        if refused:
+            C.put(st, C.READY, False, C.R_QUOTA, refused)
+            return
     st["storageClassName"] = sc_name
     if sc.get("volumeBindingMode") == "WaitForFirstConsumer" and not consumed(vd, world):
         if st.get("phase") != "WaitForFirstConsumer":
@@ -209,6 +237,11 @@ def _grow_or_migrate(plan: Plan, vd: Obj, st: Obj, world, cfg) -> None:
         if cfg.quota_bytes is not None and used_bytes(vd, world) + size > cfg.quota_bytes:
             C.put(st, C.RESIZING, False, C.R_QUOTA, f"growing to {quantity.fmt(size)} exceeds the project quota")
             return
+        refused = quotas.refusal(world, meta(vd).get("namespace") or "", st.get("storageClassName") or "", size,
+                                 lambda c: used_bytes(vd, world, c))
+        if refused:
+            C.put(st, C.RESIZING, False, C.R_QUOTA, refused)
+            return
         st["phase"] = "Resizing"
         C.put(st, C.RESIZING, True, C.R_RESIZING, f"growing from {quantity.fmt(capacity)} to {quantity.fmt(size)}")
         world.enter(vd, "Resizing")
@@ -217,5 +250,8 @@ def _grow_or_migrate(plan: Plan, vd: Obj, st: Obj, world, cfg) -> None:
     want = (spec(vd).get("persistentVolumeClaim") or {}).get("storageClassName")
     if want and want != st.get("storageClassName") and world.get("StorageClass", None, want) is not None:
         st["phase"] = "Migrating"
+        source = (st.get("target") or {}).get("persistentVolumeClaimName", "")
+        st["migrationState"] = {"sourcePVC": source,
+                                "targetPVC": f"vd-{meta(vd)['name']}-{str(meta(vd).get('uid'))[:8]}-{want}"[:63]}
         world.enter(vd, "Migrating")
         plan.wake(cfg.delay(KIND, "Migrating"))
