@@ -17,7 +17,7 @@ def world_of(**kinds: list[dict]) -> World:
     caches: dict[str, list[dict]] = {k: [] for k in (
         "VirtualDisk", "VirtualMachine", "VirtualMachineBlockDeviceAttachment", "VirtualMachineOperation",
         "VirtualDiskSnapshot", "VirtualImage", "ClusterVirtualImage", "VirtualMachineIPAddress",
-        "VirtualMachineIPAddressLease", "Secret", "Service", "StorageClass", "VirtualMachineClass")}
+        "VirtualMachineIPAddressLease", "Secret", "Service", "StorageClass", "VirtualMachineClass", "ResourceQuota")}
     for kind, objs in kinds.items():
         for obj in objs:
             obj["metadata"].setdefault("namespace", NS)
@@ -71,6 +71,16 @@ def test_under_a_quota_a_disk_wakes_every_disk_of_the_namespace():
     world = world_of(**objs)
     woken = keys(world, "VirtualDisk", objs["VirtualDisk"][0], quota=10 * 2**30)
     assert {k for k in woken if k[0] == "VirtualDisk"} == {("VirtualDisk", NS, f"m{i}-boot") for i in range(4)}
+
+
+def test_a_resource_quota_wakes_the_disks_of_its_namespace_and_they_wake_it():
+    objs = machines(2)
+    quota = {"metadata": {"name": "project"}, "spec": {"hard": {"requests.storage": "10Gi"}}}
+    world = world_of(**objs, ResourceQuota=[quota])
+    assert keys(world, "ResourceQuota", quota) == {("VirtualDisk", NS, "m0-boot"), ("VirtualDisk", NS, "m1-boot")}
+    woken = keys(world, "VirtualDisk", objs["VirtualDisk"][0])
+    assert {k for k in woken if k[0] != "VirtualMachine"} == {
+        ("VirtualDisk", NS, "m0-boot"), ("VirtualDisk", NS, "m1-boot"), ("ResourceQuota", NS, "project")}
 
 
 def test_a_storage_class_wakes_every_disk_and_vm():
