@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import grpc
+from dvp_common.dvp import disk_state, state
 from dvp_common.dvp.objects import Obj
 from dvp_common.kube import AdmissionDenied, WaitTimeout
 
@@ -65,7 +66,7 @@ class Modifications:
         disk = self.dvp.volume(volume_id)  # missing or foreign: NotFound
         if not target:
             return
-        if disks.disk_storage_class(disk) != target:
+        if disk_state.storage_class(disk) != target:
             self._check_feasible(volume_id, disk, target)
             try:
                 # the disk judged above, by uid (dvp_common's guarded patch)
@@ -81,8 +82,8 @@ class Modifications:
         if not any(sc["metadata"]["name"] == target for sc in self.dvp.storage_classes.list(self.s.timeouts.modify)):
             raise invalid(f"volume {volume_id}: mutable_parameters.{STORAGE_CLASS_PARAM}: DVP has no "
                           f"StorageClass {target!r}")
-        if disks.phase(disk) in BUSY_PHASES:
-            raise CsiError(grpc.StatusCode.ABORTED, f"volume {volume_id}: VirtualDisk is {disks.phase(disk)}; "
+        if state.phase(disk) in BUSY_PHASES:
+            raise CsiError(grpc.StatusCode.ABORTED, f"volume {volume_id}: VirtualDisk is {state.phase(disk)}; "
                            "retry once it settles")
         failure = disks.disk_failure(disk)
         if failure is not None:
@@ -93,7 +94,7 @@ class Modifications:
             if d is None or d["metadata"]["uid"] != uid:
                 return True
             st = d.get("status") or {}
-            settled = st.get("storageClassName") == target and disks.phase(d) != "Migrating"
+            settled = st.get("storageClassName") == target and state.phase(d) != "Migrating"
             return settled or bool(migration_failure(d, target)) or disks.disk_failure(d) is not None
 
         try:
