@@ -5,7 +5,9 @@
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from dvp_common.kube.faults import FaultHook
 
@@ -35,6 +37,8 @@ class SimConfig:
     watch_timeout: int = 2  # seconds per watch request; bounds how long stop() waits for informer threads
     faults: FaultHook | None = None  # injected into the simulator's own client (its requests fail/drop)
     workers: int = 8  # reconciles in flight at once (DVP's controllers do not wait for each other's writes)
+    # ServiceWithHealthchecks probe result of (VM, port); None: domain.healthchecks.default_probe (an annotation)
+    probe: Callable[[dict[str, Any], int], bool] | None = None
 
     def delay(self, kind: str, phase: str) -> float | None:
         """Seconds to spend in `phase`, or None when the phase never finishes."""

@@ -124,6 +124,8 @@ class Env:
         base = S.Settings(dvp=None, leader_election_namespace=self.guest_ns,  # type: ignore[arg-type]
                           leader_election_id=f"ccm-{self.prefix}", health_bind="127.0.0.1:0", metrics_bind=None,
                           workers=2, address_refresh=30.0,
+                          # the harness's DVP serves ServiceWithHealthchecks; tests of that path ask for "auto"
+                          load_balancer_kind="Service",
                           lifecycle=LifecycleConfig(out_of_service=True, grace=2.0, hold=1.0, recheck=0.5))
         return dataclasses.replace(base, **fields)
 
