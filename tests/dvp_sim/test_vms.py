@@ -182,3 +182,17 @@ def test_manual_run_policy_vm_stays_stopped_until_started(dvp, ns, sim):
         == "Stopped"
     dvp.create(R.VIRTUAL_MACHINE_OPERATION, vmop("go", "manual", "Start"), ns)
     assert dvp.wait_for(R.VIRTUAL_MACHINE, "manual", phase_is("Running"), WAIT, ns)
+
+
+def test_migrate_moves_a_running_vm_to_another_node(dvp, ns, sim):
+    before = running_vm(dvp, ns, "mig")
+    source = before["status"]["nodeName"]
+    dvp.create(R.VIRTUAL_MACHINE_OPERATION, vmop("migrate-mig", "mig", "Migrate"), ns)
+    moving = dvp.wait_for(R.VIRTUAL_MACHINE, "mig", phase_is("Migrating"), WAIT, ns)
+    assert moving["status"]["migrationState"]["source"] == {"node": source}
+    target = moving["status"]["migrationState"]["target"]["node"]
+    assert target != source
+    after = dvp.wait_for(R.VIRTUAL_MACHINE, "mig", phase_is("Running"), WAIT, ns)
+    assert after["status"]["nodeName"] == target and after["status"]["ipAddress"] == before["status"]["ipAddress"]
+    assert after["status"]["migrationState"]["result"] == "Succeeded"
+    assert dvp.wait_for(R.VIRTUAL_MACHINE_OPERATION, "migrate-mig", phase_is("Completed"), WAIT, ns)

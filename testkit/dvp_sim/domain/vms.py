@@ -48,6 +48,15 @@ def ip_name(vm: Obj) -> str:
     return spec(vm).get("virtualMachineIPAddressName") or meta(vm)["name"]
 
 
+def migrating(vm: Obj, world) -> bool:
+    return any(spec(op).get("type") == "Migrate" for op in operations(vm, world))
+
+
+def next_node(current: str, nodes: tuple[str, ...]) -> str:
+    """A live migration's target: the next DVP node after the current one (another node whenever there are two)."""
+    return nodes[(nodes.index(current) + 1) % len(nodes)] if current in nodes else nodes[0]
+
+
 def node_for(vm: Obj, nodes: tuple[str, ...]) -> str:
     digest = hashlib.sha256(str(meta(vm).get("uid")).encode()).digest()
     return nodes[digest[0] % len(nodes)]
@@ -175,9 +184,23 @@ def reconcile(vm: Obj, world, cfg) -> Plan:
         if intent in ("Stop", "Restart") or run_policy == "AlwaysOff":
             _to(st, vm, world, "Stopping")
             plan.wake(cfg.delay(KIND, "Stopping"))
+        elif migrating(vm, world):
+            _to(st, vm, world, "Migrating")
+            source = st.get("nodeName") or node_for(vm, cfg.nodes)
+            st["migrationState"] = {"startTimestamp": C.now_iso(), "endTimestamp": None, "result": "",
+                                    "source": {"node": source}, "target": {"node": next_node(source, cfg.nodes)}}
+            plan.wake(cfg.delay(KIND, "Migrating"))
         else:
             _running(vm, st, world, cfg, plan)
             plan.first += complete(vm, world, ("Start",))
+    elif current == "Migrating":
+        if wait_phase(plan, world, vm, KIND, "Migrating", cfg):
+            moved = dict(st.get("migrationState") or {})
+            st["nodeName"] = (moved.get("target") or {}).get("node") or st.get("nodeName")
+            st["migrationState"] = {**moved, "endTimestamp": C.now_iso(), "result": "Succeeded"}
+            _to(st, vm, world, "Running")
+            _running(vm, st, world, cfg, plan)
+            plan.first += complete(vm, world, ("Migrate",))
     elif current == "Stopping":
         if wait_phase(plan, world, vm, KIND, "Stopping", cfg):
             if intent == "Restart":
@@ -209,7 +232,7 @@ def _running(vm: Obj, st: Obj, world, cfg, plan: Plan) -> None:
     st["phase"] = "Running"
     st["ipAddress"] = status(vmip).get("address", "")
     st["virtualMachineIPAddressName"] = ip_name(vm)
-    st["nodeName"] = node_for(vm, cfg.nodes)
+    st["nodeName"] = st.get("nodeName") or node_for(vm, cfg.nodes)  # where it runs until it stops or migrates
     st["blockDeviceRefs"] = device_refs(vm, world, cfg, plan, attached=True)
     C.put(st, C.RUNNING, True, "VirtualMachineRunning")
 
