@@ -61,4 +61,16 @@ def test_topology_from_node_selector_then_labels_then_defaults():
     assert I.topology(labelled, "dr", "") == {I.REGION: "dr", I.ZONE: "z9"}
     assert I.topology(vm("a", U)) == {}
     assert I.topology(vm("a", U, extra_labels={I.ZONE: "bad value!"})) == {}
-    assert I.node_labels(placed) == {I.REGION: "r1", I.ZONE: "z1", I.INSTANCE_TYPE: "generic.2c.4Gi"}
+    assert I.node_labels(placed) == {I.REGION: "r1", I.ZONE: "z1", I.INSTANCE_TYPE: "generic.2c.4Gi",
+                                     I.VM_CLASS: "generic"}
+
+
+def test_labels_follow_the_vm_and_keep_the_last_parent_node():
+    running = vm("a", U)
+    running["status"] = {"nodeName": "dvp-node-2"}
+    node = {"metadata": {"name": "a", "labels": {I.PARENT_NODE: "dvp-node-1", I.VM_CLASS: "generic"}}}
+    assert I.label_changes(node, running) == {I.PARENT_NODE: "dvp-node-2", I.INSTANCE_TYPE: "generic.2c.4Gi"}
+    node["metadata"]["labels"].update(I.label_changes(node, running))
+    assert I.label_changes(node, running) == {}
+    stopped = vm("a", U)  # no status.nodeName: the last known parent node stays
+    assert I.label_changes(node, stopped) == {}

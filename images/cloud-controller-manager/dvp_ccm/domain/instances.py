@@ -9,6 +9,9 @@
 - Topology: `topology.kubernetes.io/{region,zone}` from the VM's `spec.nodeSelector` (where DVP places the VM;
   the master layout sets it), else the VM's labels of the same keys, else the configured defaults (none: unset).
 - Instance type: `<virtualMachineClassName>.<cores>c.<memory>` (e.g. `generic.2c.4Gi`), cut to a label value.
+- Ours: `dvp.deckhouse.io/parent-node` = the DVP node the VM runs on (`status.nodeName`; it changes with a live
+  migration), `dvp.deckhouse.io/vm-class` = `spec.virtualMachineClassName`. Every label follows the VM: a value
+  the VM no longer gives (stopped: no parent node) leaves the last one in place.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ Obj = dict[str, Any]
 REGION = "topology.kubernetes.io/region"
 ZONE = "topology.kubernetes.io/zone"
 INSTANCE_TYPE = "node.kubernetes.io/instance-type"
+PARENT_NODE = "dvp.deckhouse.io/parent-node"
+VM_CLASS = "dvp.deckhouse.io/vm-class"
 _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 
 
@@ -130,7 +135,17 @@ def node_labels(vm: Obj, default_region: str = "", default_zone: str = "") -> di
     itype = instance_type(vm)
     if itype:
         out[INSTANCE_TYPE] = itype
+    for key, value in ((PARENT_NODE, str((vm.get("status") or {}).get("nodeName") or "")),
+                       (VM_CLASS, str((vm.get("spec") or {}).get("virtualMachineClassName") or ""))):
+        if value and len(value) <= 63 and _LABEL_VALUE.match(value):
+            out[key] = value
     return out
+
+
+def label_changes(node: Obj, vm: Obj, default_region: str = "", default_zone: str = "") -> dict[str, str]:
+    """The labels of `node_labels` the Node does not carry yet (a merge patch; nothing when all are current)."""
+    have = labels(node)
+    return {k: v for k, v in node_labels(vm, default_region, default_zone).items() if have.get(k) != v}
 
 
 def current_addresses(node: Obj) -> list[dict[str, str]]:
