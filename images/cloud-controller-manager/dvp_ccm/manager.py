@@ -81,6 +81,7 @@ class Manager(Lifecycle):
         self.ctx = Context(guest=guest, cloud=cloud, nodes=self.nodes, events=events,
                            services=self.services, slices=self.slices, lifecycle=settings.lifecycle,
                            default_region=settings.default_region, default_zone=settings.default_zone,
+                           internal_network=settings.internal_network,
                            lb_annotation_prefixes=settings.lb_annotation_prefixes,
                            prober=prober or http_prober(settings.health_check_timeout),
                            use_healthchecks=self.kinds.healthchecks, healthchecks=settings.healthchecks,

@@ -45,6 +45,8 @@ class Settings(ManagerSettings):
         recheck=Opt(flag="--node-monitor-period", positive=True))
     default_region: str = ""
     default_zone: str = ""
+    # the VM network (status.networks[].name; Main: the main one) whose addresses are the Nodes' InternalIPs
+    internal_network: str = setting("Main", flag="--internal-network")
     lb_annotation_prefixes: tuple[str, ...] = ()
     health_check_timeout: float = setting(3.0, flag="--lb-health-check-timeout", positive=True)
     # the DVP kind of LoadBalancers: auto = ServiceWithHealthchecks when DVP serves it (re-asked every recheck s)

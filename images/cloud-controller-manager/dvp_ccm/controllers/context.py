@@ -31,6 +31,7 @@ class Context:
     lifecycle: LifecycleConfig = field(default_factory=LifecycleConfig)
     default_region: str = ""
     default_zone: str = ""
+    internal_network: str = "Main"  # the VM network whose addresses are the Node's InternalIPs
     lb_annotation_prefixes: tuple[str, ...] = ()
     prober: Prober | None = None
     # whether LoadBalancers use ServiceWithHealthchecks now (lbkinds.KindChooser.healthchecks), and its probes

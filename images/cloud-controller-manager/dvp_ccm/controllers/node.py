@@ -61,7 +61,7 @@ class NodeController:
             self.ctx.events.record(node, "Warning", E.INSTANCE_NOT_FOUND,
                                    f'Node "{name}": no VirtualMachine of this cluster found for it')
             return Result(retry=True)
-        wanted = I.addresses(vm, name)
+        wanted = I.addresses(vm, name, self.ctx.internal_network, I.current_addresses(node))
         if wanted and wanted != I.current_addresses(node):
             # status first: a Node is never untainted without addresses; the answer carries the new version
             node = self.ctx.guest.patch(NODE, name, {"status": {"addresses": wanted}}, subresource="status")
