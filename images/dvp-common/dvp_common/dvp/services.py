@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..kube.errors import NotFound
 from ..kube.resources import SERVICE
+from . import labels as L
+from .connection import DVPConnection
 from .objects import Obj, Objects
 from .resources import SERVICE_WITH_HEALTHCHECKS
 
@@ -56,3 +59,17 @@ def owned_by_healthchecks(obj: Obj | None) -> bool:
     """A Service made by DVP's ServiceWithHealthchecks controller (changed only through its parent)."""
     refs = ((obj or {}).get("metadata") or {}).get("ownerReferences") or []
     return any(r.get("kind") == SERVICE_WITH_HEALTHCHECKS.kind for r in refs)
+
+
+def cluster_load_balancers(conn: DVPConnection, component: str) -> list[tuple[Services, Obj]]:
+    """Every DVP load balancer the CCM of this cluster made (our cluster UUID and the ccm component label: the
+    ownership rule, nothing else), both kinds, for `component` to remove when the cluster is torn down.
+    A kind DVP does not serve (404) has none."""
+    out: list[tuple[Services, Obj]] = []
+    for kind in (ServicesWithHealthchecks(conn, component, frozenset({L.CCM})),
+                 Services(conn, component, frozenset({L.CCM}))):
+        try:
+            out += [(kind, obj) for obj in kind.list()]
+        except NotFound:
+            continue
+    return out
