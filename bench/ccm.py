@@ -9,9 +9,10 @@ own). `run()` measures, with the whole Manager (informers, queues, workers):
 * DVP requests of a cold start (LIST + WATCH per cache) and of one full resync (every Node and Service
   reconciled again from the caches): the goal is <= 5, i.e. lists and watches, never a GET per Node;
 * 100 LoadBalancer Services backed by 10 eligible Nodes (the other 490 are labelled
-  node.kubernetes.io/exclude-from-external-load-balancers): DVP requests per first ensure (Service GET+create,
-  one label patch per backing VM) and per steady-state ensure (expected 0);
-* idle RSS of `python -m dvp_ccm` (a separate process, all caches full, 500 Nodes and 100 Services).
+  node.kubernetes.io/exclude-from-external-load-balancers), once as plain Services and once as
+  ServiceWithHealthchecks: time to all ensured (goal <= 10 s), DVP requests per first ensure (GET+create, one label
+  patch per backing VM) and per steady-state ensure (expected 0);
+* idle RSS of `python -m dvp_ccm` (a separate process, all caches full, 500 Nodes), with either kind.
 """
 
 from __future__ import annotations
@@ -96,13 +97,56 @@ def _rss_kib(pid: int) -> int:
     raise RuntimeError("no VmRSS")
 
 
+def _lb_phase(dvp_api, guest_api, guest, ns: str, guest_ns: str, cluster_uuid: str, settings, key: str) -> dict:
+    """100 LoadBalancer Services ensured by a fresh manager as `settings.load_balancer_kind`; figures under `key`."""
+    from dvp_ccm import settings as S
+    from dvp_ccm.manager import Manager
+    from dvp_common.dvp import DVPConnection
+    from dvp_common.kube.resources import SERVICE
+    from prometheus_client import CollectorRegistry
+
+    out: dict = {}
+    conn = DVPConnection(dvp_api.client(), ns, cluster_uuid)
+    lb = Manager(settings, guest_api.client(), conn, registry=CollectorRegistry(), prober=lambda i, p: True)
+    lb.start()
+    try:
+        _wait(lb.leading.is_set, "LB manager started")
+        cache = lb.dvp_healthchecks if settings.load_balancer_kind == "ServiceWithHealthchecks" else lb.dvp_services
+        if settings.load_balancer_kind == "ServiceWithHealthchecks":
+            lb.kinds.served()  # its cache starts once the kind is seen served (a reconcile does it otherwise)
+        metrics = conn.client.metrics
+        base = _quiet(metrics)
+        for i in range(SERVICES):
+            guest.create(SERVICE, {"metadata": {"name": f"svc-{i:03d}"}, "spec": {
+                "type": "LoadBalancer", "selector": {"app": "x"}, "ports": [{"port": 80 + i % 3}]}}, guest_ns)
+
+        def all_ensured() -> bool:
+            svcs = guest.list(SERVICE, guest_ns).items
+            return len(svcs) == SERVICES and all(s["metadata"].get("finalizers") for s in svcs) and \
+                len(cache.items()) >= SERVICES
+        out[f"{key}_ensure_all_s"] = _wait(all_ensured, f"100 Services ensured as {settings.load_balancer_kind}")
+        out[f"{key}_first_ensure_dvp_requests"] = (_quiet(metrics) - base) / SERVICES
+        out[f"{key}_first_detail"] = metrics.snapshot()
+        metrics.reset()
+        for svc in guest.list(SERVICE, guest_ns).items:
+            lb.by_name[S.SERVICE].enqueue(f"{guest_ns}/{svc['metadata']['name']}")
+        out[f"{key}_steady_ensure_dvp_requests"] = _quiet(metrics) / SERVICES
+        for svc in guest.list(SERVICE, guest_ns).items:  # released, so the next phase starts from nothing
+            guest.delete(SERVICE, svc["metadata"]["name"], guest_ns)
+        _wait(lambda: not guest.list(SERVICE, guest_ns).items and not cache.items(), "LoadBalancers released")
+    finally:
+        lb.shutdown()
+        conn.close()
+    return out
+
+
 def run() -> dict:
     from dvp_ccm import settings as S
     from dvp_ccm.domain import taints as T
     from dvp_ccm.domain.lifecycle import LifecycleConfig
     from dvp_ccm.manager import Manager
     from dvp_common.dvp import DVPConnection
-    from dvp_common.kube.resources import NODE, SERVICE
+    from dvp_common.kube.resources import NODE
     from harness.apiserver import ControlPlane, dvp_crd_files, guest_crd_files
     from prometheus_client import CollectorRegistry
 
@@ -111,8 +155,7 @@ def run() -> dict:
         plane.start({"dvp": ("AlwaysAllow", dvp_crd_files()), "guest": ("AlwaysAllow", guest_crd_files())})
         dvp_api, guest_api = plane.servers["dvp"], plane.servers["guest"]
         dvp, guest = dvp_api.client(), guest_api.client()
-        ns, guest_ns, cluster_uuid = dvp_api.create_namespace("ccm"), guest_api.create_namespace("ccm"), str(
-            uuid.uuid4())
+        ns, cluster_uuid = dvp_api.create_namespace("ccm"), str(uuid.uuid4())
         names = _seed(dvp, guest, ns, cluster_uuid, "bench")
         conn = DVPConnection(dvp_api.client(), ns, cluster_uuid)
         settings = S.Settings(dvp=None, health_bind=None, metrics_bind=None, workers=8,  # type: ignore[arg-type]
@@ -138,34 +181,11 @@ def run() -> dict:
         finally:
             manager.shutdown()
 
-        # LoadBalancer: a manager with the service controller, 100 Services over 10 eligible Nodes
-        lb_conn = DVPConnection(dvp_api.client(), ns, cluster_uuid)
-        lb_settings = dataclasses.replace(settings, controllers=frozenset({S.SERVICE}))
-        lb = Manager(lb_settings, guest_api.client(), lb_conn, registry=CollectorRegistry(), prober=lambda i, p: True)
-        lb.start()
-        try:
-            _wait(lb.leading.is_set, "LB manager started")
-            lb_metrics = lb_conn.client.metrics
-            base = _quiet(lb_metrics)
-            for i in range(SERVICES):
-                guest.create(SERVICE, {"metadata": {"name": f"svc-{i:03d}"}, "spec": {
-                    "type": "LoadBalancer", "selector": {"app": "x"}, "ports": [{"port": 80 + i % 3}]}}, guest_ns)
-
-            def all_ensured() -> bool:
-                svcs = guest.list(SERVICE, guest_ns).items
-                return len(svcs) == SERVICES and all(s["metadata"].get("finalizers") for s in svcs) and \
-                    len(lb.dvp_services.items()) == SERVICES
-            t = _wait(all_ensured, "100 Services ensured")
-            out["lb_ensure_all_s"] = t
-            first = _quiet(lb_metrics) - base
-            out["lb_first_ensure_dvp_requests"] = first / SERVICES
-            out["lb_first_detail"] = lb_metrics.snapshot()
-            lb_metrics.reset()
-            for svc in guest.list(SERVICE, guest_ns).items:
-                lb.by_name[S.SERVICE].enqueue(f"{guest_ns}/{svc['metadata']['name']}")
-            out["lb_steady_ensure_dvp_requests"] = _quiet(lb_metrics) / SERVICES
-        finally:
-            lb.shutdown()
+        # LoadBalancer: a manager with the service controller, 100 Services over 10 eligible Nodes, once per kind
+        for kind, key in (("Service", "lb"), ("ServiceWithHealthchecks", "swhc")):
+            out.update(_lb_phase(dvp_api, guest_api, guest, ns, guest_api.create_namespace("ccm"), cluster_uuid,
+                                 dataclasses.replace(settings, controllers=frozenset({S.SERVICE}),
+                                                     load_balancer_kind=kind), key))
 
         # idle RSS of the real process, every controller on, caches full
         with tempfile.TemporaryDirectory() as tmp:
@@ -176,18 +196,19 @@ def run() -> dict:
                    "CLUSTER_UUID": cluster_uuid,
                    "PYTHONPATH": os.pathsep.join(str(ROOT / p) for p in ("images/dvp-common",
                                                                           "images/cloud-controller-manager"))}
-            proc = subprocess.Popen([sys.executable, "-m", "dvp_ccm", f"--kubeconfig={kubeconfig}",
-                                     "--health-probe-bind-address=127.0.0.1:0", "--metrics-bind-address=0",
-                                     "--log-level=Warn"], env=env, stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.PIPE)
-            try:
-                time.sleep(15)  # caches listed, every Node and Service reconciled once, then idle
-                if proc.poll() is not None:
-                    raise RuntimeError(f"dvp_ccm exited: {proc.stderr.read().decode()[-500:]}")
-                out["idle_rss_mib"] = _rss_kib(proc.pid) / 1024
-            finally:
-                proc.terminate()
-                proc.wait(10)
+            for kind, key in (("Service", "idle_rss_mib"), ("ServiceWithHealthchecks", "idle_rss_swhc_mib")):
+                proc = subprocess.Popen([sys.executable, "-m", "dvp_ccm", f"--kubeconfig={kubeconfig}",
+                                         "--health-probe-bind-address=127.0.0.1:0", "--metrics-bind-address=0",
+                                         f"--load-balancer-kind={kind}", "--log-level=Warn"], env=env,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                try:
+                    time.sleep(15)  # caches listed, every Node and Service reconciled once, then idle
+                    if proc.poll() is not None:
+                        raise RuntimeError(f"dvp_ccm exited: {proc.stderr.read().decode()[-500:]}")
+                    out[key] = _rss_kib(proc.pid) / 1024
+                finally:
+                    proc.terminate()
+                    proc.wait(10)
         for client in (dvp, guest):
             client.close()
         del names
@@ -201,14 +222,17 @@ def figures():
                  "<= 5")
     yield figure(f"ccm: DVP requests per full resync of {res['nodes']} Nodes", res["resync_dvp_requests"], "calls",
                  "<= 5")
-    yield figure(f"ccm: {res['services']} LoadBalancer Services, time to all ensured", round(res["lb_ensure_all_s"], 2),
-                 "s")
-    yield figure(f"ccm: DVP requests per first ensure ({res['lb_nodes']} backing VMs)",
-                 round(res["lb_first_ensure_dvp_requests"], 2), "calls", f"= 2 + {res['lb_nodes']} VM label patches")
-    yield figure("ccm: DVP requests per steady-state ensure", round(res["lb_steady_ensure_dvp_requests"], 2), "calls",
-                 "0")
-    yield figure(f"ccm: idle RSS of python -m dvp_ccm ({res['nodes']} Nodes, {res['services']} Services)",
-                 round(res["idle_rss_mib"], 1), "MiB")
+    for key, kind in (("lb", "Service"), ("swhc", "ServiceWithHealthchecks")):
+        yield figure(f"ccm: {res['services']} LoadBalancer Services as {kind}, time to all ensured",
+                     round(res[f"{key}_ensure_all_s"], 2), "s", "<= 10")
+        yield figure(f"ccm: DVP requests per first ensure as {kind} ({res['lb_nodes']} backing VMs)",
+                     round(res[f"{key}_first_ensure_dvp_requests"], 2), "calls",
+                     f"= 2 + {res['lb_nodes']} VM label patches")
+        yield figure(f"ccm: DVP requests per steady-state ensure as {kind}",
+                     round(res[f"{key}_steady_ensure_dvp_requests"], 2), "calls", "0")
+    for key, kind in (("idle_rss_mib", "Service"), ("idle_rss_swhc_mib", "ServiceWithHealthchecks")):
+        yield figure(f"ccm: idle RSS of python -m dvp_ccm, LoadBalancers as {kind} ({res['nodes']} Nodes)",
+                     round(res[key], 1), "MiB")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from dvp_common.kube.faults import FaultHook
 
@@ -38,6 +40,11 @@ class SimConfig:
     watch_timeout: int = 2  # seconds per watch request; bounds how long stop() waits for informer threads
     faults: FaultHook | None = None  # injected into the simulator's own client (its requests fail/drop)
     workers: int = 8  # reconciles in flight at once (DVP's controllers do not wait for each other's writes)
+    # address pools of additional networks (spec.networks[].name -> CIDR, IPv4 or IPv6): a VM on one gets the host
+    # of the same index as its main address (unique, stable); a network without a pool reports no address
+    network_pools: dict[str, str] = field(default_factory=dict)
+    # ServiceWithHealthchecks probe result of (VM, port); None: domain.healthchecks.default_probe (an annotation)
+    probe: Callable[[dict[str, Any], int], bool] | None = None
 
     def delay(self, kind: str, phase: str) -> float | None:
         """Seconds to spend in `phase`, or None when the phase never finishes."""
@@ -47,6 +54,11 @@ class SimConfig:
         return self.latency.get(key, self.default_latency)
 
     def validate(self) -> SimConfig:
+        for name, cidr in self.network_pools.items():
+            try:
+                ipaddress.ip_network(cidr)
+            except ValueError as exc:
+                raise SettingsInvalid(f"SimConfig.network_pools[{name!r}]: {exc}") from None
         for name in ("ip_pool", "lb_pool"):
             try:
                 net = ipaddress.ip_network(getattr(self, name))

@@ -20,7 +20,7 @@ from dvp_common.kube import AlreadyExists, ApiError, Conflict, KubeClient, NotFo
 from dvp_common.runtime import Informer, ShutDown, WorkQueue
 
 from . import gc, wakeups
-from .domain import addresses, attachments, disks, images, operations, services, snapshots, vms
+from .domain import addresses, attachments, disks, healthchecks, images, operations, services, snapshots, vms
 from .domain.plan import Plan, Write
 from .settings import SimConfig
 from .world import KINDS, World, meta
@@ -42,6 +42,7 @@ RECONCILERS: dict[str, Reconciler] = {
     "VirtualMachineIPAddressLease": addresses.reconcile_lease,
     "Service": services.reconcile,
     "ResourceQuota": disks.reconcile_quota,
+    "ServiceWithHealthchecks": healthchecks.reconcile,
 }
 # Kinds whose reconciles decide from their siblings (pools, counts): one at a time per kind.
 SERIAL_KINDS = frozenset({"VirtualMachineIPAddress", "VirtualMachineIPAddressLease", "Service",

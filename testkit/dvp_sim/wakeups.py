@@ -25,6 +25,7 @@ SNAPSHOT, IMAGE, VMIP, LEASE = "VirtualDiskSnapshot", "VirtualImage", "VirtualMa
 CLUSTER_TRIGGERS = ("StorageClass", "VirtualMachineClass", "ClusterVirtualImage")
 SOURCE_KINDS = (IMAGE, "ClusterVirtualImage", SNAPSHOT)
 QUOTA = "ResourceQuota"
+SWHC = "ServiceWithHealthchecks"
 
 
 def _key(kind: str, obj: dict) -> Key:
@@ -140,6 +141,8 @@ def related(world: World, cfg: SimConfig, kind: str, versions: list[dict], delet
         yield from _about_disk(world, ns, name, cfg)
     elif kind == VM:
         yield from _about_vm(world, ns, versions)
+        for swhc in _in(world, SWHC, ns):  # its labels, phase and address decide the endpoints
+            yield _key(SWHC, swhc)
     elif kind == VMBDA:
         for v in versions:
             yield VM, ns, spec(v).get("virtualMachineName", "")
@@ -162,6 +165,11 @@ def related(world: World, cfg: SimConfig, kind: str, versions: list[dict], delet
         yield from _about_address(world, ns, name)
     elif kind == LEASE:
         yield from _about_lease(world, versions, deleted)
+    elif kind in ("Service", "EndpointSlice"):  # a child's address and endpoints are read by its parent
+        for v in versions:
+            for ref in meta(v).get("ownerReferences") or []:
+                if ref.get("kind") == SWHC:
+                    yield SWHC, ns, ref.get("name", "")
     elif kind == "Secret":
         for vm in _in(world, VM, ns):
             if ((spec(vm).get("provisioning") or {}).get("userDataRef") or {}).get("name") == name:

@@ -11,6 +11,7 @@ from typing import Any
 
 from dvp_common.dvp import resources as R
 from dvp_common.kube import Resource
+from dvp_common.kube.resources import ENDPOINT_SLICE
 
 Obj = dict[str, Any]
 
@@ -18,7 +19,8 @@ Obj = dict[str, Any]
 KINDS: dict[str, Resource] = {r.kind: r for r in (
     R.VIRTUAL_DISK, R.VIRTUAL_MACHINE, R.VMBDA, R.VIRTUAL_DISK_SNAPSHOT, R.VIRTUAL_IMAGE, R.CLUSTER_VIRTUAL_IMAGE,
     R.VIRTUAL_MACHINE_CLASS, R.VIRTUAL_MACHINE_OPERATION, R.VIRTUAL_MACHINE_IP_ADDRESS,
-    R.VIRTUAL_MACHINE_IP_ADDRESS_LEASE, R.SECRET, R.SERVICE, R.STORAGE_CLASS, R.RESOURCE_QUOTA)}
+    R.VIRTUAL_MACHINE_IP_ADDRESS_LEASE, R.SECRET, R.SERVICE, R.STORAGE_CLASS, R.RESOURCE_QUOTA,
+    R.SERVICE_WITH_HEALTHCHECKS, ENDPOINT_SLICE)}
 
 
 def meta(obj: Obj | None) -> Obj:

@@ -52,7 +52,8 @@ def eventually(check: Callable[[], Any], timeout: float = WAIT, what: str = "con
 
 
 class Env:
-    def __init__(self, dvp_api, guest_api) -> None:
+    def __init__(self, dvp_api, guest_api, **sim: Any) -> None:
+        """`sim`: SimConfig fields besides the namespace and the latencies (e.g. network_pools)."""
         self.dvp_api, self.guest_api = dvp_api, guest_api
         self.dvp = dvp_api.client()
         self.guest = guest_api.client()
@@ -62,7 +63,8 @@ class Env:
         self.guest_ns = guest_api.create_namespace("ccm")
         self.uuid = str(uuid.uuid4())
         self.prefix = f"n{secrets.token_hex(3)}"
-        self.sim = Simulator(dvp_api.client(), SimConfig(namespace=self.ns, watch_timeout=1, default_latency=0.02))
+        self.sim = Simulator(dvp_api.client(), SimConfig(namespace=self.ns, watch_timeout=1, default_latency=0.02,
+                                                             **sim))
         self.sim.start()
         self.nodes: list[str] = []
         self.managers: list[Manager] = []
@@ -70,9 +72,12 @@ class Env:
 
     # DVP ---------------------------------------------------------------------------------------------------
     def vm(self, name: str, *, hostname: str | None = None, cluster_uuid: str | None = None,
-           component: str | None = L.CAPDVP, wait: bool = True, extra: dict | None = None) -> dict:
+           component: str | None = L.CAPDVP, wait: bool = True, extra: dict | None = None,
+           networks: list | None = None) -> dict:
         self.dvp.create(VIRTUAL_DISK, disk(f"{name}-boot"), self.ns)
         body = sim_vm(name, [f"{name}-boot"])
+        if networks:
+            body["spec"]["networks"] = networks
         labels = {L.MANAGED_BY: L.MANAGED_BY_VALUE, L.HOSTNAME: hostname or name,
                   L.CLUSTER_UUID: cluster_uuid if cluster_uuid is not None else self.uuid, **(extra or {})}
         if component:
@@ -124,6 +129,8 @@ class Env:
         base = S.Settings(dvp=None, leader_election_namespace=self.guest_ns,  # type: ignore[arg-type]
                           leader_election_id=f"ccm-{self.prefix}", health_bind="127.0.0.1:0", metrics_bind=None,
                           workers=2, address_refresh=30.0,
+                          # the harness's DVP serves ServiceWithHealthchecks; tests of that path ask for "auto"
+                          load_balancer_kind="Service",
                           lifecycle=LifecycleConfig(out_of_service=True, grace=2.0, hold=1.0, recheck=0.5))
         return dataclasses.replace(base, **fields)
 

@@ -61,4 +61,50 @@ def test_topology_from_node_selector_then_labels_then_defaults():
     assert I.topology(labelled, "dr", "") == {I.REGION: "dr", I.ZONE: "z9"}
     assert I.topology(vm("a", U)) == {}
     assert I.topology(vm("a", U, extra_labels={I.ZONE: "bad value!"})) == {}
-    assert I.node_labels(placed) == {I.REGION: "r1", I.ZONE: "z1", I.INSTANCE_TYPE: "generic.2c.4Gi"}
+    assert I.node_labels(placed) == {I.REGION: "r1", I.ZONE: "z1", I.INSTANCE_TYPE: "generic.2c.4Gi",
+                                     I.VM_CLASS: "generic"}
+
+
+def test_labels_follow_the_vm_and_keep_the_last_parent_node():
+    running = vm("a", U)
+    running["status"] = {"nodeName": "dvp-node-2"}
+    node = {"metadata": {"name": "a", "labels": {I.PARENT_NODE: "dvp-node-1", I.VM_CLASS: "generic"}}}
+    assert I.label_changes(node, running) == {I.PARENT_NODE: "dvp-node-2", I.INSTANCE_TYPE: "generic.2c.4Gi"}
+    node["metadata"]["labels"].update(I.label_changes(node, running))
+    assert I.label_changes(node, running) == {}
+    stopped = vm("a", U)  # no status.nodeName: the last known parent node stays
+    assert I.label_changes(node, stopped) == {}
+
+
+def networked(ip: str, *networks: tuple[str, str]) -> dict:
+    out = vm("a", U)
+    out["status"] = {"ipAddress": ip, "networks": [{"type": "Main", "name": "Main"}] + [
+        {"type": "Network", "name": name, "ipAddress": addr} for name, addr in networks]}
+    return out
+
+
+def test_dual_stack_and_multi_network_addresses_one_internal_ip_per_family():
+    dual = networked("10.66.0.5", ("v6", "fd00::5"), ("storage", "10.77.0.5"))
+    assert I.addresses(dual, "a") == [
+        {"type": "InternalIP", "address": "10.66.0.5"}, {"type": "InternalIP", "address": "fd00::5"},
+        {"type": "InternalIP", "address": "10.77.0.5"},
+        {"type": "ExternalIP", "address": "10.66.0.5"}, {"type": "ExternalIP", "address": "fd00::5"},
+        {"type": "Hostname", "address": "a"}]
+    # another network chosen as internal: its address is the IPv4 InternalIP, the main one follows
+    assert [a["address"] for a in I.addresses(dual, "a", "storage") if a["type"] == "ExternalIP"] == [
+        "10.77.0.5", "fd00::5"]
+    assert I.addresses(dual, "a", "storage")[:3] == [{"type": "InternalIP", "address": "10.77.0.5"},
+                                                     {"type": "InternalIP", "address": "fd00::5"},
+                                                     {"type": "InternalIP", "address": "10.66.0.5"}]
+    single = networked("10.66.0.5")
+    assert I.addresses(single, "a") == [{"type": "InternalIP", "address": "10.66.0.5"},
+                                        {"type": "ExternalIP", "address": "10.66.0.5"},
+                                        {"type": "Hostname", "address": "a"}]
+    assert I.addresses(networked("", ("bad", "not-an-ip")), "a") == []
+
+
+def test_a_family_the_guest_agent_stops_reporting_keeps_its_last_address():
+    before = I.addresses(networked("10.66.0.5", ("v6", "fd00::5")), "a")
+    silent = networked("10.66.0.5", ("v6", ""))
+    assert I.addresses(silent, "a", current=before) == before
+    assert I.addresses(networked(""), "a", current=before) == []  # nothing reported: the caller keeps all

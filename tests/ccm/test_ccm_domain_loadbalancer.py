@@ -82,3 +82,35 @@ def test_local_traffic_and_spec_matches():
     current["spec"]["selector"] = {"x": "y"}
     assert not LB.spec_matches(current, want)
     assert not LB.spec_matches(None, want)
+
+
+def test_healthchecks_add_one_tcp_probe_per_distinct_tcp_target_port():
+    s = svc(ports=[{"name": "http", "protocol": "TCP", "port": 80, "nodePort": 30080},
+                   {"name": "alt", "protocol": "TCP", "port": 8080, "nodePort": 30080},
+                   {"name": "dns", "protocol": "UDP", "port": 53, "nodePort": 30053},
+                   {"name": "tls", "protocol": "TCP", "port": 443, "nodePort": 30443}])
+    want = LB.desired(s, (), LB.Healthchecks(initial_delay=10, period=10, timeout=1))
+    assert want.kind == LB.HEALTHCHECKS_KIND
+    assert want.spec["healthcheck"] == {"initialDelaySeconds": 10, "periodSeconds": 10, "probes": [
+        {"mode": "TCP", "timeoutSeconds": 1, "tcp": {"targetPort": 30080}},
+        {"mode": "TCP", "timeoutSeconds": 1, "tcp": {"targetPort": 30443}}]}
+    assert LB.desired(s).kind == LB.SERVICE_KIND and "healthcheck" not in LB.desired(s).spec
+    udp_only = svc(ports=[{"protocol": "UDP", "port": 53, "nodePort": 30053}])
+    assert LB.desired(udp_only, (), LB.Healthchecks()).kind == LB.SERVICE_KIND  # no TCP probe could pass
+
+
+def test_the_address_of_the_guest_service_is_asked_for_when_the_parent_object_is_made_anew():
+    s = svc()
+    s["status"] = {"loadBalancer": {"ingress": [{"ip": "192.0.2.9"}]}}
+    want = LB.desired(s)
+    assert want.keep_ip == "192.0.2.9" and "loadBalancerIP" not in want.spec
+    assert want.create_spec()["loadBalancerIP"] == "192.0.2.9"
+    current = {"metadata": {"annotations": dict(want.annotations)}, "spec": dict(want.spec)}
+    assert LB.spec_matches(current, want)  # made before it had an address: no write for the pin
+    current["spec"]["loadBalancerIP"] = "192.0.2.9"
+    assert LB.spec_matches(current, want)
+    current["spec"]["loadBalancerIP"] = "192.0.2.10"
+    assert not LB.spec_matches(current, want)
+    asked = svc(loadBalancerIP="192.0.2.50")
+    asked["status"] = s["status"]
+    assert LB.desired(asked).create_spec()["loadBalancerIP"] == "192.0.2.50"  # the guest's own ask wins

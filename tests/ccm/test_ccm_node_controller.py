@@ -7,7 +7,7 @@ from ccm_builders import UNINIT, node, vm
 from ccm_context import UUID, world
 from dvp_ccm.controllers.node import NodeController
 from dvp_ccm.domain import events as E
-from dvp_ccm.domain.instances import INSTANCE_TYPE, ZONE
+from dvp_ccm.domain.instances import INSTANCE_TYPE, VM_CLASS, ZONE
 from dvp_ccm.runner import DONE, Result
 from dvp_common.dvp.resources import VIRTUAL_MACHINE
 from dvp_common.kube.resources import NODE
@@ -26,7 +26,7 @@ def test_initialises_from_the_vm_found_by_hostname():
     got = w.guest.obj(NODE, "w-0")
     assert got["spec"] == {"providerID": "dvp://w-0", "taints": [OTHER]}
     assert got["status"]["addresses"] == ADDRS
-    assert got["metadata"]["labels"] == {ZONE: "z1", INSTANCE_TYPE: "generic.2c.4Gi"}
+    assert got["metadata"]["labels"] == {ZONE: "z1", INSTANCE_TYPE: "generic.2c.4Gi", VM_CLASS: "generic"}
     assert [e[0] for e in w.events()] == [E.INITIALIZED]
     assert w.dvp.writes() == []
 
@@ -87,16 +87,20 @@ def test_address_refresh_on_initialised_nodes_and_no_write_when_equal():
     w.dvp.put(VIRTUAL_MACHINE, vm("w-0", UUID, ip="10.66.0.99"))
     w.guest.put(NODE, node("w-0", provider_id="dvp://w-0", addresses=ADDRS))
     NodeController(w.ctx).reconcile("w-0")
-    assert w.guest_writes() == [("patch", "Node", "w-0", "status")]
+    # the addresses, then the labels the Node lacks (it was initialised before they existed)
+    assert w.guest_writes() == [("patch", "Node", "w-0", "status"), ("patch", "Node", "w-0")]
     assert w.guest.obj(NODE, "w-0")["status"]["addresses"][0] == {"type": "InternalIP", "address": "10.66.0.99"}
+    assert w.guest.obj(NODE, "w-0")["metadata"]["labels"] == {INSTANCE_TYPE: "generic.2c.4Gi", VM_CLASS: "generic"}
     NodeController(w.ctx).reconcile("w-0")
-    assert len(w.guest_writes()) == 1
+    assert len(w.guest_writes()) == 2
+    assert w.dvp.calls == []  # everything from the VM cache
 
 
 def test_vm_losing_its_ip_keeps_the_node_addresses():
     w = world()
     w.dvp.put(VIRTUAL_MACHINE, vm("w-0", UUID, ip=""))
-    w.guest.put(NODE, node("w-0", provider_id="dvp://w-0", addresses=ADDRS))
+    w.guest.put(NODE, node("w-0", provider_id="dvp://w-0", addresses=ADDRS,
+                           labels={INSTANCE_TYPE: "generic.2c.4Gi", VM_CLASS: "generic"}))
     NodeController(w.ctx).reconcile("w-0")
     assert w.guest_writes() == []
 

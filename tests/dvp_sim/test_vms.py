@@ -182,3 +182,32 @@ def test_manual_run_policy_vm_stays_stopped_until_started(dvp, ns, sim):
         == "Stopped"
     dvp.create(R.VIRTUAL_MACHINE_OPERATION, vmop("go", "manual", "Start"), ns)
     assert dvp.wait_for(R.VIRTUAL_MACHINE, "manual", phase_is("Running"), WAIT, ns)
+
+
+def test_migrate_moves_a_running_vm_to_another_node(dvp, ns, sim):
+    before = running_vm(dvp, ns, "mig")
+    source = before["status"]["nodeName"]
+    dvp.create(R.VIRTUAL_MACHINE_OPERATION, vmop("migrate-mig", "mig", "Migrate"), ns)
+    moving = dvp.wait_for(R.VIRTUAL_MACHINE, "mig", phase_is("Migrating"), WAIT, ns)
+    assert moving["status"]["migrationState"]["source"] == {"node": source}
+    target = moving["status"]["migrationState"]["target"]["node"]
+    assert target != source
+    after = dvp.wait_for(R.VIRTUAL_MACHINE, "mig", phase_is("Running"), WAIT, ns)
+    assert after["status"]["nodeName"] == target and after["status"]["ipAddress"] == before["status"]["ipAddress"]
+    assert after["status"]["migrationState"]["result"] == "Succeeded"
+    assert dvp.wait_for(R.VIRTUAL_MACHINE_OPERATION, "migrate-mig", phase_is("Completed"), WAIT, ns)
+
+
+def test_additional_networks_report_their_addresses(dvp, ns, start_sim):
+    start_sim(network_pools={"v6": "fd00:66::/64"})
+    dvp.create(R.VIRTUAL_DISK, disk("nets-boot", "1Gi"), ns)
+    body = vm("nets", ["nets-boot"])
+    body["spec"]["networks"] = [{"type": "Main"}, {"type": "Network", "name": "v6"},
+                                {"type": "ClusterNetwork", "name": "no-ipam"}]
+    dvp.create(R.VIRTUAL_MACHINE, body, ns)
+    running = dvp.wait_for(R.VIRTUAL_MACHINE, "nets", phase_is("Running"), WAIT, ns)
+    nets = running["status"]["networks"]
+    assert [(n["type"], n["name"], n.get("ipAddress")) for n in nets] == [
+        ("Main", "Main", None), ("Network", "v6", nets[1]["ipAddress"]), ("ClusterNetwork", "no-ipam", None)]
+    assert ipaddress.ip_address(nets[1]["ipAddress"]) in ipaddress.ip_network("fd00:66::/64")
+    assert all(n["macAddress"].startswith("02:") for n in nets)

@@ -17,7 +17,8 @@ def world_of(**kinds: list[dict]) -> World:
     caches: dict[str, list[dict]] = {k: [] for k in (
         "VirtualDisk", "VirtualMachine", "VirtualMachineBlockDeviceAttachment", "VirtualMachineOperation",
         "VirtualDiskSnapshot", "VirtualImage", "ClusterVirtualImage", "VirtualMachineIPAddress",
-        "VirtualMachineIPAddressLease", "Secret", "Service", "StorageClass", "VirtualMachineClass", "ResourceQuota")}
+        "VirtualMachineIPAddressLease", "Secret", "Service", "StorageClass", "VirtualMachineClass", "ResourceQuota",
+        "ServiceWithHealthchecks", "EndpointSlice")}
     for kind, objs in kinds.items():
         for obj in objs:
             obj["metadata"].setdefault("namespace", NS)

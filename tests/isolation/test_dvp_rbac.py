@@ -28,7 +28,9 @@ from csi_sim import STORAGE_CLASS, add_vm
 from dvp_ccm.domain import taints as T
 from dvp_common.dvp.connection import DVPConnection, DVPSettings
 from dvp_common.dvp.resources import SERVICE as DVP_SERVICE
+from dvp_common.dvp.resources import SERVICE_WITH_HEALTHCHECKS as SWHC
 from dvp_common.dvp.resources import VIRTUAL_MACHINE
+from dvp_common.kube import Fault
 from dvp_common.kube.resources import SERVICE
 from dvp_csi.access import Dvp
 from dvp_csi.generated import csi_pb2
@@ -43,8 +45,11 @@ class Recorder:
     def __init__(self) -> None:
         self.seen: set[tuple[str, str]] = set()
         self._lock = threading.Lock()
+        self.hide_healthchecks = False  # API discovery answers ServiceWithHealthchecks is not served
 
-    def __call__(self, info):  # a dvp_common fault hook that never injects a fault
+    def __call__(self, info):  # a dvp_common fault hook that injects no fault but this one discovery answer
+        if info.verb == "discover":  # granted to every authenticated user (system:discovery), not by a Role
+            return Fault(status=404, reason="NotFound") if self.hide_healthchecks else None
         resource = info.resource.split("/")[0] + ("/" + info.resource.split("/", 1)[1] if "/" in info.resource else "")
         with self._lock:
             self.seen.add((info.verb, resource))
@@ -169,19 +174,25 @@ def ccm_job(dvp_api, guest_api, rec: Recorder) -> None:
         env.vm("c1")
         alive = env.node("c0", provider_id="dvp://c0")
         dead = env.node("c1", provider_id="dvp://c1", taints=[])
+        rec.hide_healthchecks = True  # first a plain Service, then the parent's module comes on: a switch
         env.manager(dvp_faults=rec, controllers=frozenset({"cloud-node", "cloud-node-lifecycle",
-                                                            "service-lb-controller"}))
+                                                            "service-lb-controller"}),
+                    load_balancer_kind="auto", load_balancer_kind_recheck=0.5)
         eventually(lambda: (n := env.get_node(alive)) and not T.has(n, T.UNINITIALIZED), what="node initialised")
         svc = env.guest.create(SERVICE, {"metadata": {"name": "web"}, "spec": {
             "type": "LoadBalancer", "selector": {"app": "web"}, "ports": [{"port": 80, "targetPort": 8080}]}},
             env.guest_ns)
         eventually(lambda: env.guest.get(SERVICE, "web", env.guest_ns).get("status", {}).get("loadBalancer", {})
                    .get("ingress"), what="LB ingress")
+        rec.hide_healthchecks = False
+        eventually(lambda: [o for o in env.dvp.list(SWHC, env.ns).items if (o.get("status") or {}).get(
+            "loadBalancer", {}).get("ingress")], what="the LB as a ServiceWithHealthchecks")
         env.dvp.delete(VIRTUAL_MACHINE, "c1", env.ns)
         env.set_ready(dead, False, since=now_text(-600))
         eventually(lambda: env.get_node(dead) is None, what="dead node removed")
         env.guest.delete(SERVICE, svc["metadata"]["name"], env.guest_ns)
-        eventually(lambda: not env.dvp.list(DVP_SERVICE, env.ns).items, what="DVP LB gone")
+        eventually(lambda: not env.dvp.list(DVP_SERVICE, env.ns).items and not env.dvp.list(SWHC, env.ns).items,
+                   what="DVP LB gone")
     finally:
         env.close()
 
@@ -190,8 +201,12 @@ def ccm_job(dvp_api, guest_api, rec: Recorder) -> None:
 UNEXERCISED = {
     "capdvp": {("get", "virtualimages.virtualization.deckhouse.io"),  # a VirtualImage boot image
                ("get", "virtualdisksnapshots.virtualization.deckhouse.io"),  # a snapshot as boot image
-               ("delete", "secrets")},  # a stale cloud-init Secret replaced before its VM first runs
-    "csi": set(), "ccm": {("patch", "services")},  # an update of an existing LoadBalancer
+               ("delete", "secrets"),  # a stale cloud-init Secret replaced before its VM first runs
+               # the CCM's load balancers left at teardown (tests/capdvp/test_cluster_teardown_real.py)
+               ("delete", "services"), ("delete", "servicewithhealthchecks.network.deckhouse.io")},
+    "csi": set(),
+    "ccm": {("patch", "services"),  # an update of an existing LoadBalancer
+            ("patch", "servicewithhealthchecks.network.deckhouse.io")},
     "discoverer": set(),
 }
 COMPONENTS = ("csi", "capdvp", "ccm", "discoverer")

@@ -34,7 +34,8 @@ def test_minimal_settings_get_every_default():
         "provider": {"parameters": {"namespace": "my-cluster", "networkPolicy": "Isolated"}},
         "nodes": {"disabled": False, "parameters": {"layout": "Standard", "sshPublicKey": KEY, "ingressPorts": [22]}},
         "storage": {"disabled": False, "parameters": {"excludedStorageClasses": []}, "snapshots": {"disabled": False}},
-        "ccm": {"disabled": False, "parameters": {"outOfServiceTaint": {"enabled": True, "gracePeriodSeconds": 90}}},
+        "ccm": {"disabled": False, "parameters": {"outOfServiceTaint": {"enabled": True, "gracePeriodSeconds": 90},
+                                                  "internalNetwork": "Main"}},
         "logLevel": "Info",
     }
 

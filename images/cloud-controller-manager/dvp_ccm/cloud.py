@@ -14,10 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from dvp_common.dvp import DVPConnection, Services, VirtualMachines
+from dvp_common.dvp import DVPConnection, Services, ServicesWithHealthchecks, VirtualMachines
 from dvp_common.dvp import labels as L
+from dvp_common.dvp.services import owned_by_healthchecks
 
 from dvp_ccm.domain.instances import considered, labels, name
+from dvp_ccm.domain.loadbalancer import HEALTHCHECKS_KIND, SERVICE_KIND
 
 Obj = dict[str, Any]
 
@@ -29,9 +31,16 @@ class Store(Protocol):
 
 
 class Cloud:
-    def __init__(self, conn: DVPConnection, vms: Store, services: Store | None = None) -> None:
+    def __init__(self, conn: DVPConnection, vms: Store, services: Store | None = None,
+                 healthchecks: Store | None = None) -> None:
+        """`healthchecks`: the ServiceWithHealthchecks cache, used once `healthchecks_synced` says it listed."""
         self.conn, self.vms, self.services_store = conn, vms, services
+        self.healthchecks_store = healthchecks
+        self.healthchecks_synced: Callable[[], bool] = lambda: False
+        self.healthchecks_served: Callable[[], bool] = lambda: False
         self.services = Services(conn, L.CCM)
+        self.swhc = ServicesWithHealthchecks(conn, L.CCM)
+        self.kinds = {SERVICE_KIND: self.services, HEALTHCHECKS_KIND: self.swhc}
         self.vm_kind = VirtualMachines(conn, L.CCM)  # VMs made by capdvp or dhctl: read and labelled
 
     @property
@@ -69,15 +78,49 @@ class Cloud:
         found = self.services_store.get(self._key(svc_name))
         return found if self.services.is_ours(found) else None
 
+    def healthcheck_service(self, name: str) -> Obj | None:
+        """Our ServiceWithHealthchecks: from its cache once synced, else one GET (only while DVP serves it)."""
+        if self.healthchecks_store is not None and self.healthchecks_synced():
+            found = self.healthchecks_store.get(self._key(name))
+            return found if self.swhc.is_ours(found) else None
+        if not self.healthchecks_served():
+            return None
+        found = self.swhc.get_or_none(name)
+        return found if self.swhc.is_ours(found) else None
+
+    def load_balancer(self, kind: str, name: str) -> Obj | None:
+        """Our parent object of that kind; a Service made by a ServiceWithHealthchecks is its parent's, not ours."""
+        if kind == HEALTHCHECKS_KIND:
+            return self.healthcheck_service(name)
+        found = self.service(name)
+        return None if owned_by_healthchecks(found) else found
+
+    def child_service(self, name: str) -> Obj | None:
+        """The Service DVP made for our ServiceWithHealthchecks of that name (cached, if it carries our labels)."""
+        found = self.service(name)
+        return found if owned_by_healthchecks(found) else None
+
     def our_services(self) -> list[Obj]:
+        """Our parent objects of both kinds (children of a ServiceWithHealthchecks excluded)."""
         items = self.services_store.items() if self.services_store is not None else []
-        return [s for s in items if self.services.is_ours(s)]
+        out = [s for s in items if self.services.is_ours(s) and not owned_by_healthchecks(s)]
+        if self.healthchecks_store is not None and self.healthchecks_synced():
+            out += [s for s in self.healthchecks_store.items() if self.swhc.is_ours(s)]
+        return out
 
-    def ensure_service(self, svc_name: str, spec: Obj, annotations: dict[str, str]) -> Obj:
-        return self.services.ensure(svc_name, spec, annotations=annotations)
+    def ensure_load_balancer(self, kind: str, name: str, spec: Obj, annotations: dict[str, str]) -> Obj:
+        return self.kinds[kind].ensure(name, spec, annotations=annotations)
 
-    def delete_service(self, svc_name: str) -> bool:
-        return self.services.delete(svc_name)
+    def delete_load_balancer(self, kind: str, name: str) -> bool:
+        """Delete our object of that kind, judged on a live read (the cache may not hold a fresh one yet); a
+        Service made by a ServiceWithHealthchecks is left to DVP's garbage collector."""
+        if kind == HEALTHCHECKS_KIND and not self.healthchecks_served() and not self.healthchecks_synced():
+            return False
+        current = self.kinds[kind].get_or_none(name)
+        if current is None or (kind == SERVICE_KIND and owned_by_healthchecks(current)):
+            return False
+        return self.kinds[kind].delete(name, current)
+
 
 
 def vm_names(vms: list[Obj]) -> set[str]:

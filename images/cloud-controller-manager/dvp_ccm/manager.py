@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import logging
 import socket
+import threading
 from collections.abc import Callable
 from typing import Any
 
 from dvp_common.dvp import DVPConnection
 from dvp_common.dvp import labels as L
 from dvp_common.dvp.resources import SERVICE as DVP_SERVICE
-from dvp_common.dvp.resources import VIRTUAL_MACHINE
+from dvp_common.dvp.resources import SERVICE_WITH_HEALTHCHECKS, VIRTUAL_MACHINE
 from dvp_common.kube import KubeClient
 from dvp_common.kube.resources import ENDPOINT_SLICE, NODE, SERVICE
 from dvp_common.runtime import Informer
@@ -34,6 +35,7 @@ from dvp_ccm.controllers.service import ServiceController
 from dvp_ccm.domain import instances as I
 from dvp_ccm.domain import loadbalancer as LB
 from dvp_ccm.events import EventRecorder
+from dvp_ccm.lbkinds import KindChooser
 from dvp_ccm.probe import http_prober
 from dvp_ccm.runner import Controller, Metrics
 
@@ -57,20 +59,33 @@ class Manager(Lifecycle):
         ours = {L.CLUSTER_UUID: dvp.cluster_uuid}
         self.vms = Informer(dvp.client, VIRTUAL_MACHINE, dvp.namespace, label_selector=ours, **kw)
         self.informers = [self.nodes, self.vms]
-        self.services = self.slices = self.dvp_services = None
+        self.services = self.slices = self.dvp_services = self.dvp_healthchecks = None
+        self.kinds = KindChooser(dvp.client, settings.load_balancer_kind, settings.load_balancer_kind_recheck,
+                                 on_served=self._start_healthchecks_informer)
+        self._healthchecks_started, self._healthchecks_lock = False, threading.Lock()
         if lb:
+            ccm_objects = {L.CLUSTER_UUID: dvp.cluster_uuid, L.COMPONENT: L.CCM}
             self.services = Informer(guest, SERVICE, **kw)
             self.slices = Informer(guest, ENDPOINT_SLICE, watch_timeout=watch_timeout)
             self.dvp_services = Informer(dvp.client, DVP_SERVICE, dvp.namespace, watch_timeout=watch_timeout,
-                                         label_selector={L.CLUSTER_UUID: dvp.cluster_uuid, L.COMPONENT: L.CCM})
+                                         label_selector=ccm_objects)
             self.informers += [self.services, self.slices, self.dvp_services]
-        cloud = Cloud(dvp, self.vms, self.dvp_services)
+            # started only once DVP is seen to serve the kind: an informer of an unserved kind would never sync
+            self.dvp_healthchecks = Informer(dvp.client, SERVICE_WITH_HEALTHCHECKS, dvp.namespace,
+                                             watch_timeout=watch_timeout, label_selector=ccm_objects)
+        cloud = Cloud(dvp, self.vms, self.dvp_services, self.dvp_healthchecks)
+        if self.dvp_healthchecks is not None:
+            cloud.healthchecks_synced = self.dvp_healthchecks.synced.is_set
+        cloud.healthchecks_served = lambda: self.kinds.mode != "Service" and self.kinds.served()
         events = EventRecorder(guest, socket.gethostname())
         self.ctx = Context(guest=guest, cloud=cloud, nodes=self.nodes, events=events,
                            services=self.services, slices=self.slices, lifecycle=settings.lifecycle,
                            default_region=settings.default_region, default_zone=settings.default_zone,
+                           internal_network=settings.internal_network,
                            lb_annotation_prefixes=settings.lb_annotation_prefixes,
-                           prober=prober or http_prober(settings.health_check_timeout))
+                           prober=prober or http_prober(settings.health_check_timeout),
+                           use_healthchecks=self.kinds.healthchecks, healthchecks=settings.healthchecks,
+                           kind_not_served=self.kinds.forget)
         metrics = Metrics(self.registry)
         w = settings.workers
         self.by_name: dict[str, Controller] = {}
@@ -85,6 +100,19 @@ class Manager(Lifecycle):
                                                      metrics=metrics)
         self.controllers = list(self.by_name.values())
         self._wire()
+
+    def _lead(self) -> None:
+        super()._lead()
+        if S.SERVICE in self.by_name:
+            self._spawn(lambda: self.kinds.follow(self.stop, self._enqueue_lb_services), "load-balancer-kind")
+
+    def _start_healthchecks_informer(self) -> None:
+        with self._healthchecks_lock:
+            if self.dvp_healthchecks is None or self._healthchecks_started or self.stop.is_set():
+                return
+            self._healthchecks_started = True
+        inf = self.dvp_healthchecks
+        self._spawn(lambda: inf.run(self.stop), f"informer-{inf.resource.plural}")
 
     # event wiring ------------------------------------------------------------------------------------------
     def _enqueue_node(self, name: str) -> None:
@@ -144,3 +172,5 @@ class Manager(Lifecycle):
                 lbc.enqueue(guest_key)
 
         self.dvp_services.add_handlers(dvp_svc_event, lambda old, new: dvp_svc_event(new), dvp_svc_event)
+        assert self.dvp_healthchecks is not None
+        self.dvp_healthchecks.add_handlers(dvp_svc_event, lambda old, new: dvp_svc_event(new), dvp_svc_event)

@@ -15,6 +15,8 @@ from dvp_common.runtime.settings import ConfigInvalid, Opt, bind, group, setting
 from dvp_common.runtime.settings import load as load_settings
 
 from dvp_ccm.domain.lifecycle import LifecycleConfig
+from dvp_ccm.domain.loadbalancer import Healthchecks
+from dvp_ccm.lbkinds import AUTO, MODES
 
 __all__ = ["CONTROLLERS", "LIFECYCLE", "NODE", "SERVICE", "ConfigInvalid", "Settings", "load"]
 
@@ -43,8 +45,16 @@ class Settings(ManagerSettings):
         recheck=Opt(flag="--node-monitor-period", positive=True))
     default_region: str = ""
     default_zone: str = ""
+    # the VM network (status.networks[].name; Main: the main one) whose addresses are the Nodes' InternalIPs
+    internal_network: str = setting("Main", flag="--internal-network")
     lb_annotation_prefixes: tuple[str, ...] = ()
     health_check_timeout: float = setting(3.0, flag="--lb-health-check-timeout", positive=True)
+    # the DVP kind of LoadBalancers: auto = ServiceWithHealthchecks when DVP serves it (re-asked every recheck s)
+    load_balancer_kind: str = setting(AUTO, choices=MODES)
+    load_balancer_kind_recheck: float = setting(300.0, positive=True)
+    healthchecks: Healthchecks = group(
+        Healthchecks, initial_delay=Opt(flag="--lb-probe-initial-delay", positive=True),
+        period=Opt(flag="--lb-probe-period", positive=True), timeout=Opt(flag="--lb-probe-timeout", positive=True))
 
     def validate(self) -> None:
         super().validate()

@@ -69,11 +69,18 @@ def reconcile(op: Obj, world, cfg) -> Plan:
         world.enter(op, "Pending")
     elif current == "Pending" and wait_phase(plan, world, op, KIND, "Pending", cfg):
         _decide(op, st, world, plan, kind, ns)
-    elif current == "InProgress" and kind not in POWER and wait_phase(plan, world, op, KIND, "InProgress", cfg):
-        st["phase"] = "Completed"  # Migrate/Evict: nothing to move in the simulation
+    elif current == "InProgress" and kind not in POWER and not _vm_migrates(op, world, kind, ns) \
+            and wait_phase(plan, world, op, KIND, "InProgress", cfg):
+        st["phase"] = "Completed"  # Evict, or Migrate of a VM that does not run: nothing to move
         C.put(st, C.COMPLETED, True, C.R_OPERATION_COMPLETED)
     plan.status = changed(op, st)
     return plan
+
+
+def _vm_migrates(op: Obj, world, kind: str, ns: str) -> bool:
+    """A Migrate of a running VM is completed by the VM's reconcile once it runs on the target node (C17)."""
+    vm = world.get("VirtualMachine", ns, spec(op).get("virtualMachineName", ""))
+    return kind == "Migrate" and phase(vm) in ("Running", "Migrating")
 
 
 def _decide(op: Obj, st: Obj, world, plan: Plan, kind: str, ns: str) -> None:

@@ -6,6 +6,7 @@ Stop/Start/Restart through VirtualMachineOperations; hot-plugged disks from atta
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import string
 
 from .. import conditions as C
@@ -46,6 +47,32 @@ def complete(vm: Obj, world, types: tuple[str, ...]) -> list[Write]:
 
 def ip_name(vm: Obj) -> str:
     return spec(vm).get("virtualMachineIPAddressName") or meta(vm)["name"]
+
+
+def networks(vm: Obj, main_ip: str, cfg) -> list[Obj]:
+    """status.networks: the main interface (DVP reports no address there; it is status.ipAddress) and each
+    additional network, with an address when the network has a pool (C18)."""
+    out = []
+    wanted = spec(vm).get("networks") or [{"type": "Main"}]
+    for i, net in enumerate(wanted):
+        mac = "02:" + hashlib.sha256(f"{meta(vm).get('uid')}/{i}".encode()).hexdigest()[:10]
+        item = {"type": net.get("type"), "name": net.get("name") or net.get("type"),
+                "macAddress": ":".join([mac[:2]] + [mac[j:j + 2] for j in range(3, 13, 2)])}
+        pool = cfg.network_pools.get(net.get("name") or "")
+        if net.get("type") != "Main" and pool and main_ip:
+            index = int(ipaddress.ip_address(main_ip)) - int(ipaddress.ip_network(cfg.ip_pool).network_address)
+            item["ipAddress"] = str(ipaddress.ip_network(pool).network_address + index)
+        out.append(item)
+    return out
+
+
+def migrating(vm: Obj, world) -> bool:
+    return any(spec(op).get("type") == "Migrate" for op in operations(vm, world))
+
+
+def next_node(current: str, nodes: tuple[str, ...]) -> str:
+    """A live migration's target: the next DVP node after the current one (another node whenever there are two)."""
+    return nodes[(nodes.index(current) + 1) % len(nodes)] if current in nodes else nodes[0]
 
 
 def node_for(vm: Obj, nodes: tuple[str, ...]) -> str:
@@ -175,9 +202,23 @@ def reconcile(vm: Obj, world, cfg) -> Plan:
         if intent in ("Stop", "Restart") or run_policy == "AlwaysOff":
             _to(st, vm, world, "Stopping")
             plan.wake(cfg.delay(KIND, "Stopping"))
+        elif migrating(vm, world):
+            _to(st, vm, world, "Migrating")
+            source = st.get("nodeName") or node_for(vm, cfg.nodes)
+            st["migrationState"] = {"startTimestamp": C.now_iso(), "endTimestamp": None, "result": "",
+                                    "source": {"node": source}, "target": {"node": next_node(source, cfg.nodes)}}
+            plan.wake(cfg.delay(KIND, "Migrating"))
         else:
             _running(vm, st, world, cfg, plan)
             plan.first += complete(vm, world, ("Start",))
+    elif current == "Migrating":
+        if wait_phase(plan, world, vm, KIND, "Migrating", cfg):
+            moved = dict(st.get("migrationState") or {})
+            st["nodeName"] = (moved.get("target") or {}).get("node") or st.get("nodeName")
+            st["migrationState"] = {**moved, "endTimestamp": C.now_iso(), "result": "Succeeded"}
+            _to(st, vm, world, "Running")
+            _running(vm, st, world, cfg, plan)
+            plan.first += complete(vm, world, ("Migrate",))
     elif current == "Stopping":
         if wait_phase(plan, world, vm, KIND, "Stopping", cfg):
             if intent == "Restart":
@@ -209,7 +250,8 @@ def _running(vm: Obj, st: Obj, world, cfg, plan: Plan) -> None:
     st["phase"] = "Running"
     st["ipAddress"] = status(vmip).get("address", "")
     st["virtualMachineIPAddressName"] = ip_name(vm)
-    st["nodeName"] = node_for(vm, cfg.nodes)
+    st["networks"] = networks(vm, st["ipAddress"], cfg)
+    st["nodeName"] = st.get("nodeName") or node_for(vm, cfg.nodes)  # where it runs until it stops or migrates
     st["blockDeviceRefs"] = device_refs(vm, world, cfg, plan, attached=True)
     C.put(st, C.RUNNING, True, "VirtualMachineRunning")
 

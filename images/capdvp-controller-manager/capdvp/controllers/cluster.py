@@ -1,14 +1,20 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""DeckhouseCluster reconciler: endpoint and readiness; on delete, remove every DVP object capdvp made.
+"""DeckhouseCluster reconciler: endpoint and readiness; on delete, remove every DVP object capdvp made and the
+cluster's DVP load balancers.
 
-The clean-up selects by this cluster's UUID *and* the capdvp component label, so CSI volumes, CCM Services and
-anything made by hand or by another cluster survive. Its wait is bounded by the deletionTimestamp.
+The clean-up selects by this cluster's UUID *and* the capdvp component label, so CSI volumes and anything made by
+hand or by another cluster survive. The load balancers (Services and ServiceWithHealthchecks the CCM made: this
+cluster's UUID *and* the ccm label) go too: when the cluster is torn down the guest Services that held them are
+gone with it, and the CCM may already be stopped, so nothing else would release their parent addresses. A Service
+DVP made for a ServiceWithHealthchecks goes with its parent. Its wait is bounded by the deletionTimestamp.
 """
 
 from __future__ import annotations
 
 import logging
+
+from dvp_common.dvp.services import cluster_load_balancers, owned_by_healthchecks
 
 from capdvp import resources as r
 from capdvp.controllers import guest
@@ -66,11 +72,15 @@ class ClusterReconciler:
         # collector removes it with the VM.
         for kind in (dvp.operations, dvp.attachments, dvp.vms, dvp.disks):
             # Selected by this cluster's UUID and the capdvp label (list(ours=True) checks the rule again), so CSI
-            # volumes, CCM Services and anything made by hand or by another cluster survive.
+            # volumes and anything made by hand or by another cluster survive.
             for obj in kind.list():
                 left.append(f"{kind.resource.kind}/{obj['metadata']['name']}")
                 if not obj["metadata"].get("deletionTimestamp"):
                     kind.delete(obj["metadata"]["name"], obj)
+        for kind, obj in cluster_load_balancers(dvp.conn, dvp.component):
+            left.append(f"{kind.resource.kind}/{obj['metadata']['name']}")
+            if not obj["metadata"].get("deletionTimestamp") and not owned_by_healthchecks(obj):
+                kind.delete(obj["metadata"]["name"], obj)
         started = parse_time(meta["deletionTimestamp"])
         assert started is not None
         step = deletion.cluster_step(left, ctx.now(), started, ctx.config.cluster_cleanup_timeout)

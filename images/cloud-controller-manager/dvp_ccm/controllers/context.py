@@ -12,6 +12,7 @@ from dvp_common.kube import KubeClient
 
 from dvp_ccm.cloud import Cloud, Prober, Store
 from dvp_ccm.domain.lifecycle import LifecycleConfig
+from dvp_ccm.domain.loadbalancer import Healthchecks
 from dvp_ccm.events import EventRecorder
 
 
@@ -30,6 +31,11 @@ class Context:
     lifecycle: LifecycleConfig = field(default_factory=LifecycleConfig)
     default_region: str = ""
     default_zone: str = ""
+    internal_network: str = "Main"  # the VM network whose addresses are the Node's InternalIPs
     lb_annotation_prefixes: tuple[str, ...] = ()
     prober: Prober | None = None
+    # whether LoadBalancers use ServiceWithHealthchecks now (lbkinds.KindChooser.healthchecks), and its probes
+    use_healthchecks: Callable[[], bool] = lambda: False
+    healthchecks: Healthchecks = field(default_factory=Healthchecks)
+    kind_not_served: Callable[[], None] = lambda: None  # a 404 from a kind discovery called served
     now: Callable[[], dt.datetime] = utcnow

@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""cloud-node: initialise tainted Nodes from their VM, and keep the addresses of every DVP Node current.
+"""cloud-node: initialise tainted Nodes from their VM, and keep the addresses and labels of every DVP Node current.
 
 Initialisation writes the addresses first (status), then providerID, topology and instance-type labels and the
 removal of the uninitialized taint in one patch guarded by the Node's resourceVersion, so a Node is never
@@ -61,16 +61,30 @@ class NodeController:
             self.ctx.events.record(node, "Warning", E.INSTANCE_NOT_FOUND,
                                    f'Node "{name}": no VirtualMachine of this cluster found for it')
             return Result(retry=True)
-        wanted = I.addresses(vm, name)
+        wanted = I.addresses(vm, name, self.ctx.internal_network, I.current_addresses(node))
         if wanted and wanted != I.current_addresses(node):
             # status first: a Node is never untainted without addresses; the answer carries the new version
             node = self.ctx.guest.patch(NODE, name, {"status": {"addresses": wanted}}, subresource="status")
         if not uninitialized:
-            return DONE
+            return self._follow(node, vm)
         if not wanted:
             log.info('Node "%s": VirtualMachine "%s" has no IP address yet', name, I.name(vm))
             return Result(retry=True)
         return self._initialize(node, vm)
+
+    def _follow(self, node: dict, vm: dict) -> Result:
+        """An initialised Node's labels follow its VM (a live migration changes the parent node), from the VM
+        cache: a resync costs no DVP request."""
+        changes = I.label_changes(node, vm, self.ctx.default_region, self.ctx.default_zone)
+        if not changes:
+            return DONE
+        try:
+            self.ctx.guest.patch(NODE, I.name(node), {"metadata": {"labels": changes}})
+        except NotFound:
+            return DONE
+        log.info('Node "%s": labels follow VirtualMachine "%s": %s', I.name(node), I.name(vm),
+                 ", ".join(f"{k}={v}" for k, v in sorted(changes.items())))
+        return DONE
 
     def _initialize(self, node: dict, vm: dict) -> Result:
         md = node["metadata"]

@@ -1,12 +1,16 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""service-lb-controller: a DVP Service per guest LoadBalancer Service, VMs labelled to back it, status copied.
+"""service-lb-controller: a DVP load balancer per guest LoadBalancer Service, VMs labelled to back it, status
+copied.
 
-Order of an ensure: the cleanup finalizer on the guest Service, the DVP Service (only when the cached one
-differs), the selector label on the VMs of eligible nodes (and off the others), then status.loadBalancer once
-DVP reports an ingress. The DVP Service informer brings the ingress (no polling). Cleanup reverses it and
-removes the finalizer last, so a restart at any point resumes the same work. A DVP Service of that name that is
-not ours is never changed (the ownership rule).
+The DVP object is a ServiceWithHealthchecks when the parent serves it (lbkinds), else a Service. Order of an
+ensure: the cleanup finalizer on the guest Service; our object of the other kind under that name deleted first
+(a switch; the new one is created only once the old is gone, so DVP's LB can give its address to the new one,
+which asks for it); the DVP object (only when the cached one differs); the selector label on the VMs of eligible
+nodes (and off the others); then status.loadBalancer once DVP reports an ingress (the ServiceWithHealthchecks'
+status, else its child Service's). Informers bring the ingress (no polling). Cleanup deletes both kinds and
+removes the finalizer last, so a restart at any point resumes the same work. A DVP object of that name that is
+not ours is never changed (the ownership rule); a write that meets a newer version (409) is retried with backoff.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ from dvp_ccm.runner import DONE, Result
 
 log = logging.getLogger("dvp_ccm.service")
 NOT_OURS_RECHECK = 300.0  # seconds: someone may remove the foreign Service; no hot loop meanwhile
+SWITCH_RECHECK = 1.0  # seconds between looks while the object of the other kind is being removed
+OTHER = {LB.SERVICE_KIND: LB.HEALTHCHECKS_KIND, LB.HEALTHCHECKS_KIND: LB.SERVICE_KIND}
 
 
 class ServiceController:
@@ -50,7 +56,8 @@ class ServiceController:
     # ensure ------------------------------------------------------------------------------------------------
     def _ensure(self, svc: dict) -> Result:
         try:
-            want = LB.desired(svc, self.ctx.lb_annotation_prefixes)
+            timing = self.ctx.healthchecks if self.ctx.use_healthchecks() else None
+            want = LB.desired(svc, self.ctx.lb_annotation_prefixes, timing)
         except LB.BadService as exc:
             self.ctx.events.record(svc, "Warning", E.UNSUPPORTED_SERVICE, str(exc))
             return DONE
@@ -59,21 +66,41 @@ class ServiceController:
             svc = self.ctx.guest.patch(SERVICE, md["name"], {"metadata": {
                 "resourceVersion": md["resourceVersion"], "finalizers": [*(md.get("finalizers") or []),
                                                                           LB.FINALIZER]}}, md["namespace"])
-        current = self.ctx.cloud.service(want.name)
+        if self._other_kind_present(want):
+            return Result(requeue_after=SWITCH_RECHECK)
+        current = self.ctx.cloud.load_balancer(want.kind, want.name)
         if not LB.spec_matches(current, want):
             try:
-                current = self.ctx.cloud.ensure_service(want.name, want.spec, want.annotations)
+                spec = want.create_spec() if current is None else want.spec
+                current = self.ctx.cloud.ensure_load_balancer(want.kind, want.name, spec, want.annotations)
             except NotOurs:
                 self.ctx.events.record(svc, "Warning", E.LB_NOT_OURS,
-                                       f'Service "{LB.key(svc)}": DVP Service "{want.name}" exists and is not '
+                                       f'Service "{LB.key(svc)}": DVP {want.kind} "{want.name}" exists and is not '
                                        "managed by this cluster; left alone")
                 return Result(requeue_after=NOT_OURS_RECHECK)
+            except NotFound:  # the kind is no longer served (module switched off): discover again
+                self.ctx.kind_not_served()
+                return Result(retry=True)
         for stale in self.ctx.cloud.our_services():  # a same-named Service recreated without our cleanup
             annotations = stale["metadata"].get("annotations") or {}
             if annotations.get(LB.GUEST_SERVICE) == LB.key(svc) and stale["metadata"]["name"] != want.name:
                 self._release(stale["metadata"]["name"], L.lb_label_key(stale["metadata"]["name"]))
         self._label_vms(want.label_key, self._backends(svc))
-        return self._status(svc, LB.ingress(current))
+        found = LB.ingress(current)
+        if not found and want.kind == LB.HEALTHCHECKS_KIND:
+            found = LB.ingress(self.ctx.cloud.child_service(want.name))
+        return self._status(svc, found)
+
+    def _other_kind_present(self, want: LB.Desired) -> bool:
+        """Deletes our object of the other kind under this name; True until it (and a child Service) is gone."""
+        other = self.ctx.cloud.load_balancer(OTHER[want.kind], want.name)
+        if other is not None:
+            log.info('DVP %s "%s": switching to %s (the address is asked for again)', OTHER[want.kind],
+                     want.name, want.kind)
+            self.ctx.cloud.delete_load_balancer(OTHER[want.kind], want.name)
+            return True
+        # a ServiceWithHealthchecks' child Service keeps the name until DVP's garbage collector removes it
+        return want.kind == LB.SERVICE_KIND and self.ctx.cloud.child_service(want.name) is not None
 
     def _backends(self, svc: dict) -> set[str]:
         """Names of our VMs behind eligible nodes (filtered by kube-proxy's health check for ETP Local)."""
@@ -117,10 +144,11 @@ class ServiceController:
 
     # cleanup -----------------------------------------------------------------------------------------------
     def _release(self, lb_name: str, label_key: str) -> None:
-        try:
-            self.ctx.cloud.delete_service(lb_name)
-        except NotOurs:
-            log.warning('DVP Service "%s" is not ours: not deleted', lb_name)
+        for kind in (LB.HEALTHCHECKS_KIND, LB.SERVICE_KIND):  # a child Service goes with its parent
+            try:
+                self.ctx.cloud.delete_load_balancer(kind, lb_name)
+            except NotOurs:
+                log.warning('DVP %s "%s" is not ours: not deleted', kind, lb_name)
         for vm in self.ctx.cloud.vms_with_label(label_key):
             self.ctx.cloud.set_vm_labels(vm, {label_key: None})
 

@@ -5,15 +5,23 @@
 - providerID `dvp://<vm name>`; a Node without one is matched by the VM label `dvp.deckhouse.io/hostname`.
 - Only VMs labelled with our cluster UUID are considered (the ownership rule); dhctl's master VMs carry no component
   label, capdvp's carry `capdvp`, so either counts; any other component label does not.
-- Addresses: InternalIP and ExternalIP = `vm.status.ipAddress`, then Hostname; never an empty address.
+- Addresses, from the VM's network status: the main network's `status.ipAddress` and each additional network's
+  `status.networks[].ipAddress`. InternalIP: one per family (IPv4, IPv6), from the internal network (setting;
+  default the main one, `Main`), a family it lacks from the first other network that has it, then the remaining
+  addresses; ExternalIP: the chosen internal ones (as upstream copies the main address); then Hostname. Never an
+  empty address; a family the VM stops reporting (guest agent silent) keeps the Node's last address of it.
 - Topology: `topology.kubernetes.io/{region,zone}` from the VM's `spec.nodeSelector` (where DVP places the VM;
   the master layout sets it), else the VM's labels of the same keys, else the configured defaults (none: unset).
 - Instance type: `<virtualMachineClassName>.<cores>c.<memory>` (e.g. `generic.2c.4Gi`), cut to a label value.
+- Ours: `dvp.deckhouse.io/parent-node` = the DVP node the VM runs on (`status.nodeName`; it changes with a live
+  migration), `dvp.deckhouse.io/vm-class` = `spec.virtualMachineClassName`. Every label follows the VM: a value
+  the VM no longer gives (stopped: no parent node) leaves the last one in place.
 """
 
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +33,8 @@ Obj = dict[str, Any]
 REGION = "topology.kubernetes.io/region"
 ZONE = "topology.kubernetes.io/zone"
 INSTANCE_TYPE = "node.kubernetes.io/instance-type"
+PARENT_NODE = "dvp.deckhouse.io/parent-node"
+VM_CLASS = "dvp.deckhouse.io/vm-class"
 _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 
 
@@ -88,14 +98,50 @@ def vm_phase(vm: Obj | None) -> str:
     return str(((vm or {}).get("status") or {}).get("phase") or "")
 
 
-def addresses(vm: Obj, node_name: str) -> list[dict[str, str]]:
-    """The Node's addresses; [] when the VM reports no IP yet (callers keep what the Node has)."""
-    ip = vm_ip(vm)
-    if not ip:
+MAIN_NETWORK = "Main"  # DVP's name of the VM's main network (type Main)
+
+
+def family(ip: str) -> int | None:
+    try:
+        return ipaddress.ip_address(ip).version
+    except ValueError:
+        return None
+
+
+def vm_addresses(vm: Obj) -> list[tuple[str, str]]:
+    """(network, address) pairs the VM reports, the main network first; malformed or repeated ones skipped."""
+    st = vm.get("status") or {}
+    out: list[tuple[str, str]] = []
+    pairs = [(MAIN_NETWORK, vm_ip(vm))] + [
+        (str(n.get("name") or n.get("type") or ""), str(n.get("ipAddress") or "").strip())
+        for n in st.get("networks") or [] if isinstance(n, dict) and n.get("type") != MAIN_NETWORK]
+    for net, ip in pairs:
+        if ip and family(ip) and ip not in {a for _, a in out}:
+            out.append((net, ip))
+    return out
+
+
+def addresses(vm: Obj, node_name: str, internal_network: str = MAIN_NETWORK,
+              current: list[dict[str, str]] | None = None) -> list[dict[str, str]]:
+    """The Node's addresses; [] when the VM reports no IP yet (callers keep what the Node has). `current`: the
+    Node's addresses now, whose InternalIP of a family the VM no longer reports is kept (the last known)."""
+    found = vm_addresses(vm)
+    if not found:
         return []
+    found = sorted(found, key=lambda p: p[0] != internal_network)  # the internal network first (stable)
+    chosen: dict[int, str] = {}
+    for _, ip in found:
+        chosen.setdefault(family(ip) or 0, ip)
+    for a in current or []:
+        fam = family(str(a.get("address") or ""))
+        if a.get("type") == "InternalIP" and fam and fam not in chosen:
+            chosen[fam] = str(a["address"])
+    first = [ip for _, ip in found if ip in chosen.values()]
+    first += [ip for ip in chosen.values() if ip not in first]  # a last-known address the VM no longer reports
+    rest = [ip for _, ip in found if ip not in chosen.values()]
     host = labels(vm).get(L.HOSTNAME) or node_name
-    return [{"type": "InternalIP", "address": ip}, {"type": "ExternalIP", "address": ip},
-            {"type": "Hostname", "address": host}]
+    return ([{"type": "InternalIP", "address": ip} for ip in first + rest]
+            + [{"type": "ExternalIP", "address": ip} for ip in first] + [{"type": "Hostname", "address": host}])
 
 
 def _label_value(text: str) -> str:
@@ -130,7 +176,17 @@ def node_labels(vm: Obj, default_region: str = "", default_zone: str = "") -> di
     itype = instance_type(vm)
     if itype:
         out[INSTANCE_TYPE] = itype
+    for key, value in ((PARENT_NODE, str((vm.get("status") or {}).get("nodeName") or "")),
+                       (VM_CLASS, str((vm.get("spec") or {}).get("virtualMachineClassName") or ""))):
+        if value and len(value) <= 63 and _LABEL_VALUE.match(value):
+            out[key] = value
     return out
+
+
+def label_changes(node: Obj, vm: Obj, default_region: str = "", default_zone: str = "") -> dict[str, str]:
+    """The labels of `node_labels` the Node does not carry yet (a merge patch; nothing when all are current)."""
+    have = labels(node)
+    return {k: v for k, v in node_labels(vm, default_region, default_zone).items() if have.get(k) != v}
 
 
 def current_addresses(node: Obj) -> list[dict[str, str]]:

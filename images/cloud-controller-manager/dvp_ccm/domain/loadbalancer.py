@@ -10,6 +10,12 @@
   CVE-2020-8554) and annotations, except keys under configured prefixes.
 - Refused with an Event (nothing changed in DVP): protocols other than TCP/UDP, ports without a NodePort, no
   ports, `externalIPs`, a `spec.selector`-less Service is fine (endpoints are the guest's business).
+- ServiceWithHealthchecks (when the parent serves it and the Service has a TCP port): the same spec plus a
+  `healthcheck` block, one TCP probe per distinct TCP target port (the NodePort), so the parent balances only to
+  nodes answering there; a UDP-only Service stays a plain Service (a TCP probe would find no node healthy).
+- The address is kept: a guest Service that has an address asks for it again (`loadBalancerIP`) whenever the
+  parent object is made anew (a switch between the two kinds, a parent object deleted by hand); a
+  `loadBalancerIP` set on the guest Service wins.
 - Eligible nodes: initialised DVP Nodes not labelled `node.kubernetes.io/exclude-from-external-load-balancers`
   and not being removed by the cluster autoscaler; with `externalTrafficPolicy: Local` only those whose
   kube-proxy answers 200 on `healthCheckNodePort` (they run a ready endpoint).
@@ -34,6 +40,18 @@ GUEST_SERVICE = "dvp.deckhouse.io/guest-service"  # "<namespace>/<name>"
 GUEST_SERVICE_UID = "dvp.deckhouse.io/guest-service-uid"
 
 
+SERVICE_KIND, HEALTHCHECKS_KIND = "Service", "ServiceWithHealthchecks"
+
+
+@dataclass(frozen=True)
+class Healthchecks:
+    """Probe timings of a ServiceWithHealthchecks (seconds)."""
+
+    initial_delay: int = 10
+    period: int = 10
+    timeout: int = 1
+
+
 class BadService(ValueError):
     """The guest Service asks for something we do not do; the message names the object and field."""
 
@@ -44,6 +62,14 @@ class Desired:
     label_key: str
     spec: Obj
     annotations: dict[str, str]
+    kind: str = SERVICE_KIND
+    keep_ip: str = ""  # the address the guest Service has now: asked for when the parent object is made anew
+
+    def create_spec(self) -> Obj:
+        """The spec of a new parent object: the guest's loadBalancerIP, else the address it already has."""
+        if self.keep_ip and not self.spec.get("loadBalancerIP"):
+            return {**self.spec, "loadBalancerIP": self.keep_ip}
+        return self.spec
 
 
 def md(obj: Obj) -> Obj:
@@ -74,7 +100,17 @@ def names(svc: Obj) -> tuple[str, str]:
     return name, L.lb_label_key(name)
 
 
-def desired(svc: Obj, annotation_prefixes: tuple[str, ...] = ()) -> Desired:
+def healthcheck(ports: list[Obj], timing: Healthchecks) -> Obj | None:
+    """One TCP probe per distinct TCP target port; None when no port is TCP."""
+    targets = sorted({p["targetPort"] for p in ports if p["protocol"] == "TCP"})
+    if not targets:
+        return None
+    return {"initialDelaySeconds": timing.initial_delay, "periodSeconds": timing.period,
+            "probes": [{"mode": "TCP", "timeoutSeconds": timing.timeout, "tcp": {"targetPort": t}} for t in targets]}
+
+
+def desired(svc: Obj, annotation_prefixes: tuple[str, ...] = (), healthchecks: Healthchecks | None = None) -> Desired:
+    """`healthchecks`: the parent serves ServiceWithHealthchecks and we use it (None: a plain Service)."""
     spec = svc.get("spec") or {}
     where = f'Service "{key(svc)}"'
     if spec.get("externalIPs"):
@@ -102,7 +138,13 @@ def desired(svc: Obj, annotation_prefixes: tuple[str, ...] = ()) -> Desired:
     annotations = {k: v for k, v in (md(svc).get("annotations") or {}).items()
                    if any(k.startswith(p) for p in annotation_prefixes if p)}
     annotations.update({GUEST_SERVICE: key(svc), GUEST_SERVICE_UID: str(md(svc).get("uid") or "")})
-    return Desired(name, label_key, out, annotations)
+    kind = SERVICE_KIND
+    probes = healthcheck(out_ports, healthchecks) if healthchecks is not None else None
+    if probes is not None:
+        out["healthcheck"] = probes
+        kind = HEALTHCHECKS_KIND
+    ips = [i.get("ip") for i in ingress(svc) if i.get("ip")]
+    return Desired(name, label_key, out, annotations, kind, ips[0] if ips else "")
 
 
 def local_traffic(svc: Obj) -> int | None:
@@ -126,9 +168,11 @@ def spec_matches(current: Obj | None, want: Desired) -> bool:
     spec = current.get("spec") or {}
     ports = [{k: p.get(k) for k in ("name", "protocol", "port", "targetPort") if p.get(k) is not None}
              for p in spec.get("ports") or []]
+    asked = want.spec.get("loadBalancerIP")
+    same_ip = spec.get("loadBalancerIP") == asked if asked else spec.get("loadBalancerIP") in (None, "", want.keep_ip)
     same_spec = (ports == want.spec["ports"] and (spec.get("selector") or {}) == want.spec["selector"]
-                 and spec.get("externalTrafficPolicy") == want.spec["externalTrafficPolicy"]
-                 and spec.get("loadBalancerIP") == want.spec.get("loadBalancerIP"))
+                 and spec.get("externalTrafficPolicy") == want.spec["externalTrafficPolicy"] and same_ip
+                 and spec.get("healthcheck") == want.spec.get("healthcheck"))
     return same_spec and (md(current).get("annotations") or {}) == want.annotations
 
 

@@ -15,7 +15,7 @@ from .networkpolicies import NetworkPolicies
 from .operations import Operations
 from .ownership import NotOurs, is_ours, owned_labels, require_ours
 from .project import Project
-from .services import Services
+from .services import Services, ServicesWithHealthchecks
 from .snapshots import Snapshots
 from .storageclasses import StorageClasses
 from .vms import VirtualMachines
@@ -24,6 +24,7 @@ __all__ = [
     "AttachmentFailed", "Attachments", "CloudInitSecrets", "DVPConnection", "DVPSettings", "DuplicateObjects",
     "IPAddresses", "Images", "Inventory", "NetworkPolicies", "NotOurs", "OperationFailed", "Operations",
     "ProvisioningFailed",
-    "Project", "QuotaExceeded", "Services", "Snapshots", "StorageClasses", "VMFailed", "VirtualDisks",
+    "Project", "QuotaExceeded", "Services", "ServicesWithHealthchecks",
+    "Snapshots", "StorageClasses", "VMFailed", "VirtualDisks",
     "VirtualMachineClasses", "VirtualMachines", "is_ours", "owned_labels", "require_ours",
 ]

@@ -1,13 +1,19 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""DVP-side Services backing guest LoadBalancers: only ours are updated or deleted."""
+"""DVP-side load balancers backing guest LoadBalancers, a Service or a ServiceWithHealthchecks (the parent's
+service-with-healthchecks module: a Service whose endpoints are only the targets passing its probes): only ours
+are updated or deleted, every write guarded by the object's uid."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..kube.errors import NotFound
 from ..kube.resources import SERVICE
+from . import labels as L
+from .connection import DVPConnection
 from .objects import Obj, Objects
+from .resources import SERVICE_WITH_HEALTHCHECKS
 
 
 def ingress(obj: Obj | None) -> list[dict[str, Any]]:
@@ -40,3 +46,30 @@ class Services(Objects):
         obj = self.wait(name, lambda o: bool(ingress(o)), timeout)
         assert obj is not None
         return obj
+
+
+class ServicesWithHealthchecks(Services):
+    """The same operations on `network.deckhouse.io/v1alpha1` ServiceWithHealthchecks: DVP's controller of that
+    kind makes a child Service of the same name (owned by it) and gives it the address."""
+
+    resource = SERVICE_WITH_HEALTHCHECKS
+
+
+def owned_by_healthchecks(obj: Obj | None) -> bool:
+    """A Service made by DVP's ServiceWithHealthchecks controller (changed only through its parent)."""
+    refs = ((obj or {}).get("metadata") or {}).get("ownerReferences") or []
+    return any(r.get("kind") == SERVICE_WITH_HEALTHCHECKS.kind for r in refs)
+
+
+def cluster_load_balancers(conn: DVPConnection, component: str) -> list[tuple[Services, Obj]]:
+    """Every DVP load balancer the CCM of this cluster made (our cluster UUID and the ccm component label: the
+    ownership rule, nothing else), both kinds, for `component` to remove when the cluster is torn down.
+    A kind DVP does not serve (404) has none."""
+    out: list[tuple[Services, Obj]] = []
+    for kind in (ServicesWithHealthchecks(conn, component, frozenset({L.CCM})),
+                 Services(conn, component, frozenset({L.CCM}))):
+        try:
+            out += [(kind, obj) for obj in kind.list()]
+        except NotFound:
+            continue
+    return out

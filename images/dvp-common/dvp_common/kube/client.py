@@ -131,6 +131,20 @@ class KubeClient:
         obj.setdefault("kind", res.kind)
         return obj
 
+    # discovery --------------------------------------------------------------------------------------------
+    def served(self, res: Resource, *, deadline: float | None = None) -> bool:
+        """API discovery: whether the server serves `res` now (GET /apis/<group>/<version>; 404 = not served).
+        Discovery is granted to every authenticated user (system:discovery), so it needs no Role; the verb is
+        recorded as `discover` for fault hooks and metrics."""
+        path = f"/apis/{res.group}/{res.version}" if res.group else f"/api/{res.version}"
+        info = RequestInfo(verb="discover", method="GET", resource=res.api_version, namespace="", name="",
+                           path=path, kind="APIResourceList")
+        try:
+            body = self._call(info, "GET", until=self._until(deadline))
+        except NotFound:
+            return False
+        return any(isinstance(r, dict) and r.get("name") == res.plural for r in body.get("resources") or [])
+
     # verbs ------------------------------------------------------------------------------------------------
     def get(self, res: Resource, name: str, namespace: str | None = None, subresource: str | None = None, *,
             deadline: float | None = None) -> dict:
