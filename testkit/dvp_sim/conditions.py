@@ -26,6 +26,8 @@ CAPACITY_AVAILABLE = "DiskAttachmentCapacityAvailableType"  # sic: DVP's type na
 SIGNAL_SENT = "SignalSent"
 COMPLETED = "Completed"
 BOUND = "Bound"
+AWAITING_RESTART = "AwaitingRestartToApplyConfiguration"
+CONFIGURATION_APPLIED = "ConfigurationApplied"
 
 # reasons
 R_READY = "Ready"
@@ -53,6 +55,8 @@ R_NOT_FOR_RUN_POLICY = "NotApplicableForRunPolicy"
 R_NOT_FOR_VM_PHASE = "NotApplicableForVMPhase"
 R_OPERATION_COMPLETED = "OperationCompleted"
 R_SIGNAL_SENT = "SignalSentSuccess"
+R_RESTART_AWAITING = "RestartAwaitingChangesExist"
+R_NOT_APPLIED = "ConfigurationNotApplied"
 
 # annotation with the disk serial (md5 of metadata.uid), so tests of the guest side can find the device
 SERIAL_ANNOTATION = "dvp-sim.deckhouse.io/serial"
@@ -65,6 +69,12 @@ def now_iso() -> str:
 
 def find(status: dict[str, Any], ctype: str) -> dict[str, Any] | None:
     return next((c for c in status.get("conditions") or [] if c.get("type") == ctype), None)
+
+
+def drop(status: dict[str, Any], ctype: str) -> None:
+    """Remove a condition (DVP removes some instead of setting them False)."""
+    if any(c.get("type") == ctype for c in status.get("conditions") or []):
+        status["conditions"] = [c for c in status["conditions"] if c.get("type") != ctype]
 
 
 def put(status: dict[str, Any], ctype: str, value: bool | None, reason: str, message: str = "") -> None:

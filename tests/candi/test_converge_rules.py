@@ -31,11 +31,14 @@ def project(dvp_api):
     ns = dvp_api.create_namespace("rules")
     sims = []
 
-    def simulate(**cfg):
+    def simulate(start=True, **cfg):
+        """(Re)start the simulator with `cfg`; start=False leaves DVP away (nothing processes the objects)."""
         for sim in sims:
             sim.stop()
             sim.client.close()
         sims.clear()
+        if not start:
+            return
         sim = Simulator(dvp_api.client(), SimConfig(namespace=ns, default_latency=0.05, ip_pool=POOL,
                                                     watch_timeout=1, **cfg))
         sim.start()
@@ -265,3 +268,61 @@ def test_index_keyed_disks_of_an_earlier_release_move_in_state_without_changes(t
     assert client.get(R.VIRTUAL_DISK, "candi-master-0-additional-disk-0", ns)["metadata"]["uid"] == \
         disk["metadata"]["uid"]
     assert run(tofu, cwd, "destroy", "-auto-approve").rc == 0
+
+
+def running_with(client, ns, name, cores):
+    """The VM once DVP runs it with `cores` and nothing waits for a restart."""
+    return client.wait_for(R.VIRTUAL_MACHINE, name, lambda o: o and o["status"].get("phase") == "Running" and (
+        o["status"].get("resources") or {}).get("cpu", {}).get("cores") == cores and not restarting(o), 120, ns)
+
+
+def restarting(vm) -> bool:
+    return any(c["type"] == "AwaitingRestartToApplyConfiguration" and c["status"] == "True"
+               for c in vm["status"].get("conditions", []))
+
+
+def test_masters_converge_one_at_a_time_while_dvp_restarts_one(tofu, dvp_api, project, tmp_path):
+    client, ns, simulate = project
+    simulate()
+    kc = dvp_api.kubeconfig(ns)
+    masters = []
+    for index in (0, 1):
+        cwd = tofu.step(tmp_path / f"master-{index}", "master-node", variables(kc, ns, nodeIndex=index))
+        assert run(tofu, cwd, "apply", "-auto-approve").rc == 0
+        running_with(client, ns, f"candi-master-{index}", 2)
+        masters.append(cwd)
+
+    def bigger(index):
+        out = variables(kc, ns, nodeIndex=index)
+        out["instanceClasses"]["master"]["spec"]["virtualMachine"]["cpu"]["cores"] = 4
+        return out
+
+    # The first master's change is written while DVP has not processed it yet: DVP may be about to restart it.
+    simulate(start=False)
+    write_vars(masters[0], bigger(0))
+    assert run(tofu, masters[0], "apply", "-auto-approve").rc == 0
+    write_vars(masters[1], bigger(1))
+    refused = run(tofu, masters[1], "plan")
+    assert refused.rc == 1
+    assert (f"VirtualMachine {ns}/candi-master-0 has a change DVP has not processed yet: masters are converged one "
+            "at a time, run the converge again once it is Running with its configuration applied.") in \
+        one_line(refused.out), refused.out
+
+    # DVP restarts it to apply the change (restartApprovalMode Automatic); it stops slowly.
+    simulate(stuck={"VirtualMachine.Stopping"})
+    client.wait_for(R.VIRTUAL_MACHINE, "candi-master-0", lambda o: o and o["status"].get("phase") == "Stopping"
+                    and restarting(o), 120, ns)
+    refused = run(tofu, masters[1], "plan")
+    assert refused.rc == 1
+    assert (f"VirtualMachine {ns}/candi-master-0 is Stopping and awaits a restart to apply its configuration: "
+            "masters are converged") in one_line(refused.out), refused.out
+    assert client.get(R.VIRTUAL_MACHINE, "candi-master-1", ns)["spec"]["cpu"]["cores"] == 2  # untouched
+
+    # Back with its new configuration: the next master goes on, and DVP restarts that one in turn.
+    simulate()
+    running_with(client, ns, "candi-master-0", 4)
+    assert plan_actions(tofu, masters[1]) == {VM: ["update"]}
+    assert run(tofu, masters[1], "apply", "-auto-approve").rc == 0
+    running_with(client, ns, "candi-master-1", 4)
+    for cwd in reversed(masters):
+        assert run(tofu, cwd, "destroy", "-auto-approve").rc == 0

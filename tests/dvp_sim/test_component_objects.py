@@ -5,19 +5,17 @@ value, integer and string quantities), are accepted by the DVP API as written.
 
 They are built by the components' own pure builders (capdvp.domain.manifests from a parsed DeckhouseMachine spec,
 dvp_csi.dvp.objects with the driver's names) and created in one project namespace, with no simulator running, so
-only the schema and the admission webhooks judge them. The API is the harness's DVP server (our CRDs, which
-test_real_schema_facts.py ties to DVP's real schema, and the simulator's webhooks). With CPDVP_DVP_CRDS naming a
-directory of DVP's real CustomResourceDefinitions, the same matrix runs against a kube-apiserver loaded with those
-instead (schema only: DVP's webhooks are not part of a CRD)."""
+only the schema and the admission webhooks judge them: the harness's DVP server (our CRDs, which
+test_real_schema_facts.py ties to DVP's real schema, and the simulator's webhooks), or with CPDVP_DVP_CRDS a
+kube-apiserver loaded with DVP's real CRDs (testkit/schema_accepts.py)."""
 
 from __future__ import annotations
 
 import itertools
-import os
-from pathlib import Path
 from typing import Any
 
 import pytest
+import schema_accepts
 from capdvp.domain import manifests
 from capdvp.domain.machine_spec import BOOTLOADERS, IMAGE_KINDS, LIVE_MIGRATION_POLICIES, RUN_POLICIES, parse_spec
 from dvp_common.dvp import labels as L
@@ -30,9 +28,6 @@ from dvp_csi.domain import names as csi_names
 from dvp_sim import seed
 
 UUID = "0e3d8b6a-8f1e-4c55-9d2a-3a4b5c6d7e8f"
-RES = {"VirtualMachine": R.VIRTUAL_MACHINE, "VirtualDisk": R.VIRTUAL_DISK, "Secret": SECRET,
-       "VirtualMachineBlockDeviceAttachment": R.VMBDA, "VirtualMachineOperation": R.VIRTUAL_MACHINE_OPERATION,
-       "VirtualDiskSnapshot": R.VIRTUAL_DISK_SNAPSHOT}
 NAME_LENGTHS = (1, 45, 46, 58, 59, 63)  # 46+: a disk name no longer fits a label value as is; 59+: the boot disk's
 MEMORY = ("4Gi", 4294967296, "4096Mi")  # a DVPInstanceClass may give an integer; DVP wants a string
 DISK_SIZES = (10737418240, "10Gi", "10G")
@@ -70,35 +65,18 @@ def test_the_matrix_covers_every_value():
     assert {cp for _, _, cp in cases} == {True, False}
 
 
+RES = {"VirtualMachine": R.VIRTUAL_MACHINE, "VirtualDisk": R.VIRTUAL_DISK, "Secret": SECRET,
+       "VirtualMachineBlockDeviceAttachment": R.VMBDA, "VirtualMachineOperation": R.VIRTUAL_MACHINE_OPERATION,
+       "VirtualDiskSnapshot": R.VIRTUAL_DISK_SNAPSHOT}
+
+
 @pytest.fixture(scope="module")
 def schema_api(control_plane, dvp_api):
-    real = os.environ.get("CPDVP_DVP_CRDS")
-    if not real:
-        client = dvp_api.client()
-        seed.vm_class(client, "generic")
-        client.close()
-        return dvp_api
-    files = sorted(Path(real).glob("*.yaml"))
-    assert files, f"CPDVP_DVP_CRDS={real}: no CRD files"
-    return control_plane.add_server("dvp-real", "AlwaysAllow", files)
-
-
-def contains(made: Any, built: Any) -> bool:
-    """`made` (what the API stored) holds everything of `built`, quantities as written."""
-    if isinstance(built, dict):
-        return isinstance(made, dict) and all(k in made and contains(made[k], v) for k, v in built.items())
-    if isinstance(built, list):
-        return isinstance(made, list) and len(made) == len(built) and all(map(contains, made, built))
-    return made == built
+    return schema_accepts.schema_server(control_plane, dvp_api, seed=lambda client: seed.vm_class(client, "generic"))
 
 
 def create(client, ns: str, body: dict) -> dict:
-    made = client.create(RES[body["kind"]], body, ns)
-    for part in ("spec", "data", "type"):
-        if part in body:
-            assert contains(made[part], body[part]), f"{body['kind']} {body['metadata']['name']}: {part} changed"
-    assert made["metadata"].get("labels") == body["metadata"].get("labels")
-    return made
+    return schema_accepts.create_as_written(client, RES[body["kind"]], ns, body)
 
 
 @pytest.mark.parametrize("case", range(CASES))

@@ -7,7 +7,6 @@ from __future__ import annotations
 import ipaddress
 
 from dvp_common.dvp import resources as R
-
 from dvp_sim.builders import WAIT, cloud_init, condition, disk, phase_is, vm, vmop
 
 
@@ -211,3 +210,69 @@ def test_additional_networks_report_their_addresses(dvp, ns, start_sim):
         ("Main", "Main", None), ("Network", "v6", nets[1]["ipAddress"]), ("ClusterNetwork", "no-ipam", None)]
     assert ipaddress.ip_address(nets[1]["ipAddress"]) in ipaddress.ip_network("fd00:66::/64")
     assert all(n["macAddress"].startswith("02:") for n in nets)
+
+
+def awaiting(obj: dict | None) -> bool:
+    return obj is not None and any(c["type"] == "AwaitingRestartToApplyConfiguration" and c["status"] == "True"
+                                   for c in obj.get("status", {}).get("conditions", []))
+
+
+def seen(obj: dict | None) -> bool:
+    """DVP has processed the object's latest spec."""
+    return obj is not None and obj.get("status", {}).get("observedGeneration") == obj["metadata"]["generation"]
+
+
+def test_a_change_that_needs_a_restart_waits_for_one_under_manual_approval(dvp, ns, sim, record):
+    rec = record(R.VIRTUAL_MACHINE)
+    before = running_vm(dvp, ns, "man-cfg")
+    assert before["spec"]["disruptions"] == {"restartApprovalMode": "Manual"}  # DVP's default
+    assert before["status"]["resources"] == {"cpu": {"cores": 1, "coreFraction": "100%"}, "memory": {"size": "1Gi"}}
+
+    # A field DVP applies without a restart: nothing waits.
+    dvp.patch(R.VIRTUAL_MACHINE, "man-cfg", {"spec": {"liveMigrationPolicy": "AlwaysSafe"}}, ns)
+    calm = dvp.wait_for(R.VIRTUAL_MACHINE, "man-cfg", seen, WAIT, ns)
+    assert not awaiting(calm) and "restartAwaitingChanges" not in calm["status"]
+
+    dvp.patch(R.VIRTUAL_MACHINE, "man-cfg", {"spec": {"cpu": {"cores": 2}}}, ns)
+    waiting = dvp.wait_for(R.VIRTUAL_MACHINE, "man-cfg", awaiting, WAIT, ns)
+    assert waiting["status"]["phase"] == "Running"
+    assert waiting["status"]["resources"]["cpu"]["cores"] == 1  # still what it was started with
+    assert waiting["status"]["restartAwaitingChanges"] == [
+        {"operation": "replace", "path": "cpu.cores", "currentValue": 1, "desiredValue": 2}]
+    cond = condition(waiting, "AwaitingRestartToApplyConfiguration")
+    assert (cond["reason"], cond["message"]) == (
+        "RestartAwaitingChangesExist", "Waiting for the user to restart in order to apply the configuration changes.")
+    applied = condition(waiting, "ConfigurationApplied")
+    assert (applied["status"], applied["reason"]) == ("False", "ConfigurationNotApplied")
+
+    # The user's restart applies it.
+    dvp.create(R.VIRTUAL_MACHINE_OPERATION, vmop("man-cfg-restart", "man-cfg", "Restart"), ns)
+    assert dvp.wait_for(R.VIRTUAL_MACHINE_OPERATION, "man-cfg-restart", phase_is("Completed"), WAIT, ns)
+    done = dvp.wait_for(R.VIRTUAL_MACHINE, "man-cfg", lambda o: phase_is("Running")(o) and not awaiting(o)
+                        and o["status"]["resources"]["cpu"]["cores"] == 2, WAIT, ns)
+    assert {c["type"] for c in done["status"]["conditions"]} & {
+        "AwaitingRestartToApplyConfiguration", "ConfigurationApplied"} == set()
+    assert "restartAwaitingChanges" not in done["status"]
+    assert rec.until("man-cfg", 6) == ["Pending", "Starting", "Running", "Stopping", "Starting", "Running"]
+
+
+def test_automatic_approval_restarts_the_vm_to_apply_the_change(dvp, ns, start_sim, record):
+    start_sim(latency={"VirtualMachine.Stopping": 1.0})  # long enough to read the VM while it stops
+    rec = record(R.VIRTUAL_MACHINE)
+    dvp.create(R.VIRTUAL_DISK, disk("auto-d", "1Gi"), ns)
+    dvp.create(R.VIRTUAL_DISK, disk("auto-e", "1Gi"), ns)
+    body = vm("auto", ["auto-d"])
+    body["spec"]["disruptions"] = {"restartApprovalMode": "Automatic"}
+    dvp.create(R.VIRTUAL_MACHINE, body, ns)
+    dvp.wait_for(R.VIRTUAL_MACHINE, "auto", phase_is("Running"), WAIT, ns)
+
+    dvp.patch(R.VIRTUAL_MACHINE, "auto", {"spec": {"memory": {"size": "2Gi"}, "blockDeviceRefs": [
+        {"kind": "VirtualDisk", "name": "auto-d"}, {"kind": "VirtualDisk", "name": "auto-e"}]}}, ns)
+    stopping = dvp.wait_for(R.VIRTUAL_MACHINE, "auto", phase_is("Stopping"), WAIT, ns)
+    assert awaiting(stopping)
+    assert [c["path"] for c in stopping["status"]["restartAwaitingChanges"]] == ["memory.size", "blockDeviceRefs"]
+    done = dvp.wait_for(R.VIRTUAL_MACHINE, "auto", lambda o: phase_is("Running")(o) and not awaiting(o), WAIT, ns)
+    assert done["status"]["resources"]["memory"] == {"size": "2Gi"}
+    assert [r["name"] for r in done["status"]["blockDeviceRefs"]] == ["auto-d", "auto-e"]
+    assert "restartAwaitingChanges" not in done["status"]
+    assert rec.until("auto", 6) == ["Pending", "Starting", "Running", "Stopping", "Starting", "Running"]

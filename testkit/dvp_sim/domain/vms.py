@@ -1,7 +1,9 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
 """VirtualMachine: Pending -> Starting -> Running once class, disks, cloud-init Secret and address are there;
-Stop/Start/Restart through VirtualMachineOperations; hot-plugged disks from attachments."""
+Stop/Start/Restart through VirtualMachineOperations; hot-plugged disks from attachments; a spec change that
+needs a restart waits for one (AwaitingRestartToApplyConfiguration), which DVP makes itself under
+restartApprovalMode Automatic."""
 
 from __future__ import annotations
 
@@ -155,9 +157,10 @@ def hotplugged(vm: Obj, world, cfg, plan: Plan) -> list[Obj]:
     return sorted(out, key=lambda a: (meta(a).get("creationTimestamp") or "", meta(a)["name"]))
 
 
-def device_refs(vm: Obj, world, cfg, plan: Plan, attached: bool) -> list[Obj]:
+def device_refs(vm: Obj, world, cfg, plan: Plan, attached: bool, static: list[Obj] | None = None) -> list[Obj]:
+    """The VM's devices: `static` (default: the spec's list) then, when attached, the hot-plugged ones."""
     ns, refs = meta(vm).get("namespace"), []
-    for ref in spec(vm).get("blockDeviceRefs") or []:
+    for ref in spec(vm).get("blockDeviceRefs") or [] if static is None else static:
         refs.append({"kind": ref["kind"], "name": ref["name"],
                      "size": device_size(ref["kind"], ref["name"], ns, world, cfg),
                      "attached": attached, "target": TARGETS[len(refs)], "hotplugged": False})
@@ -169,6 +172,67 @@ def device_refs(vm: Obj, world, cfg, plan: Plan, attached: bool) -> list[Obj]:
                          "attached": True, "target": TARGETS[len(refs) % len(TARGETS)], "hotplugged": True,
                          "virtualMachineBlockDeviceAttachmentName": meta(att)["name"]})
     return refs
+
+
+# Spec fields whose change DVP applies only by restarting the VM, as its status shows what the VM runs with
+# (status.resources, the address name, the static block devices). DVP compares the spec with the one it last
+# applied; the rest of the spec (runPolicy, liveMigrationPolicy, labels ...) applies without a restart.
+RESTART_FIELDS = ("cpu.cores", "cpu.coreFraction", "memory.size", "virtualMachineIPAddressName", "blockDeviceRefs")
+
+
+def running_config(vm: Obj) -> dict | None:
+    """What the VM was started with, from its status (None before it first ran)."""
+    st = status(vm)
+    res = st.get("resources") or {}
+    if not res.get("cpu") or not res.get("memory"):
+        return None
+    return {"cpu.cores": res["cpu"].get("cores"), "cpu.coreFraction": res["cpu"].get("coreFraction"),
+            "memory.size": res["memory"].get("size"),
+            "virtualMachineIPAddressName": st.get("virtualMachineIPAddressName"),
+            "blockDeviceRefs": [{"kind": r.get("kind"), "name": r.get("name")}
+                                for r in st.get("blockDeviceRefs") or [] if not r.get("hotplugged")]}
+
+
+def desired_config(vm: Obj) -> dict:
+    sp = spec(vm)
+    cpu = sp.get("cpu") or {}
+    return {"cpu.cores": cpu.get("cores"), "cpu.coreFraction": cpu.get("coreFraction") or "100%",
+            "memory.size": str((sp.get("memory") or {}).get("size")), "virtualMachineIPAddressName": ip_name(vm),
+            "blockDeviceRefs": [{"kind": r.get("kind"), "name": r.get("name")}
+                                for r in sp.get("blockDeviceRefs") or []]}
+
+
+def restart_changes(vm: Obj) -> list[Obj]:
+    """status.restartAwaitingChanges: each restart field whose spec value is not what the VM runs with."""
+    now = running_config(vm)
+    if now is None:
+        return []
+    want = desired_config(vm)
+    return [{"operation": "replace", "path": f, "currentValue": now[f], "desiredValue": want[f]}
+            for f in RESTART_FIELDS if now[f] != want[f]]
+
+
+def approval_mode(vm: Obj) -> str:
+    return (spec(vm).get("disruptions") or {}).get("restartApprovalMode") or "Manual"
+
+
+def awaits_restart(st: Obj) -> bool:
+    cond = C.find(st, C.AWAITING_RESTART)
+    return bool(cond and cond.get("status") == "True")
+
+
+def _await_restart(st: Obj, changes: list[Obj]) -> None:
+    st["restartAwaitingChanges"] = changes
+    message = "Waiting for the user to restart in order to apply the configuration changes."
+    C.put(st, C.AWAITING_RESTART, True, C.R_RESTART_AWAITING, message)
+    C.put(st, C.CONFIGURATION_APPLIED, False, C.R_NOT_APPLIED, message)
+
+
+def _configured(st: Obj) -> None:
+    """Nothing waits for a restart: DVP removes both conditions rather than setting them."""
+    st.pop("restartAwaitingChanges", None)
+    C.drop(st, C.AWAITING_RESTART)
+    C.drop(st, C.CONFIGURATION_APPLIED)
 
 
 def reconcile(vm: Obj, world, cfg) -> Plan:
@@ -199,6 +263,7 @@ def reconcile(vm: Obj, world, cfg) -> Plan:
             _running(vm, st, world, cfg, plan)
             plan.first += complete(vm, world, ("Start", "Restart"))
     elif current == "Running":
+        changes = restart_changes(vm)
         if intent in ("Stop", "Restart") or run_policy == "AlwaysOff":
             _to(st, vm, world, "Stopping")
             plan.wake(cfg.delay(KIND, "Stopping"))
@@ -208,8 +273,16 @@ def reconcile(vm: Obj, world, cfg) -> Plan:
             st["migrationState"] = {"startTimestamp": C.now_iso(), "endTimestamp": None, "result": "",
                                     "source": {"node": source}, "target": {"node": next_node(source, cfg.nodes)}}
             plan.wake(cfg.delay(KIND, "Migrating"))
+        elif changes and approval_mode(vm) == "Automatic":
+            _await_restart(st, changes)  # DVP restarts it itself: Stopping, Starting, Running as the spec says
+            _to(st, vm, world, "Stopping")
+            plan.wake(cfg.delay(KIND, "Stopping"))
         else:
-            _running(vm, st, world, cfg, plan)
+            _running(vm, st, world, cfg, plan, apply=not changes)
+            if changes:
+                _await_restart(st, changes)  # Manual: until a Restart operation (or a stop and a start)
+            else:
+                _configured(st)
             plan.first += complete(vm, world, ("Start",))
     elif current == "Migrating":
         if wait_phase(plan, world, vm, KIND, "Migrating", cfg):
@@ -221,7 +294,7 @@ def reconcile(vm: Obj, world, cfg) -> Plan:
             plan.first += complete(vm, world, ("Migrate",))
     elif current == "Stopping":
         if wait_phase(plan, world, vm, KIND, "Stopping", cfg):
-            if intent == "Restart":
+            if intent == "Restart" or (intent != "Stop" and run_policy != "AlwaysOff" and awaits_restart(st)):
                 _to(st, vm, world, "Starting")
                 plan.wake(cfg.delay(KIND, "Starting"))
             else:
@@ -236,6 +309,8 @@ def reconcile(vm: Obj, world, cfg) -> Plan:
             plan.wake(cfg.delay(KIND, "Starting"))
         else:
             plan.first += complete(vm, world, ("Stop",))
+    if st.get("phase") in ("Pending", "Starting", "Stopped"):
+        _configured(st)  # the next start runs the spec as it is
     plan.status = changed(vm, st)
     return plan
 
@@ -245,14 +320,22 @@ def _to(st: Obj, vm: Obj, world, new_phase: str) -> None:
     world.enter(vm, new_phase)
 
 
-def _running(vm: Obj, st: Obj, world, cfg, plan: Plan) -> None:
-    vmip = world.get("VirtualMachineIPAddress", meta(vm).get("namespace"), ip_name(vm))
+def _running(vm: Obj, st: Obj, world, cfg, plan: Plan, apply: bool = True) -> None:
+    """Running with the spec (`apply`), or still with what it was started with (a restart is pending)."""
     st["phase"] = "Running"
-    st["ipAddress"] = status(vmip).get("address", "")
-    st["virtualMachineIPAddressName"] = ip_name(vm)
-    st["networks"] = networks(vm, st["ipAddress"], cfg)
     st["nodeName"] = st.get("nodeName") or node_for(vm, cfg.nodes)  # where it runs until it stops or migrates
-    st["blockDeviceRefs"] = device_refs(vm, world, cfg, plan, attached=True)
+    if apply:
+        vmip = world.get("VirtualMachineIPAddress", meta(vm).get("namespace"), ip_name(vm))
+        st["ipAddress"] = status(vmip).get("address", "")
+        st["virtualMachineIPAddressName"] = ip_name(vm)
+        st["networks"] = networks(vm, st["ipAddress"], cfg)
+        want = desired_config(vm)
+        st["resources"] = {"cpu": {"cores": want["cpu.cores"], "coreFraction": want["cpu.coreFraction"]},
+                           "memory": {"size": want["memory.size"]}}
+        st["blockDeviceRefs"] = device_refs(vm, world, cfg, plan, attached=True)
+    else:
+        static = [r for r in st.get("blockDeviceRefs") or [] if not r.get("hotplugged")]
+        st["blockDeviceRefs"] = device_refs(vm, world, cfg, plan, attached=True, static=static)
     C.put(st, C.RUNNING, True, "VirtualMachineRunning")
 
 

@@ -65,11 +65,14 @@ module "additional_disk" {
   disks     = module.node.additional_disks
 }
 
-// Masters change one at a time. DVP applies a cpu, memory, class or address change by restarting the VM
+// Masters change one at a time. DVP applies a cpu, memory, disk or address change by restarting the VM
 // (restartApprovalMode Automatic), after the apply has returned; the plan of the next master is refused, naming
-// the master that is not back yet, until that one runs its new configuration.
+// the master that is not back yet, until that one runs its new configuration. A master whose latest spec DVP has
+// not processed yet (status.observedGeneration behind metadata.generation) counts as not back: DVP may be about
+// to restart it, and the plan must not race it.
 locals {
   master_name = "^${local.prefix}-master-[0-9]+$"
+  busy_phases = ["Starting", "Stopping", "Migrating"]
 }
 
 data "kubernetes_resources" "masters" {
@@ -82,14 +85,20 @@ data "kubernetes_resources" "masters" {
     postcondition {
       condition = length([for vm in flatten([try(self.objects, [])]) : vm
         if can(regex(local.master_name, vm.metadata.name)) && try(format("%s", vm.metadata.name), "") != module.node.hostname && (
-          contains(["Starting", "Stopping", "Migrating"], try(format("%s", vm.status.phase), "")) ||
-          anytrue([for c in flatten([try(vm.status.conditions, [])]) : try(format("%s", c.type), "") == "AwaitingRestartToApplyConfiguration" && try(format("%s", c.status), "") == "True"])
+          contains(local.busy_phases, try(format("%s", vm.status.phase), "")) ||
+          anytrue([for c in flatten([try(vm.status.conditions, [])]) : try(format("%s", c.type), "") == "AwaitingRestartToApplyConfiguration" && try(format("%s", c.status), "") == "True"]) ||
+          try(tonumber(vm.status.observedGeneration), 0) < try(tonumber(vm.metadata.generation), 0)
       )]) == 0
       error_message = join("\n", [for vm in flatten([try(self.objects, [])]) :
-        "VirtualMachine ${local.namespace}/${try(format("%s", vm.metadata.name), "")} is ${try(format("%s", vm.status.phase), "")}${anytrue([for c in flatten([try(vm.status.conditions, [])]) : try(format("%s", c.type), "") == "AwaitingRestartToApplyConfiguration" && try(format("%s", c.status), "") == "True"]) ? " and awaits a restart to apply its configuration" : ""}: masters are converged one at a time, run the converge again once it is Running."
+        "VirtualMachine ${local.namespace}/${try(format("%s", vm.metadata.name), "")} ${join(" and ", compact([
+          contains(local.busy_phases, try(format("%s", vm.status.phase), "")) ? "is ${try(format("%s", vm.status.phase), "")}" : "",
+          anytrue([for c in flatten([try(vm.status.conditions, [])]) : try(format("%s", c.type), "") == "AwaitingRestartToApplyConfiguration" && try(format("%s", c.status), "") == "True"]) ? "awaits a restart to apply its configuration" : "",
+          try(tonumber(vm.status.observedGeneration), 0) < try(tonumber(vm.metadata.generation), 0) ? "has a change DVP has not processed yet" : "",
+        ]))}: masters are converged one at a time, run the converge again once it is Running with its configuration applied."
         if can(regex(local.master_name, vm.metadata.name)) && try(format("%s", vm.metadata.name), "") != module.node.hostname && (
-          contains(["Starting", "Stopping", "Migrating"], try(format("%s", vm.status.phase), "")) ||
-          anytrue([for c in flatten([try(vm.status.conditions, [])]) : try(format("%s", c.type), "") == "AwaitingRestartToApplyConfiguration" && try(format("%s", c.status), "") == "True"])
+          contains(local.busy_phases, try(format("%s", vm.status.phase), "")) ||
+          anytrue([for c in flatten([try(vm.status.conditions, [])]) : try(format("%s", c.type), "") == "AwaitingRestartToApplyConfiguration" && try(format("%s", c.status), "") == "True"]) ||
+          try(tonumber(vm.status.observedGeneration), 0) < try(tonumber(vm.metadata.generation), 0)
       )])
     }
   }

@@ -121,6 +121,20 @@ run "another_master_restarting_stops_the_plan" {
   expect_failures = [data.kubernetes_resources.masters]
 }
 
+// DVP has not processed the other master's latest spec yet: it may be about to restart it.
+run "a_master_with_a_change_dvp_has_not_processed_stops_the_plan" {
+  command = plan
+
+  override_data {
+    target = data.kubernetes_resources.masters
+    values = { objects = [
+      { metadata = { name = "demo-master-1", generation = 3 }, status = { phase = "Running", observedGeneration = 2 } },
+    ] }
+  }
+
+  expect_failures = [data.kubernetes_resources.masters]
+}
+
 run "other_masters_running_or_other_groups_busy_do_not_stop_it" {
   command = plan
 
@@ -128,8 +142,8 @@ run "other_masters_running_or_other_groups_busy_do_not_stop_it" {
     target = data.kubernetes_resources.masters
     values = { objects = [
       { metadata = { name = "demo-master-0" }, status = { phase = "Starting" } },
-      { metadata = { name = "demo-master-1" }, status = { phase = "Running" } },
-      { metadata = { name = "demo-worker-0" }, status = { phase = "Stopping" } },
+      { metadata = { name = "demo-master-1", generation = 2 }, status = { phase = "Running", observedGeneration = 2 } },
+      { metadata = { name = "demo-worker-0", generation = 2 }, status = { phase = "Stopping", observedGeneration = 1 } },
     ] }
   }
 
