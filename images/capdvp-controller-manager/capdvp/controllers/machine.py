@@ -112,14 +112,12 @@ class MachineReconciler:
             if update is not None:
                 draft.addresses = addresses + _ip_addresses(vm)
                 return update
-        outcome = phase.observe(vm, bool((machine.get("status") or {}).get("nodeRef")), phase.summary(owned))
+        outcome = phase.observe(vm, owned)
         draft.readiness(outcome.condition)
         draft.ready = outcome.ready
         draft.addresses = addresses + (_ip_addresses(vm) if outcome.ip else [])
         if outcome.ready:
             draft.provisioned = True
-        if outcome.failure:
-            draft.failure = outcome.failure
         return DONE
 
     def _set_provider_id(self, dm: dict) -> None:

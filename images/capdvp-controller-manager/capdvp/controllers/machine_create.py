@@ -50,7 +50,8 @@ def _api_failure(draft: StatusDraft, what: str, exc: ApiError) -> Outcome:
         return Outcome(None, RETRY)
     if isinstance(exc, AdmissionDenied | Invalid):
         msg = f"creating {what}: DVP refused it: {exc.message}"
-        draft.readiness(c.Condition(c.VM_READY, c.FALSE, c.CREATE_FAILED, msg))
+        reason = c.DVP_SCHEMA_INVALID if isinstance(exc, Invalid) else c.DVP_ADMISSION_DENIED
+        draft.readiness(c.Condition(c.VM_READY, c.FALSE, reason, msg))
         draft.failure, draft.ready = (c.FAILURE_CREATE, msg), False
         return Outcome(None)
     if isinstance(exc, RBACDenied):
