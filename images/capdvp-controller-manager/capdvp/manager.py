@@ -42,6 +42,14 @@ PREREQUISITE_MEMORY_S = 10.0
 # blockDeviceRefs). An update changing none of them, nor spec or metadata (conditions, progress, statistics DVP
 # keeps writing), is no news for the machine. Reading another status field means listing it here.
 DVP_STATUS_READ = ("phase", "ipAddress", "blockDeviceRefs")
+# The DVP conditions it reads (domain/health.py, domain/guest.py): a change of their status or reason is news; their
+# heartbeats and messages alone are not.
+DVP_CONDITIONS_READ = ("AgentReady", "Migratable", "Running", "VirtualMachineClassReady", "Ready")
+
+
+def _conditions_read(obj: dict) -> dict:
+    return {x.get("type"): (x.get("status"), x.get("reason")) for x in (obj.get("status") or {}).get("conditions") or []
+            if x.get("type") in DVP_CONDITIONS_READ}
 
 
 class Manager(Lifecycle):
@@ -126,7 +134,7 @@ class Manager(Lifecycle):
                 self.machines.enqueue(ns, host)
 
         def dvp_updated(old: dict, new: dict) -> None:
-            if not status_only(old, new, DVP_STATUS_READ):
+            if not status_only(old, new, DVP_STATUS_READ) or _conditions_read(old) != _conditions_read(new):
                 dvp_changed(new)
         for inf in self.dvp_informers.values():
             inf.add_handlers(dvp_changed, dvp_updated, dvp_changed)

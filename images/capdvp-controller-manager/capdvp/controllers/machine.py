@@ -16,6 +16,7 @@ from capdvp.controllers import guest, machine_create, machine_delete, machine_up
 from capdvp.controllers.context import DONE, Context, Result
 from capdvp.controllers.status import StatusDraft, write
 from capdvp.domain import conditions as c
+from capdvp.domain import guest as guest_os
 from capdvp.domain import names, ownership, phase
 from capdvp.domain.machine_spec import SpecError, parse_spec
 
@@ -118,7 +119,19 @@ class MachineReconciler:
         draft.addresses = addresses + (_ip_addresses(vm) if outcome.ip else [])
         if outcome.ready:
             draft.provisioned = True
-        return DONE
+        return self._guest(dm, machine, vm, outcome.ready, draft)
+
+    def _guest(self, dm: dict, machine: dict, vm: dict, running: bool, draft: StatusDraft) -> Result:
+        """GuestBooted (Ready turns False past the boot timeout) and LiveMigratable, from DVP's VM conditions."""
+        was_booted = any(x.get("type") == c.GUEST_BOOTED and x.get("status") == c.TRUE
+                         for x in (dm.get("status") or {}).get("conditions") or [])
+        node = bool(((machine.get("status") or {}).get("nodeRef") or {}).get("name"))
+        boot = guest_os.booted(vm, node, was_booted, self.ctx.now(), self.ctx.config.guest_boot_timeout, running)
+        draft.set(boot.condition)
+        if boot.timed_out and running:
+            draft.set(c.Condition(c.READY, c.FALSE, boot.condition.reason, boot.condition.message))
+        draft.set(guest_os.live_migratable(vm))
+        return Result(requeue_after=boot.recheck_after) if boot.recheck_after else DONE
 
     def _set_provider_id(self, dm: dict) -> None:
         meta = dm["metadata"]
