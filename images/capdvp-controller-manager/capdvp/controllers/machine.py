@@ -12,12 +12,12 @@ from __future__ import annotations
 import logging
 
 from capdvp import resources as r
-from capdvp.controllers import guest, machine_create, machine_delete, machine_update
+from capdvp.controllers import guest, machine_create, machine_delete, machine_update, placement
 from capdvp.controllers.context import DONE, Context, Result
 from capdvp.controllers.status import StatusDraft, write
 from capdvp.domain import conditions as c
 from capdvp.domain import guest as guest_os
-from capdvp.domain import names, ownership, phase
+from capdvp.domain import names, ownership, phase, zones
 from capdvp.domain.machine_spec import SpecError, parse_spec
 
 log = logging.getLogger(__name__)
@@ -86,7 +86,13 @@ class MachineReconciler:
                 draft.readiness(c.Condition(c.VM_READY, c.FALSE, c.WAITING_FOR_BOOTSTRAP_SCRIPT,
                                             "waiting for the bootstrap data Secret of the Machine"))
                 return DONE
-            outcome = machine_create.create_vm(ctx, meta["name"], spec, control_plane, draft)
+            placed = placement.decide(ctx, dm, machine, cluster)
+            if placed.error:
+                draft.readiness(c.Condition(c.VM_READY, c.FALSE, c.FAILURE_DOMAIN_UNKNOWN,
+                                            f"DeckhouseMachine {key}: {placed.error}"))
+                return Result(requeue_after=ctx.config.waiting_requeue)  # the cluster's zones may change
+            draft.failure_domain = placed.zone
+            outcome = machine_create.create_vm(ctx, meta["name"], spec, control_plane, draft, placed.zone)
             if outcome.vm is None:
                 return outcome.result
             vm, absent = outcome.vm, outcome.absent
@@ -96,6 +102,7 @@ class MachineReconciler:
             draft.readiness(c.Condition(c.VM_READY, c.FALSE, c.FOREIGN_OBJECT, msg))
             draft.failure, draft.ready = (c.FAILURE_CREATE, msg), False
             return DONE
+        draft.failure_domain = zones.vm_zone(vm)  # where DVP was told to run it, whoever decided
         provisioned = bool(status.get("initialization", {}).get("provisioned"))
         owned: list[dict] = []
         # DVP runs a VM only once its Secret and disks exist, so a running VM needs no check.
