@@ -29,6 +29,7 @@ from capdvp.controllers.cluster import ClusterReconciler
 from capdvp.controllers.context import Context, project
 from capdvp.controllers.guest import CLUSTER_NAME_LABEL
 from capdvp.controllers.machine import MachineReconciler
+from capdvp.controllers.template import TemplateReconciler
 from capdvp.domain import ownership
 from capdvp.runner import Controller, Metrics
 from capdvp.settings import Settings
@@ -64,6 +65,7 @@ class Manager(Lifecycle):
         self.guest_informers = {
             r.DECKHOUSE_MACHINE: Informer(guest, r.DECKHOUSE_MACHINE, ns, resync_period=resync),
             r.DECKHOUSE_CLUSTER: Informer(guest, r.DECKHOUSE_CLUSTER, ns, resync_period=resync),
+            r.DECKHOUSE_MACHINE_TEMPLATE: Informer(guest, r.DECKHOUSE_MACHINE_TEMPLATE, ns, resync_period=resync),
             r.MACHINE: Informer(guest, r.MACHINE, ns),
             r.CLUSTER: Informer(guest, r.CLUSTER, ns),
             # Bootstrap data is read on every pass until the VM runs (a stale cloud-init Secret is replaced):
@@ -84,10 +86,12 @@ class Manager(Lifecycle):
         self.machines = Controller("deckhousemachine", MachineReconciler(ctx).reconcile,
                                    workers=settings.workers, metrics=metrics)
         self.clusters = Controller("deckhousecluster", ClusterReconciler(ctx).reconcile, workers=1, metrics=metrics)
+        self.templates = Controller("deckhousemachinetemplate", TemplateReconciler(ctx).reconcile, workers=1,
+                                    metrics=metrics)
         self._wire()
         # Both sides' informers (a list: Secrets are watched on both, a dict by resource would drop one).
         self.informers = [*self.guest_informers.values(), *self.dvp_informers.values()]
-        self.controllers = [self.machines, self.clusters]
+        self.controllers = [self.machines, self.clusters, self.templates]
         self.webhook: WebhookServer | None = None
         if settings.webhook_bind:
             self.webhook = admission.server(settings.webhook_bind, settings.webhook_cert_dir)
@@ -104,6 +108,13 @@ class Manager(Lifecycle):
             dm_changed, lambda old, new: None if status_only(old, new) else dm_changed(new), dm_changed)
         self.guest_informers[r.DECKHOUSE_CLUSTER].add_handlers(
             *_on_any(lambda o: self.clusters.enqueue(o["metadata"]["namespace"], o["metadata"]["name"])))
+
+        def template_changed(o: dict) -> None:
+            self.templates.enqueue(o["metadata"]["namespace"], o["metadata"]["name"])
+        # Its status is ours alone: the echo of our patch is no work.
+        self.guest_informers[r.DECKHOUSE_MACHINE_TEMPLATE].add_handlers(
+            template_changed, lambda old, new: None if status_only(old, new) else template_changed(new),
+            lambda o: None)
 
         def machine_changed(m: dict) -> None:
             ref = (m.get("spec") or {}).get("infrastructureRef") or {}
