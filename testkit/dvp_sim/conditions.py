@@ -26,6 +26,8 @@ CAPACITY_AVAILABLE = "DiskAttachmentCapacityAvailableType"  # sic: DVP's type na
 SIGNAL_SENT = "SignalSent"
 COMPLETED = "Completed"
 BOUND = "Bound"
+AGENT_READY = "AgentReady"
+MIGRATABLE = "Migratable"
 
 # reasons
 R_READY = "Ready"
@@ -52,6 +54,10 @@ R_NOT_FOR_RUN_POLICY = "NotApplicableForRunPolicy"
 R_NOT_FOR_VM_PHASE = "NotApplicableForVMPhase"
 R_OPERATION_COMPLETED = "OperationCompleted"
 R_SIGNAL_SENT = "SignalSentSuccess"
+R_AGENT_READY = "AgentReady"
+R_AGENT_NOT_READY = "AgentNotReady"
+R_MIGRATABLE = "VirtualMachineMigratable"
+R_POD_NOT_STARTED = "PodNotStarted"
 
 # annotation with the disk serial (md5 of metadata.uid), so tests of the guest side can find the device
 SERIAL_ANNOTATION = "dvp-sim.deckhouse.io/serial"
