@@ -43,14 +43,22 @@ PREREQUISITE_MEMORY_S = 10.0
 # blockDeviceRefs). An update changing none of them, nor spec or metadata (conditions, progress, statistics DVP
 # keeps writing), is no news for the machine. Reading another status field means listing it here.
 DVP_STATUS_READ = ("phase", "ipAddress", "blockDeviceRefs")
-# The DVP conditions it reads (domain/health.py, domain/guest.py): a change of their status or reason is news; their
-# heartbeats and messages alone are not.
-DVP_CONDITIONS_READ = ("AgentReady", "Migratable", "Running", "VirtualMachineClassReady", "Ready")
+# The DVP conditions it reads (domain/guest.py, domain/health.py). News: any change of AgentReady or Migratable
+# (GuestBooted, LiveMigratable); of the others only turning False or back (a class or an image DVP waits for): their
+# True heartbeats through provisioning would each cost a pass and its reads. DVP's Running condition moves with the
+# phase, which is watched anyway.
+DVP_CONDITIONS_READ = ("AgentReady", "Migratable")
+DVP_CONDITIONS_FALSE_READ = ("VirtualMachineClassReady", "Ready")
 
 
 def _conditions_read(obj: dict) -> dict:
-    return {x.get("type"): (x.get("status"), x.get("reason")) for x in (obj.get("status") or {}).get("conditions") or []
-            if x.get("type") in DVP_CONDITIONS_READ}
+    out = {}
+    for x in (obj.get("status") or {}).get("conditions") or []:
+        if x.get("type") in DVP_CONDITIONS_READ:
+            out[x["type"]] = (x.get("status"), x.get("reason"))
+        elif x.get("type") in DVP_CONDITIONS_FALSE_READ and x.get("status") == "False":
+            out[x["type"]] = x.get("reason")
+    return out
 
 
 class Manager(Lifecycle):
