@@ -28,6 +28,8 @@ COMPLETED = "Completed"
 BOUND = "Bound"
 AWAITING_RESTART = "AwaitingRestartToApplyConfiguration"
 CONFIGURATION_APPLIED = "ConfigurationApplied"
+AGENT_READY = "AgentReady"
+MIGRATABLE = "Migratable"
 
 # reasons
 R_READY = "Ready"
@@ -57,6 +59,10 @@ R_OPERATION_COMPLETED = "OperationCompleted"
 R_SIGNAL_SENT = "SignalSentSuccess"
 R_RESTART_AWAITING = "RestartAwaitingChangesExist"
 R_NOT_APPLIED = "ConfigurationNotApplied"
+R_AGENT_READY = "AgentReady"
+R_AGENT_NOT_READY = "AgentNotReady"
+R_MIGRATABLE = "VirtualMachineMigratable"
+R_POD_NOT_STARTED = "PodNotStarted"
 
 # annotation with the disk serial (md5 of metadata.uid), so tests of the guest side can find the device
 SERIAL_ANNOTATION = "dvp-sim.deckhouse.io/serial"

@@ -34,6 +34,10 @@ class SimConfig:
     ip_pool: str = "10.66.0.0/24"  # VM addresses (VirtualMachineIPAddress + leases)
     lb_pool: str = "192.0.2.0/24"  # LoadBalancer ingress addresses (TEST-NET-1)
     nodes: tuple[str, ...] = ("dvp-node-1", "dvp-node-2", "dvp-node-3")  # DVP nodes VMs run on
+    # Labels of those nodes (e.g. topology.kubernetes.io/zone); a VM runs only on a node its nodeSelector matches.
+    node_labels: dict[str, dict[str, str]] = field(default_factory=dict)
+    # Whether the guest agent in a running VM answers (AgentReady); False plays a guest that never boots.
+    guest_agent: bool = True
     image_size: str = "2Gi"  # what every VirtualImage / ClusterVirtualImage "unpacks" to
     require_vm_class: bool = True  # a VM whose VirtualMachineClass is missing stays Pending
     namespace: str | None = None  # None: every namespace
@@ -75,6 +79,9 @@ class SimConfig:
             raise SettingsInvalid("SimConfig.workers: at least one")
         if not self.nodes:
             raise SettingsInvalid("SimConfig.nodes: at least one node")
+        unknown = set(self.node_labels) - set(self.nodes)
+        if unknown:
+            raise SettingsInvalid(f"SimConfig.node_labels: {', '.join(sorted(unknown))} not in SimConfig.nodes")
         if self.quota_bytes is not None and self.quota_bytes < 0:
             raise SettingsInvalid("SimConfig.quota_bytes: must be >= 0")
         return self

@@ -79,14 +79,49 @@ def _vm(phase_, **spec):
     ("Terminating", False, "VMNotReady"), ("Pause", False, "VMNotReady"),
 ])
 def test_phase_outcomes(vm_phase, ready, reason):
-    out = phase.observe(_vm(vm_phase), has_node_ref=True)
-    assert (out.ready, out.condition.reason, out.failure) == (ready, reason, None)
+    out = phase.observe(_vm(vm_phase))
+    assert (out.ready, out.condition.reason) == (ready, reason)
     assert out.ip == ("10.0.0.9" if ready else "")
 
 
-def test_degraded_is_terminal_only_without_a_node():
-    assert phase.observe(_vm("Degraded"), has_node_ref=True).failure is None
-    assert phase.observe(_vm("Degraded"), has_node_ref=False).failure[0] == "CreateError"
+def test_degraded_is_not_ready_and_names_the_sizing():
+    out = phase.observe(_vm("Degraded"))
+    assert (out.ready, out.condition.status, out.condition.reason) == (False, "False", "VMDegraded")
+    assert out.condition.message == ("VirtualMachine w-1 is Degraded (class 'generic', 2 cores, memory 4Gi); check "
+                                     "the VirtualMachineClass sizing policy and DVP events")
+
+
+def _dvp_cond(ctype, reason, message=""):
+    return {"type": ctype, "status": "False", "reason": reason, "message": message}
+
+
+def _disk(name, *conds):
+    return {"kind": "VirtualDisk", "metadata": {"name": name}, "status": {"phase": "Pending",
+                                                                           "conditions": list(conds)}}
+
+
+PENDING_CAUSES = [
+    ("class gone after creation", [_dvp_cond("VirtualMachineClassReady", "NotFound",
+                                             'VirtualMachineClass "generic" not found')], [],
+     ("VirtualMachineClassMissing", "VirtualMachine w-1 waits for VirtualMachineClass 'generic': "
+                                    'VirtualMachineClass "generic" not found')),
+    ("disk over quota", [], [_disk("w-1-boot", _dvp_cond("Ready", "QuotaExceeded", "exceeded quota: storage"))],
+     ("DiskQuotaExceeded", "VirtualDisk w-1-boot of VirtualMachine w-1 waits for DVP quota: exceeded quota: storage")),
+    ("image gone", [], [_disk("w-1-boot", _dvp_cond("Ready", "DatasourceIsNotFound", "image not found"))],
+     ("BootImageMissing", "VirtualDisk w-1-boot of VirtualMachine w-1 waits for its image: image not found")),
+    ("class ready, disk provisioning", [{"type": "VirtualMachineClassReady", "status": "True", "reason": "Ready"}],
+     [_disk("w-1-boot", _dvp_cond("Ready", "Provisioning"))],
+     ("VMNotReady", "VirtualMachine w-1 is Pending (VirtualDisk w-1-boot: Pending)")),
+]
+
+
+@pytest.mark.parametrize(("case", "vm_conds", "owned", "expected"), PENDING_CAUSES, ids=[p[0] for p in PENDING_CAUSES])
+def test_a_pending_vm_reports_the_cause_dvp_names(case, vm_conds, owned, expected):
+    vm = _vm("Pending")
+    vm["status"]["conditions"] = vm_conds
+    out = phase.observe(vm, owned)
+    assert (out.ready, out.condition.status, out.condition.reason, out.condition.message) == (False, "False",
+                                                                                              *expected)
 
 
 ACTUAL = updates.Actual(vm_class="generic", cores=2, core_fraction="50%", memory="4Gi", bootloader="EFI",

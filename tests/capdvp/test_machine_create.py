@@ -214,7 +214,8 @@ def test_a_dvp_webhook_denial_is_terminal_with_dvps_message(world):
     assert world.reconcile("w-1") == DONE
     status = world.dm("w-1")["status"]
     assert status["failureReason"] == "CreateError"
-    assert status["failureMessage"] == (
+    assert (world.condition("w-1")["status"], world.condition("w-1")["reason"]) == ("False", "DVPAdmissionDenied")
+    assert status["failureMessage"] == world.condition("w-1")["message"] == (
         'creating VirtualMachine w-1: DVP refused it: admission webhook '
         '"vm.virtualization-controller.validate.d8-virtualization" denied the request: ' + why)
     before = world.dvp.calls.copy()
@@ -229,6 +230,7 @@ def test_a_schema_error_is_terminal_with_dvps_message_and_no_guess(world):
         'Unsupported value: "Never": supported values: "AlwaysSafe", "PreferSafe", "AlwaysForced", "PreferForced"'))
     assert world.reconcile("w-1") == DONE
     message = world.dm("w-1")["status"]["failureMessage"]
+    assert (world.condition("w-1")["reason"], world.condition("w-1")["message"]) == ("DVPSchemaInvalid", message)
     assert message.startswith('creating VirtualMachine w-1: DVP refused it: VirtualMachine.virtualization.deckhouse.io '
                               '"w-1" is invalid: spec.liveMigrationPolicy: Unsupported value: "Never"')
     assert "sizing" not in message

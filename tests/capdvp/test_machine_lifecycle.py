@@ -30,17 +30,22 @@ def test_stopped_vm_is_not_ready_but_stays_provisioned(world):
     assert status["addresses"] == [{"type": "Hostname", "address": "w-1"}, {"type": "InternalDNS", "address": "w-1"}]
 
 
-def test_degraded_before_the_node_joined_is_terminal(world):
+def test_degraded_before_the_node_joined_is_not_ready_without_failure_and_clears_on_recovery(world):
     world.capi_machine("w-1")
     world.reconcile("w-1")
     world.vm_phase("w-1", "Degraded")
     world.reconcile("w-1")
     status = world.dm("w-1")["status"]
-    assert status["failureReason"] == "CreateError"
-    assert status["failureMessage"] == (
+    assert "failureReason" not in status and "failureMessage" not in status and status["ready"] is False
+    ready = world.condition("w-1")
+    assert (ready["status"], ready["reason"], ready["message"]) == ("False", "VMDegraded", (
         "VirtualMachine w-1 is Degraded (class 'generic', 2 cores, memory 4Gi); check the VirtualMachineClass "
-        "sizing policy and DVP events")
-    assert world.condition("w-1")["reason"] == "VMDegraded"
+        "sizing policy and DVP events"))
+    world.vm_phase("w-1", "Running")
+    world.reconcile("w-1")
+    ready = world.condition("w-1")
+    assert (ready["status"], ready["reason"]) == ("True", "VMRunning")
+    assert world.dm("w-1")["status"]["ready"] is True
 
 
 def test_degraded_with_a_node_waits(world):
@@ -183,3 +188,18 @@ def test_stale_cloud_init_secret_is_replaced_before_the_vm_runs(world):
     assert secret["metadata"]["uid"] != old_uid
     assert secret["data"]["userData"] == "I2Nsb3VkLWNvbmZpZwpydW5jbWQ6IFt2Ml0K"
 
+
+
+def test_a_class_deleted_after_creation_is_reported_from_dvps_condition_and_clears(world):
+    world.capi_machine("w-1")
+    world.reconcile("w-1")
+    world.dvp.set_status(r.VIRTUAL_MACHINE, "w-1", DVP_NS, {"phase": "Pending", "conditions": [
+        {"type": "VirtualMachineClassReady", "status": "False", "reason": "NotFound",
+         "message": 'VirtualMachineClass "generic" not found'}]})
+    world.reconcile("w-1")
+    ready = world.condition("w-1")
+    assert (ready["status"], ready["reason"]) == ("False", "VirtualMachineClassMissing")
+    assert "failureReason" not in world.dm("w-1")["status"]
+    world.vm_phase("w-1", "Running")
+    world.reconcile("w-1")
+    assert (world.condition("w-1")["status"], world.condition("w-1")["reason"]) == ("True", "VMRunning")

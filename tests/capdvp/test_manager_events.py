@@ -78,3 +78,18 @@ def test_vm_conditions_the_reconciler_never_reads_wake_nothing(manager):
 def test_vm_phase_or_address_wakes_its_machine(manager, new_status):
     assert vm_update(manager, new_status) == 1
     assert manager.machines.queue.get(timeout=0) == (NS, "w-1")
+
+
+def cond(ctype: str, status: str, reason: str) -> dict:
+    return {"type": ctype, "status": status, "reason": reason}
+
+
+@pytest.mark.parametrize(("conditions", "wakes"), [
+    ([cond("AgentReady", "True", "AgentReady")], 1),  # GuestBooted
+    ([cond("Migratable", "False", "VirtualMachineNonMigratable")], 1),  # LiveMigratable
+    ([cond("VirtualMachineClassReady", "False", "NotFound")], 1),  # a class DVP waits for
+    ([cond("VirtualMachineClassReady", "True", "Ready")], 0),  # a True heartbeat during provisioning
+    ([cond("Running", "False", "PodNotStarted")], 0),  # moves with the phase, which is watched
+])
+def test_vm_conditions_the_reconciler_reads_wake_it_on_news_only(manager, conditions, wakes):
+    assert vm_update(manager, {"phase": "Pending", "conditions": conditions}) == wakes

@@ -24,7 +24,9 @@ SC = "capdvp-sim-sc"
 def running(dvp_api, guest_api):
     env = RealEnv(dvp_api, guest_api)
     seed.storage_class(env.dvp, SC)
-    sim = Simulator(dvp_api.client(), SimConfig(namespace=env.dvp_ns, default_latency=0.05, watch_timeout=1)).start()
+    # One DVP node carries the label the placement test selects (DVP runs a VM only where its nodeSelector matches).
+    sim = Simulator(dvp_api.client(), SimConfig(namespace=env.dvp_ns, default_latency=0.05, watch_timeout=1,
+                                                node_labels={"dvp-node-2": {"zone": "a"}})).start()
     settings = Settings(dvp=DVPSettings(dvp_api.kubeconfig(), env.dvp_ns, env.uuid), reconcile=env.config,
                         watch_namespace=env.ns, leader_elect=False, health_bind=None, metrics_bind=None,
                         webhook_bind=None, workers=4)
@@ -121,3 +123,4 @@ def test_instance_class_placement_reaches_the_dvp_virtual_machine(running):
     assert vm["metadata"]["annotations"]["note"] == "x"
     assert (vm["spec"]["nodeSelector"], vm["spec"]["priorityClassName"], vm["spec"]["tolerations"]) == (
         {"zone": "a"}, "high", [{"key": "k", "operator": "Exists", "effect": "NoSchedule"}])
+    assert vm["status"]["nodeName"] == "dvp-node-2", "DVP ran it on the one node its nodeSelector matches"

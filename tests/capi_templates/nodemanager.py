@@ -30,7 +30,7 @@ checksum: {{ $checksum | quote }}
 ---
 {{ tpl (.Files.Get "capi/machine-template.yaml") $ctx }}
 ---
-{{ tpl (.Files.Get "capi/cluster.yaml") (dict "Template" .Template "dvp" dict "clusterName" "dvp") }}
+{{ tpl (.Files.Get "capi/cluster.yaml") (dict "Template" .Template "dvp" .Values.dvp "clusterName" "dvp") }}
 """
 
 V2 = """\
@@ -66,10 +66,11 @@ def _render(template: str, values: dict, with_capi: bool) -> list[dict]:
 
 
 def render_v1(node_group: str, instance_class: dict, zone: str = "zone-a",
-              cluster_uuid: str = "3b5058e1-e93b-4dfa-be32-395ef4b3da45") -> tuple[str, dict, dict]:
-    """(checksum, DeckhouseMachineTemplate, DeckhouseCluster)."""
+              cluster_uuid: str = "3b5058e1-e93b-4dfa-be32-395ef4b3da45",
+              dvp: dict | None = None) -> tuple[str, dict, dict]:
+    """(checksum, DeckhouseMachineTemplate, DeckhouseCluster); `dvp`: the registration's `dvp` subtree."""
     values = {"nodeGroup": {"name": node_group, "instanceClass": instance_class}, "zoneName": zone,
-              "clusterUUID": cluster_uuid}
+              "clusterUUID": cluster_uuid, "dvp": dvp or {}}
     checksum, template, cluster = _render(V1, values, with_capi=True)
     return checksum["checksum"], template, cluster
 

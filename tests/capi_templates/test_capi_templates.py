@@ -182,6 +182,12 @@ def test_v1_machine_template_matches_v2_and_is_valid(ic, spec):
     jsonschema.validate(cluster, int_or_string(crd_schema("deckhousecluster.yaml")))
 
 
+def test_the_registrations_zones_become_the_clusters_zones():
+    _, _, cluster = render_v1("worker", MINIMAL, dvp={"zones": ["zone-a", "zone-b"], "additionalVMLabels": {"a": "b"}})
+    assert cluster["spec"] == {"zones": ["zone-a", "zone-b"]}
+    jsonschema.validate(cluster, int_or_string(crd_schema("deckhousecluster.yaml")))
+
+
 def leaves(node, path=()):
     if isinstance(node, dict):
         for k, v in node.items():

@@ -46,13 +46,21 @@ def test_registration_secrets_carry_the_node_manager_keys():
         assert obj["metadata"]["labels"] == {"heritage": "deckhouse", "module": "cloud-provider-dvp",
                                              "cloud-provider.deckhouse.io/registration": "",
                                              "cloud-provider.deckhouse.io/name": "dvp"}
-        assert decoded(obj) == expected(["z1", "z2"], {"additionalVMLabels": {"bastion": "allowed"}})
+        assert decoded(obj) == expected(["z1", "z2"], {"additionalVMLabels": {"bastion": "allowed"},
+                                                       "zones": ["zone-a", "zone-b"]})
     assert validate_objects([objs[("Secret", "kube-system", n)] for n in REGISTRATION]) == []
+
+
+def test_the_dvp_subtree_carries_the_configured_zones_for_the_cluster_template():
+    objs = objects({"cloudProviderDvp": {"nodes": {"parameters": {"zones": ["zone-a", "zone-b"]}}}})
+    assert json.loads(decoded(objs[("Secret", "kube-system", REGISTRATION[0])])["dvp"]) == {
+        "zones": ["zone-a", "zone-b"]}
 
 
 def test_zones_default_without_discovery_data_and_registration_survives_nodes_disabled():
     objs = objects({"cloudProviderDvp": {"internal": {"providerDiscoveryData": None}, "nodes": {"disabled": True}}})
-    assert decoded(objs[("Secret", "kube-system", REGISTRATION[0])]) == expected(["default"], {})
+    assert decoded(objs[("Secret", "kube-system", REGISTRATION[0])]) == expected(["default"],
+                                                                                 {"zones": ["zone-a", "zone-b"]})
     assert ("Secret", "kube-system", "d8-cloud-provider-dvp-capi") not in objs
 
 

@@ -66,6 +66,8 @@ def test_cli_options_become_settings():
     ({"lb_pool": "10.0.0.0/31"}, "SimConfig.lb_pool: 10.0.0.0/31 is too small"),
     ({"nodes": ()}, "SimConfig.nodes: at least one node"),
     ({"quota_bytes": -1}, "SimConfig.quota_bytes: must be >= 0"),
+    ({"node_labels": {"elsewhere": {"topology.kubernetes.io/zone": "a"}}},
+     "SimConfig.node_labels: elsewhere not in SimConfig.nodes"),
 ])
 def test_settings_validation(fields, message):
     with pytest.raises(SettingsInvalid, match=message.replace("[", r"\[").replace("]", r"\]")):

@@ -276,3 +276,49 @@ def test_automatic_approval_restarts_the_vm_to_apply_the_change(dvp, ns, start_s
     assert [r["name"] for r in done["status"]["blockDeviceRefs"]] == ["auto-d", "auto-e"]
     assert "restartAwaitingChanges" not in done["status"]
     assert rec.until("auto", 6) == ["Pending", "Starting", "Running", "Stopping", "Starting", "Running"]
+
+
+ZONE = "topology.kubernetes.io/zone"
+ZONED = {"dvp-node-1": {ZONE: "zone-a"}, "dvp-node-2": {ZONE: "zone-b"}, "dvp-node-3": {ZONE: "zone-c"}}
+
+
+def _zoned_vm(dvp, ns, name, zone):
+    dvp.create(R.VIRTUAL_DISK, disk(f"{name}-d", "1Gi"), ns)
+    body = vm(name, [f"{name}-d"])
+    body["spec"]["nodeSelector"] = {ZONE: zone}
+    dvp.create(R.VIRTUAL_MACHINE, body, ns)
+
+
+def test_a_vm_runs_only_on_a_node_its_node_selector_matches(dvp, ns, start_sim):
+    start_sim(node_labels=ZONED)
+    for name, zone in (("in-b", "zone-b"), ("in-c", "zone-c"), ("nowhere", "zone-x")):
+        _zoned_vm(dvp, ns, name, zone)
+    for name, node in (("in-b", "dvp-node-2"), ("in-c", "dvp-node-3")):
+        assert dvp.wait_for(R.VIRTUAL_MACHINE, name, phase_is("Running"), WAIT, ns)["status"]["nodeName"] == node
+    stuck = dvp.wait_for(R.VIRTUAL_MACHINE, "nowhere", lambda o: any(
+        c["type"] == "Running" and c["reason"] == "PodNotStarted" for c in (o.get("status") or {}).get(
+            "conditions") or []), WAIT, ns)
+    assert stuck["status"]["phase"] == "Pending"
+    assert condition(stuck, "Running")["message"] == (
+        "0/3 nodes are available: node(s) didn't match Pod's node affinity/selector")
+
+
+def test_a_running_vm_reports_its_guest_agent_and_that_it_can_migrate(dvp, ns, start_sim):
+    start_sim()
+    dvp.create(R.VIRTUAL_DISK, disk("ok-d", "1Gi"), ns)
+    dvp.create(R.VIRTUAL_MACHINE, vm("ok", ["ok-d"]), ns)
+    running = dvp.wait_for(R.VIRTUAL_MACHINE, "ok", phase_is("Running"), WAIT, ns)
+    assert (condition(running, "AgentReady")["status"], condition(running, "AgentReady")["reason"]) == (
+        "True", "AgentReady")
+    assert (condition(running, "Migratable")["status"], condition(running, "Migratable")["reason"]) == (
+        "True", "VirtualMachineMigratable")
+
+
+def test_a_guest_without_an_agent_runs_with_agent_ready_false(dvp, ns, start_sim):
+    start_sim(guest_agent=False)
+    dvp.create(R.VIRTUAL_DISK, disk("mute-d", "1Gi"), ns)
+    dvp.create(R.VIRTUAL_MACHINE, vm("mute", ["mute-d"]), ns)
+    running = dvp.wait_for(R.VIRTUAL_MACHINE, "mute", phase_is("Running"), WAIT, ns)
+    agent = condition(running, "AgentReady")
+    assert (agent["status"], agent["reason"], agent["message"]) == ("False", "AgentNotReady",
+                                                                    "guest agent is not connected")

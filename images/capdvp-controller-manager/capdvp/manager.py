@@ -29,6 +29,7 @@ from capdvp.controllers.cluster import ClusterReconciler
 from capdvp.controllers.context import Context, project
 from capdvp.controllers.guest import CLUSTER_NAME_LABEL
 from capdvp.controllers.machine import MachineReconciler
+from capdvp.controllers.template import TemplateReconciler
 from capdvp.domain import ownership
 from capdvp.runner import Controller, Metrics
 from capdvp.settings import Settings
@@ -42,6 +43,22 @@ PREREQUISITE_MEMORY_S = 10.0
 # blockDeviceRefs). An update changing none of them, nor spec or metadata (conditions, progress, statistics DVP
 # keeps writing), is no news for the machine. Reading another status field means listing it here.
 DVP_STATUS_READ = ("phase", "ipAddress", "blockDeviceRefs")
+# The DVP conditions it reads (domain/guest.py, domain/health.py). News: any change of AgentReady or Migratable
+# (GuestBooted, LiveMigratable); of the others only turning False or back (a class or an image DVP waits for): their
+# True heartbeats through provisioning would each cost a pass and its reads. DVP's Running condition moves with the
+# phase, which is watched anyway.
+DVP_CONDITIONS_READ = ("AgentReady", "Migratable")
+DVP_CONDITIONS_FALSE_READ = ("VirtualMachineClassReady", "Ready")
+
+
+def _conditions_read(obj: dict) -> dict:
+    out = {}
+    for x in (obj.get("status") or {}).get("conditions") or []:
+        if x.get("type") in DVP_CONDITIONS_READ:
+            out[x["type"]] = (x.get("status"), x.get("reason"))
+        elif x.get("type") in DVP_CONDITIONS_FALSE_READ and x.get("status") == "False":
+            out[x["type"]] = x.get("reason")
+    return out
 
 
 class Manager(Lifecycle):
@@ -56,6 +73,7 @@ class Manager(Lifecycle):
         self.guest_informers = {
             r.DECKHOUSE_MACHINE: Informer(guest, r.DECKHOUSE_MACHINE, ns, resync_period=resync),
             r.DECKHOUSE_CLUSTER: Informer(guest, r.DECKHOUSE_CLUSTER, ns, resync_period=resync),
+            r.DECKHOUSE_MACHINE_TEMPLATE: Informer(guest, r.DECKHOUSE_MACHINE_TEMPLATE, ns, resync_period=resync),
             r.MACHINE: Informer(guest, r.MACHINE, ns),
             r.CLUSTER: Informer(guest, r.CLUSTER, ns),
             # Bootstrap data is read on every pass until the VM runs (a stale cloud-init Secret is replaced):
@@ -76,10 +94,12 @@ class Manager(Lifecycle):
         self.machines = Controller("deckhousemachine", MachineReconciler(ctx).reconcile,
                                    workers=settings.workers, metrics=metrics)
         self.clusters = Controller("deckhousecluster", ClusterReconciler(ctx).reconcile, workers=1, metrics=metrics)
+        self.templates = Controller("deckhousemachinetemplate", TemplateReconciler(ctx).reconcile, workers=1,
+                                    metrics=metrics)
         self._wire()
         # Both sides' informers (a list: Secrets are watched on both, a dict by resource would drop one).
         self.informers = [*self.guest_informers.values(), *self.dvp_informers.values()]
-        self.controllers = [self.machines, self.clusters]
+        self.controllers = [self.machines, self.clusters, self.templates]
         self.webhook: WebhookServer | None = None
         if settings.webhook_bind:
             self.webhook = admission.server(settings.webhook_bind, settings.webhook_cert_dir)
@@ -96,6 +116,13 @@ class Manager(Lifecycle):
             dm_changed, lambda old, new: None if status_only(old, new) else dm_changed(new), dm_changed)
         self.guest_informers[r.DECKHOUSE_CLUSTER].add_handlers(
             *_on_any(lambda o: self.clusters.enqueue(o["metadata"]["namespace"], o["metadata"]["name"])))
+
+        def template_changed(o: dict) -> None:
+            self.templates.enqueue(o["metadata"]["namespace"], o["metadata"]["name"])
+        # Its status is ours alone: the echo of our patch is no work.
+        self.guest_informers[r.DECKHOUSE_MACHINE_TEMPLATE].add_handlers(
+            template_changed, lambda old, new: None if status_only(old, new) else template_changed(new),
+            lambda o: None)
 
         def machine_changed(m: dict) -> None:
             ref = (m.get("spec") or {}).get("infrastructureRef") or {}
@@ -126,7 +153,7 @@ class Manager(Lifecycle):
                 self.machines.enqueue(ns, host)
 
         def dvp_updated(old: dict, new: dict) -> None:
-            if not status_only(old, new, DVP_STATUS_READ):
+            if not status_only(old, new, DVP_STATUS_READ) or _conditions_read(old) != _conditions_read(new):
                 dvp_changed(new)
         for inf in self.dvp_informers.values():
             inf.add_handlers(dvp_changed, dvp_updated, dvp_changed)

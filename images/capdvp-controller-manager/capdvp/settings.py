@@ -46,6 +46,8 @@ class ReconcileConfig:
     # a missed event
     recheck: float = setting(5.0, positive=True, flag="--recheck-seconds")
     update_timeout: float = setting(600.0, positive=True)  # seconds a warm update may take to stop or restart the VM
+    # seconds from DVP's Running condition until the guest agent answers and the Node registers (GuestBooted)
+    guest_boot_timeout: float = setting(900.0, positive=True)
     control_plane_host: str = setting("", derived=True)
     control_plane_port: int = setting(6443, derived=True)
 

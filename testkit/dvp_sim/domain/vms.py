@@ -77,6 +77,12 @@ def next_node(current: str, nodes: tuple[str, ...]) -> str:
     return nodes[(nodes.index(current) + 1) % len(nodes)] if current in nodes else nodes[0]
 
 
+def schedulable(vm: Obj, cfg) -> tuple[str, ...]:
+    """The DVP nodes whose labels match the VM's nodeSelector (as for a pod's nodeSelector)."""
+    want = spec(vm).get("nodeSelector") or {}
+    return tuple(n for n in cfg.nodes if all((cfg.node_labels.get(n) or {}).get(k) == v for k, v in want.items()))
+
+
 def node_for(vm: Obj, nodes: tuple[str, ...]) -> str:
     digest = hashlib.sha256(str(meta(vm).get("uid")).encode()).digest()
     return nodes[digest[0] % len(nodes)]
@@ -130,6 +136,10 @@ def missing_requirements(vm: Obj, world, cfg, st: Obj, plan: Plan) -> list[str]:
         missing.append("ip address")
     else:
         C.put(st, C.IP_ADDRESS_READY, True, C.R_READY)
+    if not schedulable(vm, cfg):
+        C.put(st, C.RUNNING, False, C.R_POD_NOT_STARTED,
+              f"0/{len(cfg.nodes)} nodes are available: node(s) didn't match Pod's node affinity/selector")
+        missing.append("a node matching the nodeSelector")
     return missing
 
 
@@ -303,6 +313,7 @@ def reconcile(vm: Obj, world, cfg) -> Plan:
             st.pop("nodeName", None)
             st["blockDeviceRefs"] = device_refs(vm, world, cfg, plan, attached=False)
             C.put(st, C.RUNNING, False, "VirtualMachineStopped")
+            C.put(st, C.AGENT_READY, False, C.R_AGENT_NOT_READY, "the virtual machine is not running")
     elif current == "Stopped":
         if intent in ("Start", "Restart") or run_policy == "AlwaysOn":
             _to(st, vm, world, "Starting")
@@ -323,7 +334,8 @@ def _to(st: Obj, vm: Obj, world, new_phase: str) -> None:
 def _running(vm: Obj, st: Obj, world, cfg, plan: Plan, apply: bool = True) -> None:
     """Running with the spec (`apply`), or still with what it was started with (a restart is pending)."""
     st["phase"] = "Running"
-    st["nodeName"] = st.get("nodeName") or node_for(vm, cfg.nodes)  # where it runs until it stops or migrates
+    # where it runs until it stops or migrates
+    st["nodeName"] = st.get("nodeName") or node_for(vm, schedulable(vm, cfg) or cfg.nodes)
     if apply:
         vmip = world.get("VirtualMachineIPAddress", meta(vm).get("namespace"), ip_name(vm))
         st["ipAddress"] = status(vmip).get("address", "")
@@ -337,6 +349,11 @@ def _running(vm: Obj, st: Obj, world, cfg, plan: Plan, apply: bool = True) -> No
         static = [r for r in st.get("blockDeviceRefs") or [] if not r.get("hotplugged")]
         st["blockDeviceRefs"] = device_refs(vm, world, cfg, plan, attached=True, static=static)
     C.put(st, C.RUNNING, True, "VirtualMachineRunning")
+    if cfg.guest_agent:
+        C.put(st, C.AGENT_READY, True, C.R_AGENT_READY)
+    else:
+        C.put(st, C.AGENT_READY, False, C.R_AGENT_NOT_READY, "guest agent is not connected")
+    C.put(st, C.MIGRATABLE, True, C.R_MIGRATABLE)
 
 
 def static_count(vm: Obj) -> int:

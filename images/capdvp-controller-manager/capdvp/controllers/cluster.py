@@ -21,7 +21,7 @@ from capdvp.controllers import guest
 from capdvp.controllers.context import DONE, Context, Result, parse_time
 from capdvp.controllers.status import StatusDraft, write
 from capdvp.domain import conditions as c
-from capdvp.domain import deletion
+from capdvp.domain import deletion, zones
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +55,7 @@ class ClusterReconciler:
                 r.DECKHOUSE_CLUSTER, name,
                 {"spec": {"controlPlaneEndpoint": {"host": cfg.control_plane_host, "port": cfg.control_plane_port}}},
                 namespace))
+        draft.failure_domains = zones.failure_domains(zones.of_cluster(dc))
         draft.set(c.Condition(c.READY, c.TRUE, "Provisioned", "DVP infrastructure is ready"))
         draft.ready = True
         draft.provisioned = True

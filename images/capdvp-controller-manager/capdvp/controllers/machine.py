@@ -12,11 +12,12 @@ from __future__ import annotations
 import logging
 
 from capdvp import resources as r
-from capdvp.controllers import guest, machine_create, machine_delete, machine_update
+from capdvp.controllers import guest, machine_create, machine_delete, machine_update, placement
 from capdvp.controllers.context import DONE, Context, Result
 from capdvp.controllers.status import StatusDraft, write
 from capdvp.domain import conditions as c
-from capdvp.domain import names, ownership, phase
+from capdvp.domain import guest as guest_os
+from capdvp.domain import names, ownership, phase, zones
 from capdvp.domain.machine_spec import SpecError, parse_spec
 
 log = logging.getLogger(__name__)
@@ -85,7 +86,13 @@ class MachineReconciler:
                 draft.readiness(c.Condition(c.VM_READY, c.FALSE, c.WAITING_FOR_BOOTSTRAP_SCRIPT,
                                             "waiting for the bootstrap data Secret of the Machine"))
                 return DONE
-            outcome = machine_create.create_vm(ctx, meta["name"], spec, control_plane, draft)
+            placed = placement.decide(ctx, dm, machine, cluster)
+            if placed.error:
+                draft.readiness(c.Condition(c.VM_READY, c.FALSE, c.FAILURE_DOMAIN_UNKNOWN,
+                                            f"DeckhouseMachine {key}: {placed.error}"))
+                return Result(requeue_after=ctx.config.waiting_requeue)  # the cluster's zones may change
+            draft.failure_domain = placed.zone
+            outcome = machine_create.create_vm(ctx, meta["name"], spec, control_plane, draft, placed.zone)
             if outcome.vm is None:
                 return outcome.result
             vm, absent = outcome.vm, outcome.absent
@@ -95,6 +102,7 @@ class MachineReconciler:
             draft.readiness(c.Condition(c.VM_READY, c.FALSE, c.FOREIGN_OBJECT, msg))
             draft.failure, draft.ready = (c.FAILURE_CREATE, msg), False
             return DONE
+        draft.failure_domain = zones.vm_zone(vm)  # where DVP was told to run it, whoever decided
         provisioned = bool(status.get("initialization", {}).get("provisioned"))
         owned: list[dict] = []
         # DVP runs a VM only once its Secret and disks exist, so a running VM needs no check.
@@ -112,15 +120,25 @@ class MachineReconciler:
             if update is not None:
                 draft.addresses = addresses + _ip_addresses(vm)
                 return update
-        outcome = phase.observe(vm, bool((machine.get("status") or {}).get("nodeRef")), phase.summary(owned))
+        outcome = phase.observe(vm, owned)
         draft.readiness(outcome.condition)
         draft.ready = outcome.ready
         draft.addresses = addresses + (_ip_addresses(vm) if outcome.ip else [])
         if outcome.ready:
             draft.provisioned = True
-        if outcome.failure:
-            draft.failure = outcome.failure
-        return DONE
+        return self._guest(dm, machine, vm, outcome.ready, draft)
+
+    def _guest(self, dm: dict, machine: dict, vm: dict, running: bool, draft: StatusDraft) -> Result:
+        """GuestBooted (Ready turns False past the boot timeout) and LiveMigratable, from DVP's VM conditions."""
+        was_booted = any(x.get("type") == c.GUEST_BOOTED and x.get("status") == c.TRUE
+                         for x in (dm.get("status") or {}).get("conditions") or [])
+        node = bool(((machine.get("status") or {}).get("nodeRef") or {}).get("name"))
+        boot = guest_os.booted(vm, node, was_booted, self.ctx.now(), self.ctx.config.guest_boot_timeout, running)
+        draft.set(boot.condition)
+        if boot.timed_out and running:
+            draft.set(c.Condition(c.READY, c.FALSE, boot.condition.reason, boot.condition.message))
+        draft.set(guest_os.live_migratable(vm))
+        return Result(requeue_after=boot.recheck_after) if boot.recheck_after else DONE
 
     def _set_provider_id(self, dm: dict) -> None:
         meta = dm["metadata"]

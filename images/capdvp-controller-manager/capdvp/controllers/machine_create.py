@@ -50,7 +50,8 @@ def _api_failure(draft: StatusDraft, what: str, exc: ApiError) -> Outcome:
         return Outcome(None, RETRY)
     if isinstance(exc, AdmissionDenied | Invalid):
         msg = f"creating {what}: DVP refused it: {exc.message}"
-        draft.readiness(c.Condition(c.VM_READY, c.FALSE, c.CREATE_FAILED, msg))
+        reason = c.DVP_SCHEMA_INVALID if isinstance(exc, Invalid) else c.DVP_ADMISSION_DENIED
+        draft.readiness(c.Condition(c.VM_READY, c.FALSE, reason, msg))
         draft.failure, draft.ready = (c.FAILURE_CREATE, msg), False
         return Outcome(None)
     if isinstance(exc, RBACDenied):
@@ -87,7 +88,8 @@ def _check_prerequisites(ctx: Context, spec: MachineSpec, draft: StatusDraft) ->
     return None
 
 
-def create_vm(ctx: Context, machine: str, spec: MachineSpec, control_plane: bool, draft: StatusDraft) -> Outcome:
+def create_vm(ctx: Context, machine: str, spec: MachineSpec, control_plane: bool, draft: StatusDraft,
+              zone: str = "") -> Outcome:
     ns, uuid = ctx.dvp.namespace, ctx.dvp.cluster_uuid
     absent = set()
     # A pre-existing disk or Secret under our names would be picked up by the VM: refuse before creating it.
@@ -101,7 +103,7 @@ def create_vm(ctx: Context, machine: str, spec: MachineSpec, control_plane: bool
     waiting = _check_prerequisites(ctx, spec, draft)
     if waiting is not None:
         return Outcome(None, waiting)
-    body = manifests.virtual_machine(machine, spec, uuid, control_plane, ctx.config.additional_vm_labels)
+    body = manifests.virtual_machine(machine, spec, uuid, control_plane, ctx.config.additional_vm_labels, zone)
     try:
         # An existing VM of that name is returned when ours (a concurrent or repeated create), else NotOurs.
         vm = ctx.dvp.vms.create(body)

@@ -21,6 +21,8 @@ class StatusDraft:
     addresses: list[dict] | None = None
     failure: tuple[str, str] | None = None
     clear_failure: bool = False
+    failure_domain: str | None = None  # DeckhouseMachine: the VM's zone ("" = none)
+    failure_domains: list[dict] | None = None  # DeckhouseCluster: the v1beta2 list ([] = none)
 
     def set(self, cond: c.Condition) -> None:
         self.conditions = [x for x in self.conditions if x.type != cond.type] + [cond]
@@ -46,8 +48,20 @@ def render(current: dict[str, Any], draft: StatusDraft, now: str, generation: in
     elif draft.clear_failure:
         new.pop("failureReason", None)
         new.pop("failureMessage", None)
+    if draft.failure_domain is not None:
+        _set_or_drop(new, "failureDomain", draft.failure_domain)
+    if draft.failure_domains is not None:
+        _set_or_drop(new, "failureDomains", draft.failure_domains)
     new["observedGeneration"] = generation
     return new
+
+
+def _set_or_drop(status: dict[str, Any], key: str, value: Any) -> None:
+    """An empty value is no field at all (the v1beta2 failureDomains list has at least one item)."""
+    if value:
+        status[key] = value
+    else:
+        status.pop(key, None)
 
 
 def write(ctx: Context, res: Resource, obj: dict[str, Any], draft: StatusDraft) -> bool:

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 # Types
 READY = "Ready"  # mirrored by CAPI into Machine InfrastructureReady
 VM_READY = "VirtualMachineReady"
+GUEST_BOOTED = "GuestBooted"  # DVP's guest agent answers and a Node with our providerID registered
+LIVE_MIGRATABLE = "LiveMigratable"  # mirrored from DVP's Migratable condition on the VM
 PAUSED = "Paused"
 IN_PLACE_UPDATE = "InPlaceUpdate"
 
@@ -19,10 +21,16 @@ WAITING_FOR_BOOTSTRAP_SCRIPT = "WaitingForBootstrapScript"
 VM_CLASS_NOT_FOUND = "VirtualMachineClassNotFound"
 BOOT_IMAGE_NOT_FOUND = "BootImageNotFound"
 QUOTA_EXCEEDED = "QuotaExceeded"
-CREATE_FAILED = "VMCreateFailed"
+DVP_ADMISSION_DENIED = "DVPAdmissionDenied"  # a DVP webhook refused the object (403): terminal as written
+DVP_SCHEMA_INVALID = "DVPSchemaInvalid"  # DVP's schema refused the object (422): terminal as written
 DVP_FORBIDDEN = "DVPForbidden"  # retried: an admin grants the permission
 FOREIGN_OBJECT = "ForeignObjectExists"
 INVALID_SPEC = "InvalidSpec"
+FAILURE_DOMAIN_UNKNOWN = "FailureDomainNotFound"
+# Reasons: after creation, what DVP's conditions say keeps a VM from running (cleared when DVP recovers)
+VM_CLASS_MISSING = "VirtualMachineClassMissing"
+BOOT_IMAGE_MISSING = "BootImageMissing"
+DISK_QUOTA_EXCEEDED = "DiskQuotaExceeded"
 # Reasons: VM phases
 VM_RUNNING = "VMRunning"
 VM_NOT_READY = "VMNotReady"
@@ -30,6 +38,14 @@ VM_STOPPED = "VMInStoppedState"
 VM_DEGRADED = "VMDegraded"
 VM_ERROR = "VMError"
 VM_DELETED = "VMDeletedExternally"
+# Reasons: the guest (GuestBooted, and Ready once the boot timeout passed)
+GUEST_WAITING_FOR_VM = "WaitingForVM"
+GUEST_AGENT_NOT_READY = "GuestAgentNotReady"
+GUEST_WAITING_FOR_NODE = "WaitingForNode"
+GUEST_BOOTED_REASON = "GuestBooted"
+GUEST_BOOT_TIMED_OUT = "GuestBootTimedOut"
+# Reasons: LiveMigratable
+MIGRATABLE_UNKNOWN = "MigratabilityUnknown"  # DVP has not reported Migratable yet (the VM is not running)
 # Reasons: in-place updates
 UPDATE_STOPPING = "StoppingForUpdate"
 UPDATE_STARTING = "StartingAfterUpdate"
@@ -44,7 +60,9 @@ CLUSTER_PAUSED = "ClusterPaused"
 NOT_PAUSED = "NotPaused"
 DELETING = "Deleting"
 
-# Terminal failures (status.failureReason, Cluster API v1beta1 contract)
+# Terminal failures (status.failureReason, Cluster API v1beta1 contract). Kept only for states no later DVP
+# change can repair (an object refused as written, a VM another party owns, a provisioned VM gone): CAPI v1beta2
+# still copies them into Machine status.deprecated.v1beta1. Everything else is Ready=False with a reason.
 FAILURE_CREATE = "CreateError"
 FAILURE_UPDATE = "UpdateMachineError"
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dvp_common.dvp import labels as L
 from dvp_common.dvp import manifests as m
 
-from capdvp.domain import names
+from capdvp.domain import names, zones
 from capdvp.domain.machine_spec import MachineSpec
 
 
@@ -35,23 +35,25 @@ def disk_names(machine: str, spec: MachineSpec) -> list[str]:
 
 
 def virtual_machine(machine: str, spec: MachineSpec, cluster_uuid: str, control_plane: bool,
-                    extra_labels: Mapping[str, str] | None = None) -> dict:
+                    extra_labels: Mapping[str, str] | None = None, zone: str = "") -> dict:
     # Module-wide labels, then the class's, then ours: nobody can relabel a VM out of (or into) ownership.
     labels = {**(extra_labels or {}), **dict(spec.placement.labels)}
     meta = _meta(names.vm_name(machine), cluster_uuid, machine, labels,
                  annotations=dict(spec.placement.annotations) or None)
-    return m.virtual_machine(meta, vm_spec(machine, spec, control_plane))
+    return m.virtual_machine(meta, vm_spec(machine, spec, control_plane, zone))
 
 
-def vm_spec(machine: str, spec: MachineSpec, control_plane: bool) -> dict:
-    return {**_vm_core(machine, spec, control_plane), **_vm_placement(spec)}
+def vm_spec(machine: str, spec: MachineSpec, control_plane: bool, zone: str = "") -> dict:
+    return {**_vm_core(machine, spec, control_plane), **_vm_placement(spec, zone)}
 
 
-def _vm_placement(spec: MachineSpec) -> dict:
+def _vm_placement(spec: MachineSpec, zone: str) -> dict:
     p = spec.placement
     out: dict = {}
-    if p.node_selector:
-        out["nodeSelector"] = dict(p.node_selector)
+    # The machine's failure domain wins over a zone in the class's nodeSelector: Cluster API asked for it.
+    selector = {**dict(p.node_selector), **({zones.ZONE_LABEL: zone} if zone else {})}
+    if selector:
+        out["nodeSelector"] = selector
     if p.tolerations:
         out["tolerations"] = [t.to_dict() for t in p.tolerations]
     if p.priority_class:

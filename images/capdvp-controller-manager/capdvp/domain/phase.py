@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from capdvp.domain import conditions as c
+from capdvp.domain import health
 
 RUNNING_PHASES = ("Running", "Migrating")  # a migrating VM keeps serving
 
@@ -17,7 +18,6 @@ class Outcome:
     ready: bool
     condition: c.Condition  # VirtualMachineReady
     ip: str = ""
-    failure: tuple[str, str] | None = None  # terminal: (failureReason, failureMessage)
 
 
 def summary(owned: Sequence[Mapping]) -> str:
@@ -30,7 +30,7 @@ def summary(owned: Sequence[Mapping]) -> str:
     return "; ".join(parts)
 
 
-def observe(vm: Mapping, has_node_ref: bool, owned_summary: str = "") -> Outcome:
+def observe(vm: Mapping, owned: Sequence[Mapping] = ()) -> Outcome:
     status = vm.get("status") or {}
     phase = status.get("phase") or "Pending"
     name = vm.get("metadata", {}).get("name", "")
@@ -45,12 +45,13 @@ def observe(vm: Mapping, has_node_ref: bool, owned_summary: str = "") -> Outcome
         what = (f"class {spec.get('virtualMachineClassName')!r}, {spec.get('cpu', {}).get('cores')} cores, "
                 f"memory {spec.get('memory', {}).get('size')}")
         msg = f"VirtualMachine {name} is Degraded ({what}); check the VirtualMachineClass sizing policy and DVP events"
-        if has_node_ref:
-            # The node once joined: DVP may recover it, and MachineHealthCheck watches the Node anyway.
-            return Outcome(False, c.Condition(c.VM_READY, c.FALSE, c.VM_DEGRADED, msg))
-        return Outcome(False, c.Condition(c.VM_READY, c.FALSE, c.VM_DEGRADED, msg),
-                       failure=(c.FAILURE_CREATE, msg))
+        # Not terminal: DVP may recover the VM (the condition then clears); a MachineHealthCheck whose
+        # unhealthyMachineConditions name InfrastructureReady=False replaces the machine if it does not.
+        return Outcome(False, c.Condition(c.VM_READY, c.FALSE, c.VM_DEGRADED, msg))
+    cause = health.pending_cause(vm, owned)
+    if cause is not None:
+        return Outcome(False, cause)
     detail = f"VirtualMachine {name} is {phase}"
-    if owned_summary:
-        detail += f" ({owned_summary})"
+    if owned:
+        detail += f" ({summary(owned)})"
     return Outcome(False, c.Condition(c.VM_READY, c.FALSE, c.VM_NOT_READY, detail))
