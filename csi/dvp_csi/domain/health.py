@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from .disks import condition, phase
+from dvp_common.dvp.state import condition, phase
 
 ABNORMAL_PHASES = frozenset({"Failed", "PVCLost"})
 LOST_REASON = "PVCLost"  # DVP's Ready reason once the PVC is missing
@@ -31,7 +31,7 @@ class Health(NamedTuple):
 def disk_health(disk: Mapping[str, Any]) -> Health:
     name = (disk.get("metadata") or {}).get("name", "")
     current = phase(disk) or "Pending"
-    ready = condition(disk, "Ready")
+    ready = condition(disk, "Ready") or {}
     reason = ready.get("reason") or ""
     lost = ready.get("status") == "False" and reason == LOST_REASON
     if current in ABNORMAL_PHASES or lost:
