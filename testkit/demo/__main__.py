@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from harness import lifetime
+
 from demo.chart_summary import render_summary
 from demo.progress import Progress, table
 
@@ -28,6 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m demo", description=__doc__)
     parser.add_argument("--render-only", action="store_true", help="only render the chart and print the summary")
     args = parser.parse_args(argv)
+    lifetime.exit_on_signals()  # SIGTERM/SIGHUP stop the servers and components as Ctrl-C does
     progress = Progress()
     print_chart(progress)
     if args.render_only:

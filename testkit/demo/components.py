@@ -12,9 +12,12 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from harness import lifetime
 
 START_GRACE = 2.0  # seconds a component must stay up to count as started
 STOP_TIMEOUT = 5.0
@@ -43,8 +46,8 @@ class Component:
         if self._log is None:
             self._log = open(self.log_path, "ab")  # noqa: SIM115 - kept open for the process's life
         env = {**os.environ, **self.env}
-        self.proc = subprocess.Popen([sys.executable, *self.argv], env=env, stdout=self._log,
-                                     stderr=subprocess.STDOUT, start_new_session=True)
+        self.proc = lifetime.spawn([sys.executable, *self.argv], env=env, stdout=self._log,
+                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         self.starts += 1
 
     def settle(self, deadline: float) -> bool:
@@ -86,6 +89,10 @@ class Components:
     def __init__(self, log_dir: Path) -> None:
         self.log_dir = log_dir
         self.items: dict[str, Component] = {}
+        # The components' own temporary files (TLS material of their clients): a SIGKILLed one cannot remove
+        # them, so they live under one folder removed when we stop, or by the reaper if we are killed.
+        self.tmp = Path(tempfile.mkdtemp(prefix="cpdvp-components-"))
+        lifetime.remove_on_exit(self.tmp)
 
     def start_together(self, names: list[str]) -> dict[str, bool]:
         """Spawn all, then one shared grace period: start-up costs the slowest import, not their sum."""
@@ -95,7 +102,7 @@ class Components:
         return {name: self.items[name].settle(deadline) for name in names}
 
     def add(self, name: str, argv: list[str], env: dict[str, str]) -> Component:
-        comp = Component(name, argv, env, self.log_dir / f"{name}.log")
+        comp = Component(name, argv, {**env, "TMPDIR": str(self.tmp)}, self.log_dir / f"{name}.log")
         self.items[name] = comp
         return comp
 
@@ -107,3 +114,4 @@ class Components:
     def stop_all(self) -> None:
         for comp in reversed(list(self.items.values())):
             comp.stop()
+        lifetime.remove_now(self.tmp)

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """python -m demo.faulty <module> [args]: run a component's entry point with faults on its DVP requests.
 
-$DEMO_FAULTS is JSON {"host": DVP URL, "error_rate": f, "conflict_rate": f, "watch_drop_rate": f, "seed": n}.
+$DEMO_FAULTS is JSON {"host": DVP URL, "error_rate": f, "conflict_rate": f, "watch_drop_rate": f, "seed": n,
+"hold": {"dir": path, "name": component}} (hold: the chaos's in-flight announcements, demo.inflight).
 Every KubeClient the component builds for that host gets dvp_common's transport fault hook (SimFaults): 5xx on
 any verb (random), 409 on every n-th update/patch (n = 1/conflict_rate), broken watches (random). Clients of
 the guest API are left alone.
@@ -16,10 +17,13 @@ import os
 import runpy
 import sys
 import threading
+from pathlib import Path
 
 from dvp_common.kube import client as kube_client
 from dvp_common.kube.faults import Fault, RequestInfo
 from dvp_sim.faults import SimFaults
+
+from demo.inflight import hold_hook
 
 WRITES = ("create", "update", "patch", "delete")
 VERBS = ("get", "list", *WRITES)
@@ -71,7 +75,13 @@ def fault_hook(spec: dict):
 
 def install(spec: dict) -> None:
     original = kube_client.KubeClient.from_credentials.__func__
-    hook = fault_hook(spec)
+    faults = fault_hook(spec)
+    hook = faults
+    if spec.get("hold"):  # the chaos kills this controller on a DVP write it holds in flight (demo.inflight)
+        held = hold_hook(Path(spec["hold"]["dir"]), spec["hold"]["name"])
+
+        def hook(req: RequestInfo) -> Fault | None:
+            return held(req) or faults(req)
 
     def from_credentials(cls, creds, **kwargs):
         if creds.host.rstrip("/") == spec["host"].rstrip("/"):

@@ -60,6 +60,11 @@ class Ledger:
         with self._lock:
             self.deleted[kind] += 1
 
+    def caught_up(self, leftovers: dict[str, list[str]]) -> bool:
+        """Every object seen created is seen deleted, but for the `leftovers` (read from the API)."""
+        with self._lock:
+            return all(self.deleted[k] >= n - len(leftovers.get(k, ())) for k, n in self.created.items())
+
     def live(self) -> dict[str, list[str]]:
         """Objects in the namespace now, by kind, read from the API (not the caches)."""
         out: dict[str, list[str]] = {}

@@ -25,6 +25,7 @@ from harness.apiserver import ApiServer, ControlPlane, dvp_crd_files, guest_crd_
 from harness.render import module_values, render_values
 
 from demo import seed_objects as so
+from demo.chaos import CONTROLLERS
 from demo.components import Components
 from demo.hook_runner import HookRunner
 from demo.kube import Kinds, apply, ensure_namespace
@@ -52,7 +53,7 @@ class Settings:
     sim_args: tuple[str, ...] = ()  # extra dvp_sim flags (faults)
     component_env: dict[str, str] = field(default_factory=dict)
     faults: dict[str, Any] | None = None  # demo.faulty spec for the components' DVP clients (host filled in)
-    kills: int = 0  # SIGKILLs per controller (ccm, capdvp, CSI) at random points of the walk, each restarted
+    kills: int = 0  # SIGKILLs per controller (ccm, capdvp, CSI), each restarted (demo.chaos)
     seed: int = 1
 
 
@@ -69,7 +70,8 @@ class Result:
     unavailable: dict[str, str]
     wall: float
     kills: list[str] = field(default_factory=list)
-    kills_active: int = 0  # of those, SIGKILLs before teardown had emptied the DVP project
+    kills_active: int = 0  # of those, SIGKILLs of a controller holding a DVP write in flight (demo.chaos)
+    killed_in_flight: list[str] = field(default_factory=list)  # "<controller>: <verb> <resource>" of each
     admission: dict[str, bool] = field(default_factory=dict)  # "good"/"bad" credentials Secret -> allowed
 
 
@@ -112,6 +114,8 @@ class Demo:
         self.dvp_api: ApiServer | None = None
         self.webhook_ports: dict[str, int] = {}
         self.guest_api: ApiServer | None = None
+        self.hold_dir = self.work / "chaos"  # the controllers' in-flight announcements (demo.inflight)
+        self.hold_dir.mkdir(exist_ok=True)
 
     # environment ------------------------------------------------------------------------------------------------
     def start_apis(self) -> None:
@@ -209,9 +213,12 @@ class Demo:
                                  f"--listen-address=127.0.0.1:{port}", f"--tls-cert-file={tls / 'tls.crt'}",
                                  f"--tls-key-file={tls / 'tls.key'}"], env["discoverer"]))
         for name, argv, cenv in specs:
-            if self.s.faults is not None and "webhook" not in name:
+            spec = dict(self.s.faults or {})
+            if self.s.kills and name in CONTROLLERS:  # the chaos kills on the DVP writes these announce
+                spec["hold"] = {"dir": str(self.hold_dir), "name": name}
+            if (self.s.faults is not None or spec) and "webhook" not in name:
                 argv = ["-m", "demo.faulty", argv[1], *argv[2:]]
-                cenv = {**cenv, "DEMO_FAULTS": json.dumps({**self.s.faults, "host": self.dvp_api.url})}
+                cenv = {**cenv, "DEMO_FAULTS": json.dumps({**spec, "host": self.dvp_api.url})}
             self.components.add(name, argv, cenv)
         for name, up in self.components.start_together([name for name, _, _ in specs]).items():
             comp = self.components.items[name]

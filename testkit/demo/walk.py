@@ -46,7 +46,7 @@ def walk(d: Demo) -> Result:
     with p.step("start the components as processes"):
         d.start_components()
     unavailable = {n: c.unavailable for n, c in d.components.items.items() if c.unavailable}
-    chaos = Chaos(d.components, d.s.kills, d.s.seed).start()
+    chaos = Chaos(d.components, d.s.kills, d.s.seed, hold_dir=d.hold_dir).start()
 
     admission: dict[str, bool] = {}
     with p.step("admission: the credentials Secret through the validation webhook"):
@@ -97,24 +97,29 @@ def walk(d: Demo) -> Result:
     with p.step("scale down and teardown -> zero DVP objects left"):
         _teardown(d, names, lb_address)
         wait_until("zero DVP objects in the project", lambda: _empty_or_none(ledger), timeout=90)
-        kills_active = len(chaos.kills)
+        kills_active = len(chaos.active)
+        chaos.finish()
         if d.s.kills:  # the remaining kills land on idle controllers: a restart must not recreate anything
             wait_until(f"{chaos.target} SIGKILLs done", lambda: chaos.done, timeout=180)
             chaos.stop()
             time.sleep(2.0)
             per = ", ".join(f"{n} x{k}" for n, k in sorted(Counter(chaos.kills).items()))
-            p.line(f"   SIGKILLed {len(chaos.kills)} time(s), {kills_active} before the DVP project was empty: {per}")
+            p.line(f"   SIGKILLed {len(chaos.kills)} time(s), {kills_active} on a DVP write in flight: {per}")
+            for what in chaos.active:
+                p.line(f"     killed with in flight: {what}")
         chaos.stop()
         if chaos.failed_restarts:
             raise StepFailed(f"restart after SIGKILL failed: {chaos.failed_restarts}")
         leftovers = ledger.live()
     requests_total = dvp_requests(d.dvp_api.url, d.dvp_api.token, str(d.dvp_api.ca_path)) - requests_before
-    time.sleep(0.5)  # the last DELETED events reach the ledger
+    wait_until("the ledger's watches to see the last DELETED events", lambda: ledger.caught_up(leftovers),
+               timeout=30)
     ledger.stop()
     return Result(created=dict(ledger.created), deleted=dict(ledger.deleted), leftovers=leftovers,
                   step_times=dict(p.step_times), dvp_requests=requests_total, hook_runs=runner.runs,
                   nodes_initialized=initialized, lb_address=lb_address, unavailable=unavailable,
                   wall=time.monotonic() - began, kills=list(chaos.kills), kills_active=kills_active,
+                  killed_in_flight=list(chaos.active),
                   admission=admission)
 
 

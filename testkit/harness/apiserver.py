@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import itertools
 import secrets
-import shutil
 import tempfile
 import threading
 import time
@@ -25,7 +24,7 @@ from typing import Any
 import requests
 import yaml
 
-from . import crds, pki
+from . import crds, lifetime, pki
 from .processes import TOP, HarnessError, Process, free_port, tool
 
 READY_TIMEOUT = 60.0  # seconds: a built kube-apiserver is ready in a few seconds; more means it is broken
@@ -142,6 +141,8 @@ class ControlPlane:
         self.dvp_admission = dvp_admission
         self.admissions: dict[str, Any] = {}
         self.workdir = Path(workdir or tempfile.mkdtemp(prefix="cpdvp-api-"))
+        if self._own_dir:
+            lifetime.remove_on_exit(self.workdir)  # even if this process is killed
         self.servers: dict[str, ApiServer] = {}
         self.etcd: Process | None = None
         self.etcd_url = ""
@@ -200,7 +201,7 @@ class ControlPlane:
         if self.etcd:
             self.etcd.stop()
         if self._own_dir:
-            shutil.rmtree(self.workdir, ignore_errors=True)
+            lifetime.remove_now(self.workdir)
 
     def __enter__(self) -> ControlPlane:
         return self

@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import copy
 import secrets
-import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -22,7 +21,7 @@ from typing import Any
 import requests
 import yaml
 
-from . import pki
+from . import lifetime, pki
 from .apiserver import UPSTREAM, ApiServer, ControlPlane
 from .processes import HarnessError, Process, free_port, tool
 
@@ -58,6 +57,8 @@ class CapiController:
         self.api, self.namespace = api, namespace
         self._own_dir = workdir is None
         self.workdir = Path(workdir or tempfile.mkdtemp(prefix="cpdvp-capi-"))
+        if self._own_dir:
+            lifetime.remove_on_exit(self.workdir)  # even if this process is killed
         self.process: Process | None = None
         self.webhook_port = 0
         self.health_port = 0
@@ -111,7 +112,7 @@ class CapiController:
         if self.process:
             self.process.stop(STOP_TIMEOUT)
         if self._own_dir:
-            shutil.rmtree(self.workdir, ignore_errors=True)
+            lifetime.remove_now(self.workdir)
 
     def tail(self, lines: int = 30) -> str:
         return self.process.tail(lines) if self.process else ""

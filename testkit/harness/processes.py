@@ -5,10 +5,11 @@
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
 from pathlib import Path
+
+from . import lifetime
 
 TOP = Path(__file__).resolve().parents[2]
 BIN_DIR = TOP / ".bin"
@@ -31,22 +32,15 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _dying_with_parent(argv: list[str]) -> list[str]:
-    """argv run through util-linux's setpriv, which asks the kernel to SIGKILL the child when pytest dies (even by
-    SIGKILL), so no server leaks. Not a Python preexec_fn: after fork in a process with threads (gRPC, simulators)
-    Python code in the child can deadlock before exec, leaving a silent process that never starts."""
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        raise HarnessError("setpriv (util-linux) is not on PATH: it is needed to tie test servers to pytest's life")
-    return [setpriv, "--pdeathsig", "KILL", "--", *argv]
-
-
 class Process:
     def __init__(self, name: str, argv: list[str], log: Path) -> None:
         self.name, self.argv, self.log = name, argv, log
         self._log_file = log.open("ab")
-        self.proc = subprocess.Popen(_dying_with_parent(argv), stdout=self._log_file, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, start_new_session=True)
+        try:
+            self.proc = lifetime.spawn(argv, stdout=self._log_file, stderr=subprocess.STDOUT,
+                                       stdin=subprocess.DEVNULL)
+        except lifetime.LifetimeError as exc:
+            raise HarnessError(str(exc)) from None
 
     @property
     def pid(self) -> int:

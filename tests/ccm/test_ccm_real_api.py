@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import time
 import urllib.request
 
 import pytest
@@ -289,10 +288,17 @@ def test_guest_initiated_shutdown_race_is_caught_by_the_recheck(env):
     m = env.manager(controllers=frozenset({"cloud-node-lifecycle"}), metrics_bind="127.0.0.1:0")
     env.set_ready(name, False, since=now_text(-600))
     eventually(lambda: m.leading.is_set(), what="controllers started")
-    time.sleep(1.5)  # NotReady for 10 min and three rechecks, the VM still Running: nothing may happen
+    seen = lifecycle_reconciles(m)
+    # NotReady for 10 min and three more looks at the Node, the VM still Running: nothing may happen
+    eventually(lambda: lifecycle_reconciles(m) >= seen + 3, what="three rechecks of the NotReady Node")
     assert not T.has(env.get_node(name), T.OUT_OF_SERVICE) and not T.has(env.get_node(name), T.SHUTDOWN)
     env.vm_op("gs", "Stop")  # DVP notices the guest is down
     eventually(lambda: T.has(env.get_node(name), T.OUT_OF_SERVICE) and T.has(env.get_node(name), T.SHUTDOWN),
                what="both taints once the VM is Stopped")
+
+
+def lifecycle_reconciles(m) -> float:
+    """The node lifecycle controller's successful reconciles so far, from its /metrics."""
     metrics = urllib.request.urlopen(f"http://{m.metrics_server.address}/metrics", timeout=5).read().decode()  # noqa: S310
-    assert 'dvp_ccm_reconcile_total{controller="cloud-node-lifecycle",outcome="ok"}' in metrics
+    line = 'dvp_ccm_reconcile_total{controller="cloud-node-lifecycle",outcome="ok"} '
+    return sum(float(ln[len(line):]) for ln in metrics.splitlines() if ln.startswith(line))

@@ -95,5 +95,7 @@ def test_scenario_converges_when_controllers_are_sigkilled(tmp_path):
     result, log = run(Settings(kills=10, seed=3, sim_latency=1.0), tmp_path)
     assert_converged(result, log)
     assert Counter(result.kills) == dict.fromkeys(CONTROLLERS, 10), log
-    # Most kills must hit controllers with work in flight, or the test would only prove idle restarts.
-    assert result.kills_active >= len(result.kills) // 2, log
+    # Half of each controller's kills land on a DVP write it holds in flight (demo.chaos waits for the write,
+    # not for a moment), the other half on idle controllers after teardown.
+    assert result.kills_active == 15, log
+    assert Counter(what.split(":")[0] for what in result.killed_in_flight) == dict.fromkeys(CONTROLLERS, 5), log
