@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ipaddress
 
+from .. import indexes as ix
 from ..world import deleting, meta, spec, status
 from .plan import Obj, Plan, changed, new_status
 
@@ -26,11 +27,13 @@ def reconcile(svc: Obj, world, cfg) -> Plan:
         return plan
     if ingress_ips(svc):
         return plan
-    used = {ip for other in world.list("Service") if meta(other).get("uid") != meta(svc).get("uid")
-            for ip in ingress_ips(other)}
+    def used(ip: str) -> bool:  # by the ingress index: a lookup per address tried, not a list of every Service
+        return any(meta(other).get("uid") != meta(svc).get("uid") and ip in ingress_ips(other)
+                   for other in world.by("Service", ix.service_ingress, ip))
+
     wanted = spec(svc).get("loadBalancerIP")
     hosts = (str(h) for h in ipaddress.ip_network(cfg.lb_pool).hosts())
-    ip = wanted if wanted and wanted not in used else next((h for h in hosts if h not in used), None)
+    ip = wanted if wanted and not used(wanted) else next((h for h in hosts if not used(h)), None)
     if ip is None:
         return plan  # pool exhausted: stays pending, as a real LB would
     st["loadBalancer"] = {"ingress": [{"ip": ip, "ipMode": "VIP"}]}
