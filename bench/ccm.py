@@ -1,17 +1,19 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""cloud-controller-manager: 500 Nodes and 100 LoadBalancer Services against real kube-apiservers (testkit/harness).
+"""cloud-controller-manager: n Nodes and n LoadBalancer Services against real kube-apiservers (testkit/harness), for
+each n of the growth curve (bench.measure.sizes), and one full resync of 5000 Nodes written directly into the guest
+API when the curve reaches 1000.
 
-The DVP side holds 500 VMs of our cluster (status written directly: no simulator, so the figures are the CCM's
+The DVP side holds n VMs of our cluster (status written directly: no simulator, so the figures are the CCM's
 own). `run()` measures, with the whole Manager (informers, queues, workers):
 
-* time from start to all 500 Nodes initialised (providerID, addresses, uninitialized taint removed);
+* time from start to all n Nodes initialised (providerID, addresses, uninitialized taint removed);
 * DVP requests of a cold start (LIST + WATCH per cache) and of one full resync (every Node and Service
   reconciled again from the caches): the goal is <= 5, i.e. lists and watches, never a GET per Node;
-* 100 LoadBalancer Services backed by 10 eligible Nodes (the other 490 are labelled
+* n LoadBalancer Services backed by 10 eligible Nodes (the others are labelled
   node.kubernetes.io/exclude-from-external-load-balancers): DVP requests per first ensure (Service GET+create,
   one label patch per backing VM) and per steady-state ensure (expected 0);
-* idle RSS of `python -m dvp_ccm` (a separate process, all caches full, 500 Nodes and 100 Services).
+* idle and peak RSS of `python -m dvp_ccm` (a separate process, all caches full, n Nodes and n Services).
 """
 
 from __future__ import annotations
@@ -26,23 +28,23 @@ import time
 import uuid
 from pathlib import Path
 
-from bench.measure import figure
+from bench.measure import figure, growth, peak_rss_mib, sizes
 
 ROOT = Path(__file__).resolve().parents[1]
 
-NODES = 500
-SERVICES = 100
 LB_NODES = 10
-TIMEOUT_S = 300.0
+RESYNC_NODES = 5000  # the resync figure's Nodes, measured when the curve reaches RESYNC_FROM
+RESYNC_FROM = 1000
+TIMEOUT_S = 900.0
 UNINIT = {"key": "node.cloudprovider.kubernetes.io/uninitialized", "value": "true", "effect": "NoSchedule"}
 
 
-def _wait(check, what: str, timeout: float = TIMEOUT_S) -> float:
+def _wait(check, what: str, timeout: float = TIMEOUT_S, every: float = 0.5) -> float:
     started = time.monotonic()
     while not check():
         if time.monotonic() - started > timeout:
             raise RuntimeError(f"ccm bench: timed out after {timeout:g}s waiting for {what}")
-        time.sleep(0.5)  # polling lists 500 Nodes: keep it from loading the API server being measured
+        time.sleep(every)  # polling lists every Node: keep it from loading the API server being measured
     return time.monotonic() - started
 
 
@@ -59,7 +61,7 @@ def _quiet(metrics, settle: float = 1.5, timeout: float = TIMEOUT_S) -> int:
     return last
 
 
-def _seed(dvp, guest, ns: str, cluster_uuid: str, prefix: str) -> list[str]:
+def _seed(dvp, guest, ns: str, cluster_uuid: str, prefix: str, nodes: int) -> list[str]:
     from concurrent.futures import ThreadPoolExecutor
 
     from dvp_ccm.domain.loadbalancer import EXCLUDE_LABEL
@@ -67,7 +69,7 @@ def _seed(dvp, guest, ns: str, cluster_uuid: str, prefix: str) -> list[str]:
     from dvp_common.dvp.resources import VIRTUAL_MACHINE
     from dvp_common.kube.resources import NODE
 
-    names = [f"{prefix}-{i:03d}" for i in range(NODES)]
+    names = [f"{prefix}-{i:04d}" for i in range(nodes)]
 
     def one(i_name):
         i, name = i_name
@@ -76,7 +78,7 @@ def _seed(dvp, guest, ns: str, cluster_uuid: str, prefix: str) -> list[str]:
                 "spec": {"virtualMachineClassName": "generic", "cpu": {"cores": 2}, "memory": {"size": "4Gi"},
                          "blockDeviceRefs": [{"kind": "VirtualDisk", "name": f"{name}-boot"}]}}
         vm = dvp.create(VIRTUAL_MACHINE, body, ns)
-        vm["status"] = {"phase": "Running", "ipAddress": f"10.{100 + i // 250}.{i % 250}.10"}
+        vm["status"] = {"phase": "Running", "ipAddress": f"10.{100 + i // 250 // 250}.{i // 250 % 250}.{i % 250 + 1}"}
         dvp.update_status(VIRTUAL_MACHINE, vm, ns)
         labels = {} if i < LB_NODES else {EXCLUDE_LABEL: "true"}
         guest.create(NODE, {"metadata": {"name": name, "labels": labels}, "spec": {"taints": [UNINIT]}})
@@ -96,7 +98,7 @@ def _rss_kib(pid: int) -> int:
     raise RuntimeError("no VmRSS")
 
 
-def run() -> dict:
+def run(nodes: int, services: int) -> dict:
     from dvp_ccm import settings as S
     from dvp_ccm.domain import taints as T
     from dvp_ccm.domain.lifecycle import LifecycleConfig
@@ -106,14 +108,14 @@ def run() -> dict:
     from harness.apiserver import ControlPlane, dvp_crd_files, guest_crd_files
     from prometheus_client import CollectorRegistry
 
-    out: dict = {"nodes": NODES, "services": SERVICES, "lb_nodes": LB_NODES}
+    out: dict = {"nodes": nodes, "services": services, "lb_nodes": LB_NODES}
     with ControlPlane() as plane:
         plane.start({"dvp": ("AlwaysAllow", dvp_crd_files()), "guest": ("AlwaysAllow", guest_crd_files())})
         dvp_api, guest_api = plane.servers["dvp"], plane.servers["guest"]
         dvp, guest = dvp_api.client(), guest_api.client()
         ns, guest_ns, cluster_uuid = dvp_api.create_namespace("ccm"), guest_api.create_namespace("ccm"), str(
             uuid.uuid4())
-        names = _seed(dvp, guest, ns, cluster_uuid, "bench")
+        names = _seed(dvp, guest, ns, cluster_uuid, "bench", nodes)
         conn = DVPConnection(dvp_api.client(), ns, cluster_uuid)
         settings = S.Settings(dvp=None, health_bind=None, metrics_bind=None, workers=8,  # type: ignore[arg-type]
                               controllers=frozenset({S.NODE, S.LIFECYCLE}), address_refresh=3600.0,
@@ -126,8 +128,8 @@ def run() -> dict:
             def all_initialised() -> bool:
                 items = guest.list(NODE, label_selector=None).items
                 mine = [n for n in items if n["metadata"]["name"].startswith("bench-")]
-                return len(mine) == NODES and not any(T.has(n, T.UNINITIALIZED) for n in mine)
-            _wait(all_initialised, "all Nodes initialised")
+                return len(mine) == nodes and not any(T.has(n, T.UNINITIALIZED) for n in mine)
+            _wait(all_initialised, "all Nodes initialised", every=max(0.5, nodes / 1000))
             out["init_all_s"] = time.monotonic() - started
             out["cold_start_dvp_requests"] = _quiet(metrics)
             out["cold_start_detail"] = metrics.snapshot()
@@ -137,8 +139,10 @@ def run() -> dict:
             out["resync_dvp_requests"] = _quiet(metrics)
         finally:
             manager.shutdown()
+        if not services:
+            return out
 
-        # LoadBalancer: a manager with the service controller, 100 Services over 10 eligible Nodes
+        # LoadBalancer: a manager with the service controller, n Services over LB_NODES eligible Nodes
         lb_conn = DVPConnection(dvp_api.client(), ns, cluster_uuid)
         lb_settings = dataclasses.replace(settings, controllers=frozenset({S.SERVICE}))
         lb = Manager(lb_settings, guest_api.client(), lb_conn, registry=CollectorRegistry(), prober=lambda i, p: True)
@@ -147,23 +151,23 @@ def run() -> dict:
             _wait(lb.leading.is_set, "LB manager started")
             lb_metrics = lb_conn.client.metrics
             base = _quiet(lb_metrics)
-            for i in range(SERVICES):
+            for i in range(services):
                 guest.create(SERVICE, {"metadata": {"name": f"svc-{i:03d}"}, "spec": {
                     "type": "LoadBalancer", "selector": {"app": "x"}, "ports": [{"port": 80 + i % 3}]}}, guest_ns)
 
             def all_ensured() -> bool:
                 svcs = guest.list(SERVICE, guest_ns).items
-                return len(svcs) == SERVICES and all(s["metadata"].get("finalizers") for s in svcs) and \
-                    len(lb.dvp_services.items()) == SERVICES
-            t = _wait(all_ensured, "100 Services ensured")
+                return len(svcs) == services and all(s["metadata"].get("finalizers") for s in svcs) and \
+                    len(lb.dvp_services.items()) == services
+            t = _wait(all_ensured, f"{services} Services ensured", every=max(0.5, services / 1000))
             out["lb_ensure_all_s"] = t
             first = _quiet(lb_metrics) - base
-            out["lb_first_ensure_dvp_requests"] = first / SERVICES
+            out["lb_first_ensure_dvp_requests"] = first / services
             out["lb_first_detail"] = lb_metrics.snapshot()
             lb_metrics.reset()
             for svc in guest.list(SERVICE, guest_ns).items:
                 lb.by_name[S.SERVICE].enqueue(f"{guest_ns}/{svc['metadata']['name']}")
-            out["lb_steady_ensure_dvp_requests"] = _quiet(lb_metrics) / SERVICES
+            out["lb_steady_ensure_dvp_requests"] = _quiet(lb_metrics) / services
         finally:
             lb.shutdown()
 
@@ -185,6 +189,7 @@ def run() -> dict:
                 if proc.poll() is not None:
                     raise RuntimeError(f"dvp_ccm exited: {proc.stderr.read().decode()[-500:]}")
                 out["idle_rss_mib"] = _rss_kib(proc.pid) / 1024
+                out["peak_rss_mib"] = peak_rss_mib(proc.pid)
             finally:
                 proc.terminate()
                 proc.wait(10)
@@ -195,20 +200,35 @@ def run() -> dict:
 
 
 def figures():
-    res = run()
-    yield figure(f"ccm: {res['nodes']} Nodes, time from start to all initialised", round(res["init_all_s"], 2), "s")
-    yield figure("ccm: DVP requests of a cold start (LIST+WATCH of VMs)", res["cold_start_dvp_requests"], "calls",
-                 "<= 5")
-    yield figure(f"ccm: DVP requests per full resync of {res['nodes']} Nodes", res["resync_dvp_requests"], "calls",
-                 "<= 5")
-    yield figure(f"ccm: {res['services']} LoadBalancer Services, time to all ensured", round(res["lb_ensure_all_s"], 2),
-                 "s")
-    yield figure(f"ccm: DVP requests per first ensure ({res['lb_nodes']} backing VMs)",
-                 round(res["lb_first_ensure_dvp_requests"], 2), "calls", f"= 2 + {res['lb_nodes']} VM label patches")
-    yield figure("ccm: DVP requests per steady-state ensure", round(res["lb_steady_ensure_dvp_requests"], 2), "calls",
-                 "0")
-    yield figure(f"ccm: idle RSS of python -m dvp_ccm ({res['nodes']} Nodes, {res['services']} Services)",
-                 round(res["idle_rss_mib"], 1), "MiB")
+    runs = {n: run(n, n) for n in sizes()}
+    for n, res in runs.items():
+        yield figure(f"ccm n={n}: {n} Nodes, time from start to all initialised", round(res["init_all_s"], 2), "s",
+                     "<= 60")
+        yield figure(f"ccm n={n}: DVP requests of a cold start (LIST+WATCH of VMs)", res["cold_start_dvp_requests"],
+                     "calls", "<= 5")
+        yield figure(f"ccm n={n}: DVP requests per full resync of {n} Nodes", res["resync_dvp_requests"], "calls",
+                     "<= 5")
+        yield figure(f"ccm n={n}: {n} LoadBalancer Services, time to all ensured", round(res["lb_ensure_all_s"], 2),
+                     "s")
+        yield figure(f"ccm n={n}: DVP requests per first ensure ({res['lb_nodes']} backing VMs)",
+                     round(res["lb_first_ensure_dvp_requests"], 2), "calls",
+                     f"= 2 + {res['lb_nodes']} VM label patches")
+        yield figure(f"ccm n={n}: DVP requests per steady-state ensure",
+                     round(res["lb_steady_ensure_dvp_requests"], 2), "calls", "0")
+        yield figure(f"ccm n={n}: idle RSS of python -m dvp_ccm ({n} Nodes, {n} Services)",
+                     round(res["idle_rss_mib"], 1), "MiB")
+        yield figure(f"ccm n={n}: peak RSS of python -m dvp_ccm ({n} Nodes, {n} Services)", res["peak_rss_mib"],
+                     "MiB")
+    if len(runs) > 1:
+        yield figure(f"ccm: DVP requests per first LoadBalancer ensure, n={max(runs)} over n={min(runs)}",
+                     growth({n: r["lb_first_ensure_dvp_requests"] for n, r in runs.items()}), "ratio",
+                     "1.0 (constant in n)")
+    if max(runs) >= RESYNC_FROM:
+        big = run(RESYNC_NODES, 0)
+        yield figure(f"ccm: {RESYNC_NODES} Nodes written directly, time from start to all initialised",
+                     round(big["init_all_s"], 2), "s", "<= 60")
+        yield figure(f"ccm: DVP requests per full resync of {RESYNC_NODES} Nodes", big["resync_dvp_requests"], "calls",
+                     "<= 5")
 
 
 if __name__ == "__main__":
