@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from dvp_common.dvp import resources as R
@@ -72,6 +72,7 @@ class World:
         self._lock = threading.Lock()
         self.clock = clock
         self._entered: dict[tuple[str, str], float] = {}
+        self._cursors: dict[str, int] = {}  # pool -> where its next allocation starts looking
 
     # objects -------------------------------------------------------------------------------------------------
     def remember(self, kind: str, obj: Obj) -> None:
@@ -122,6 +123,19 @@ class World:
         ns = meta(obj).get("namespace") if KINDS[kind].namespaced else None
         owner = self.get(kind, ns, ref.get("name", ""))
         return owner is not None and meta(owner).get("uid") == ref.get("uid")
+
+    # pools ---------------------------------------------------------------------------------------------------
+    def next_free(self, pool_name: str, hosts: Sequence[str], taken: Callable[[str], bool]) -> str | None:
+        """The next address of `hosts` not `taken`, going round from where the last allocation of the pool stopped
+        (as an IPAM does): scanning from the first address every time made n allocations cost O(n^2) lookups.
+        Callers allocating from one pool run one at a time (the simulator's serial kinds)."""
+        start = self._cursors.get(pool_name, 0)
+        for k in range(len(hosts)):
+            i = (start + k) % len(hosts)
+            if not taken(hosts[i]):
+                self._cursors[pool_name] = i + 1
+                return hosts[i]
+        return None
 
     # phase timers --------------------------------------------------------------------------------------------
     def since(self, obj: Obj, phase_name: str) -> float:

@@ -89,3 +89,22 @@ def test_the_index_of_a_disk_finds_the_vm_attaching_it_as_the_scan_does():
         "VirtualMachine", indexes.vm_attached, indexes.ref(NS, "VirtualDisk", "m1-data"))] == ["m1"]
     assert [o["metadata"]["name"] for o in scanned.by(
         "VirtualMachine", indexes.vm_attached, indexes.ref(NS, "VirtualDisk", "m1-data"))] == ["m1"]
+
+
+def test_pool_allocation_goes_round_from_the_last_address_taken():
+    world = World({k: no_scan(k) for k in KINDS})
+    hosts = ("10.0.0.2", "10.0.0.3", "10.0.0.4")
+    taken: set[str] = set()
+    tried: list[str] = []
+
+    def is_taken(ip: str) -> bool:
+        tried.append(ip)
+        return ip in taken
+
+    for _ in hosts:
+        taken.add(world.next_free("p", hosts, is_taken))
+    assert taken == set(hosts) and tried == list(hosts)  # each allocation looked at one address, not all before it
+    assert world.next_free("p", hosts, is_taken) is None  # exhausted
+    taken.discard("10.0.0.3")  # released: found again on the way round
+    assert world.next_free("p", hosts, is_taken) == "10.0.0.3"
+    assert world.next_free("other", hosts, lambda ip: False) == "10.0.0.2"  # each pool keeps its own place

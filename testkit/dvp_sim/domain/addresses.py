@@ -57,8 +57,9 @@ def reconcile_ip(vmip: Obj, world, cfg) -> Plan:
             return plan
         plan.creates.append((LEASE, _lease(address, ns, name)))
     else:
-        # The lowest address without a lease: a lookup per address tried, not a list of every lease.
-        free = next((ip for ip in pool(cfg.ip_pool) if world.get(LEASE, None, lease_name(ip)) is None), None)
+        # An address without a lease: a lookup per address tried, not a list of every lease.
+        free = world.next_free(f"ip:{cfg.ip_pool}", pool(cfg.ip_pool),
+                               lambda ip: world.get(LEASE, None, lease_name(ip)) is not None)
         if free is None:
             st["phase"] = "Pending"
             C.put(st, C.BOUND, False, "PoolExhausted", f"no free address in {cfg.ip_pool}")

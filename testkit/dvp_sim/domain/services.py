@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 
 from .. import indexes as ix
@@ -13,6 +14,11 @@ from .plan import Obj, Plan, changed, new_status
 
 def ingress_ips(svc: Obj) -> list[str]:
     return [i.get("ip") for i in (status(svc).get("loadBalancer") or {}).get("ingress") or [] if i.get("ip")]
+
+
+@functools.cache
+def hosts(cidr: str) -> tuple[str, ...]:
+    return tuple(str(h) for h in ipaddress.ip_network(cidr).hosts())
 
 
 def reconcile(svc: Obj, world, cfg) -> Plan:
@@ -32,8 +38,7 @@ def reconcile(svc: Obj, world, cfg) -> Plan:
                    for other in world.by("Service", ix.service_ingress, ip))
 
     wanted = spec(svc).get("loadBalancerIP")
-    hosts = (str(h) for h in ipaddress.ip_network(cfg.lb_pool).hosts())
-    ip = wanted if wanted and not used(wanted) else next((h for h in hosts if not used(h)), None)
+    ip = wanted if wanted and not used(wanted) else world.next_free(f"lb:{cfg.lb_pool}", hosts(cfg.lb_pool), used)
     if ip is None:
         return plan  # pool exhausted: stays pending, as a real LB would
     st["loadBalancer"] = {"ingress": [{"ip": ip, "ipMode": "VIP"}]}
