@@ -257,16 +257,27 @@ def _sim_floor(dvp_api, spec: dict, machines: int, latency: dict, default: float
 
     from capdvp.domain import manifests
     from capdvp.domain.machine_spec import parse_spec
+    from dvp_common.kube import Transient
 
     ns, uuid = dvp_api.create_namespace("floor"), "floor-uuid"
     sim = SimProcess(dvp_api.kubeconfig(), ns, latency, default, ip_pool).__enter__()
     client = dvp_api.client()
     parsed = parse_spec(spec)
 
+    def create(res, body: dict) -> dict:
+        """As a controller would: a 5xx (DVP's admission webhook drops calls on a loaded machine) is retried, and
+        a create that landed before its answer was lost is found."""
+        for attempt in range(5):
+            try:
+                return client.create(res, body, ns, get_existing=True)
+            except Transient:
+                time.sleep(0.5 * 2**attempt)
+        return client.create(res, body, ns, get_existing=True)
+
     def make(name: str) -> None:
-        vm = client.create(r.VIRTUAL_MACHINE, manifests.virtual_machine(name, parsed, uuid, False), ns)
+        vm = create(r.VIRTUAL_MACHINE, manifests.virtual_machine(name, parsed, uuid, False))
         for obj in manifests.owned_objects(name, parsed, uuid, vm, b"#cloud-config\n"):
-            client.create(r.SECRET if obj["kind"] == "Secret" else r.VIRTUAL_DISK, obj, ns)
+            create(r.SECRET if obj["kind"] == "Secret" else r.VIRTUAL_DISK, obj)
 
     limit, names = timeout_s(machines), [f"floor-{i:04d}" for i in range(machines)]
     try:
