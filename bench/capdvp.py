@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""capdvp: 100 machines against a DVP with simulated latencies.
+"""capdvp: n machines (bench.measure.sizes; 100 for the in-memory run) against a DVP with simulated latencies.
 
 Two set-ups, the same production reconcilers:
 
@@ -10,8 +10,10 @@ Two set-ups, the same production reconcilers:
   controllers never share the provider's interpreter, and in one process the two took turns on one GIL.
   The simulator's floor for one machine is the sum of the latencies on its chain; the floor of 100 machines is the
   simulator alone on them (created directly by WORKERS writers); capdvp should provision all 100 within that
-  floor + 10 s. Floor and capdvp run twice each, in the order floor, capdvp, capdvp, floor, and the means are
-  compared: the 2 cores are shared with other jobs whose load drifts. DVP requests per machine come from the DVP
+  floor + 10 s, and within 1.5x the floor at 1000. Floor and capdvp run twice each, in the order floor, capdvp,
+  capdvp, floor, and the means are compared: the 2 cores are shared with other jobs whose load drifts (from
+  n = 1000 once each, floor then capdvp: each takes minutes). Every run ends by deleting its machines: the time
+  until every DVP object of the run is gone is measured too. DVP requests per machine come from the DVP
   client's own counters (informer LIST/WATCH included). Every run observes its objects through watches (a LIST
   of 100 objects every 0.2 s loaded the API servers and the process being measured).
 * `run()`: the reconcilers and runner over the in-memory API of tests/capdvp with a round trip per call and a
@@ -35,16 +37,19 @@ from capdvp.runner import Controller
 from capdvp_world import DVP_NS, NS, World
 from dvp_common.dvp import DVPConnection
 
-from bench.measure import figure
+from bench.measure import figure, growth, peak_rss_mib, sizes
 
 MACHINES = 100
+DISKS_PER_MACHINE = 2  # boot + one additional disk, in the real runs
 RTT_S = 0.005  # per API call
 DISK_S = 2.0
 BOOT_S = 3.0
 WORKERS = 16
 TIMEOUT_S = 120.0
-REAL_TIMEOUT_S = 400.0  # per run: the simulator and the API servers share 2 cores with whatever else runs
+REAL_TIMEOUT_S = 400.0  # per run of 100: the simulator and the API servers share 2 cores with whatever else runs
 ORDER = ("floor", "capdvp", "capdvp", "floor")  # ABBA
+ONCE_FROM = 1000  # from this n each side runs once (ORDER_ONCE)
+ORDER_ONCE = ("floor", "capdvp")
 STORAGE_CLASS, FLOOR_CLASS, FLOOR_IMAGE = "bench-sc", "bench-floor", "bench-floor"
 
 
@@ -126,6 +131,11 @@ def run(machines: int = MACHINES) -> dict:
             "vms": len(world.dvp.kinds(r.VIRTUAL_MACHINE.kind))}
 
 
+def timeout_s(machines: int) -> float:
+    """A run's bound: REAL_TIMEOUT_S up to 100 machines, then proportional."""
+    return REAL_TIMEOUT_S * max(1.0, machines / MACHINES)
+
+
 class SimProcess:
     """`python -m dvp_sim` scoped to one namespace, from the moment it says it runs (its informers synced)."""
 
@@ -136,6 +146,7 @@ class SimProcess:
         self.dir = Path(tempfile.mkdtemp(prefix="bench-capdvp-sim-"))
         self.log = self.dir / "dvp_sim.log"
         self.proc: subprocess.Popen | None = None
+        self.peak_rss_mib = 0.0
 
     def __enter__(self) -> SimProcess:
         config = self.dir / "dvp.kubeconfig"
@@ -163,6 +174,7 @@ class SimProcess:
 
     def __exit__(self, *exc: object) -> None:
         if self.proc is not None and self.proc.poll() is None:
+            self.peak_rss_mib = peak_rss_mib(self.proc.pid)
             self.proc.terminate()
             try:
                 self.proc.wait(15)
@@ -173,7 +185,8 @@ class SimProcess:
 
 
 class Watcher:
-    """When `count` objects of one kind first satisfy `done`, as a watch reports them."""
+    """When `count` objects of one kind first satisfy `done` (or, with `done=None`, were deleted), as a watch
+    reports them."""
 
     def __init__(self, client, res, namespace: str, done, count: int) -> None:
         from dvp_common.runtime import Informer
@@ -183,7 +196,10 @@ class Watcher:
         self.names: set[str] = set()
         self.at: float | None = None
         self.reached = threading.Event()
-        self.informer.add_handlers(on_add=self._seen, on_update=lambda _old, new: self._seen(new))
+        if done is None:
+            self.informer.add_handlers(on_delete=self._gone)
+        else:
+            self.informer.add_handlers(on_add=self._seen, on_update=lambda _old, new: self._seen(new))
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self.informer.run, args=(self._stop,), daemon=True)
 
@@ -193,6 +209,12 @@ class Watcher:
             self.names.add(name)
         else:
             self.names.discard(name)
+        if self.at is None and len(self.names) >= self.count:
+            self.at = time.monotonic()
+            self.reached.set()
+
+    def _gone(self, obj: dict) -> None:
+        self.names.add(obj["metadata"]["name"])
         if self.at is None and len(self.names) >= self.count:
             self.at = time.monotonic()
             self.reached.set()
@@ -228,32 +250,52 @@ def _reasons(dms: Watcher, pending: set[str]) -> list[tuple[str, int]]:
     return sorted(reasons.items(), key=lambda kv: -kv[1])[:3]
 
 
-def _sim_floor(dvp_api, spec: dict, machines: int, latency: dict, default: float, ip_pool: str) -> float:
-    """The simulator alone: the same VMs, Secrets and disks created directly (WORKERS writers), until all run."""
+def _sim_floor(dvp_api, spec: dict, machines: int, latency: dict, default: float, ip_pool: str) -> dict:
+    """The simulator alone: the same VMs, Secrets and disks created directly (WORKERS writers), until all run;
+    then the VMs deleted, until the simulator's garbage collection removed every disk."""
     from concurrent.futures import ThreadPoolExecutor
 
     from capdvp.domain import manifests
     from capdvp.domain.machine_spec import parse_spec
+    from dvp_common.kube import Transient
 
     ns, uuid = dvp_api.create_namespace("floor"), "floor-uuid"
     sim = SimProcess(dvp_api.kubeconfig(), ns, latency, default, ip_pool).__enter__()
     client = dvp_api.client()
     parsed = parse_spec(spec)
 
-    def make(name: str) -> None:
-        vm = client.create(r.VIRTUAL_MACHINE, manifests.virtual_machine(name, parsed, uuid, False), ns)
-        for obj in manifests.owned_objects(name, parsed, uuid, vm, b"#cloud-config\n"):
-            client.create(r.SECRET if obj["kind"] == "Secret" else r.VIRTUAL_DISK, obj, ns)
+    def create(res, body: dict) -> dict:
+        """As a controller would: a 5xx (DVP's admission webhook drops calls on a loaded machine) is retried, and
+        a create that landed before its answer was lost is found."""
+        for attempt in range(5):
+            try:
+                return client.create(res, body, ns, get_existing=True)
+            except Transient:
+                time.sleep(0.5 * 2**attempt)
+        return client.create(res, body, ns, get_existing=True)
 
+    def make(name: str) -> None:
+        vm = create(r.VIRTUAL_MACHINE, manifests.virtual_machine(name, parsed, uuid, False))
+        for obj in manifests.owned_objects(name, parsed, uuid, vm, b"#cloud-config\n"):
+            create(r.SECRET if obj["kind"] == "Secret" else r.VIRTUAL_DISK, obj)
+
+    limit, names = timeout_s(machines), [f"floor-{i:04d}" for i in range(machines)]
     try:
-        with Watcher(client, r.VIRTUAL_MACHINE, ns, _running, machines) as vms:
+        with Watcher(client, r.VIRTUAL_MACHINE, ns, _running, machines) as vms, \
+                Watcher(client, r.VIRTUAL_DISK, ns, None, DISKS_PER_MACHINE * machines) as disks:
             started = time.monotonic()
             with ThreadPoolExecutor(WORKERS) as pool:
-                list(pool.map(make, [f"floor-{i:03d}" for i in range(machines)]))
-            if vms.reached.wait(max(0.0, REAL_TIMEOUT_S - (time.monotonic() - started))) and vms.at is not None:
-                return vms.at - started
-        raise RuntimeError(f"the simulator alone did not run {machines} VMs within {REAL_TIMEOUT_S:g}s; "
-                           f"dvp_sim: {sim.tail()}")
+                list(pool.map(make, names))
+            if not (vms.reached.wait(max(0.0, limit - (time.monotonic() - started))) and vms.at is not None):
+                raise RuntimeError(f"the simulator alone did not run {machines} VMs within {limit:g}s; "
+                                   f"dvp_sim: {sim.tail()}")
+            up = vms.at - started
+            deleting = time.monotonic()
+            with ThreadPoolExecutor(WORKERS) as pool:
+                list(pool.map(lambda n: client.delete(r.VIRTUAL_MACHINE, n, ns), names))
+            if not (disks.reached.wait(limit) and disks.at is not None):
+                raise RuntimeError(f"the simulator alone did not remove {machines} machines' disks within {limit:g}s")
+            return {"up_s": up, "delete_s": disks.at - deleting}
     finally:
         sim.__exit__()
         client.close()
@@ -278,45 +320,65 @@ def _capdvp_once(dvp_api, guest_api, machines: int, latency: dict, default: floa
                         workers=WORKERS)
     manager = Manager(settings, guest_api.client(), dvp_conn)
     manager.start()
+    limit = timeout_s(machines)
     try:
         with Watcher(env.dvp, r.VIRTUAL_MACHINE, env.dvp_ns, _running, machines) as vms, \
-                Watcher(env.guest, r.DECKHOUSE_MACHINE, env.ns, _provisioned, machines) as dms:
+                Watcher(env.guest, r.DECKHOUSE_MACHINE, env.ns, _provisioned, machines) as dms, \
+                Watcher(env.dvp, r.VIRTUAL_DISK, env.dvp_ns, None, DISKS_PER_MACHINE * machines) as disks:
             started = time.monotonic()
-            names = [f"worker-{i:03d}" for i in range(machines)]
+            names = [f"worker-{i:04d}" for i in range(machines)]
             # As fast as the floor's writers: CAPI's MachineSet controller creates replicas concurrently too.
             with ThreadPoolExecutor(WORKERS) as pool:
                 list(pool.map(lambda n: env.capi_machine(n, spec), names))
             created = time.monotonic() - started
-            dms.reached.wait(max(0.0, REAL_TIMEOUT_S - created))
+            dms.reached.wait(max(0.0, limit - created))
             wall = (dms.at if dms.at is not None else time.monotonic()) - started
             vms_running = vms.at - started if vms.at is not None else None
             pending = set(names) - dms.names
             if pending:
                 raise RuntimeError(f"{len(pending)} of {machines} machines not provisioned within "
-                                   f"{REAL_TIMEOUT_S:g}s; e.g. {_reasons(dms, pending)}; dvp_sim: {sim.tail()}")
-        counts = dvp_conn.client.metrics.snapshot()
+                                   f"{limit:g}s; e.g. {_reasons(dms, pending)}; dvp_sim: {sim.tail()}")
+            counts = dvp_conn.client.metrics.snapshot()
+            rss_up = _rss_mib()
+            deleting = time.monotonic()
+            with ThreadPoolExecutor(WORKERS) as pool:  # what CAPI does to a deleted Machine's infrastructure
+                list(pool.map(lambda n: env.guest.delete(r.DECKHOUSE_MACHINE, n, env.ns), names))
+            if not (disks.reached.wait(limit) and disks.at is not None):
+                raise RuntimeError(f"capdvp did not remove {machines} machines' disks within {limit:g}s")
+            delete_s = disks.at - deleting
+            all_counts = dvp_conn.client.metrics.snapshot()
     finally:
         manager.shutdown()
         sim.__exit__()
         env.close()
+    deletes = {k: all_counts.get(k, 0) - counts.get(k, 0) for k in all_counts}
     reads = sum(n for k, n in counts.items() if k.split()[0] in ("get", "list", "watch"))
     writes = sum(n for k, n in counts.items() if k.split()[0] in ("create", "patch", "update", "delete"))
     return {"wall_s": wall, "create_s": created, "vms_running_s": vms_running, "dvp_reads": reads,
-            "dvp_writes": writes, "dvp_requests": counts}
+            "dvp_writes": writes, "dvp_requests": counts, "delete_s": delete_s,
+            "delete_requests": sum(deletes.values()), "sim_rss_mib": sim.peak_rss_mib, "rss_up_mib": rss_up}
 
 
-def run_real(machines: int = MACHINES, order: tuple[str, ...] = ORDER) -> dict:
+def _rss_mib() -> float:
+    """This process's resident set now: the bench with capdvp's Manager and its caches, and the watchers'."""
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:")) / 1024
+
+
+def run_real(machines: int = MACHINES, order: tuple[str, ...] | None = None) -> dict:
     """The floor and capdvp in `order` on one pair of API servers; means of each (ABBA: linear drift of the
     machine's load, e.g. another job's tests starting, falls on both sides alike)."""
     from capdvp_real import SPEC
     from dvp_sim import seed
     from harness.apiserver import ControlPlane, dvp_crd_files, guest_crd_files
 
+    order = order or (ORDER_ONCE if machines >= ONCE_FROM else ORDER)
+
     latency = {"VirtualDisk.Provisioning": DISK_S, "VirtualMachine.Starting": BOOT_S}
     default = 0.05
     # Disk: Pending, Provisioning; VM: Pending, Starting (its address binds meanwhile); one default step each else.
     chain = DISK_S + BOOT_S + 2 * default
-    floors: list[float] = []
+    floors: list[dict] = []
     runs: list[dict] = []
     with ControlPlane() as plane:
         plane.start({"dvp": ("AlwaysAllow", dvp_crd_files()), "guest": ("AlwaysAllow", guest_crd_files())})
@@ -332,14 +394,19 @@ def run_real(machines: int = MACHINES, order: tuple[str, ...] = ORDER) -> dict:
                       "bootDiskImageRef": {"kind": "ClusterVirtualImage", "name": FLOOR_IMAGE},
                       "additionalDisks": [{"size": "1Gi", "storageClass": STORAGE_CLASS}]}
         for i, what in enumerate(order):
-            pool = f"10.{66 + i}.0.0/24"
+            pool = f"10.{66 + i}.0.0/20"  # 4093 addresses: leases are cluster-wide and runs leave theirs
             if what == "floor":
                 floors.append(_sim_floor(dvp_api, floor_spec, machines, latency, default, pool))
             else:
                 runs.append(_capdvp_once(dvp_api, guest_api, machines, latency, default, pool))
     n = max(1, len(runs))
-    return {"machines": machines, "floor_s": chain, "sim_floors_s": floors, "walls_s": [x["wall_s"] for x in runs],
-            "sim_floor_s": sum(floors) / len(floors), "wall_s": sum(x["wall_s"] for x in runs) / n,
+    return {"machines": machines, "floor_s": chain, "order": order,
+            "sim_floors_s": [f["up_s"] for f in floors], "walls_s": [x["wall_s"] for x in runs],
+            "sim_floor_s": sum(f["up_s"] for f in floors) / len(floors), "wall_s": sum(x["wall_s"] for x in runs) / n,
+            "sim_delete_floor_s": sum(f["delete_s"] for f in floors) / len(floors),
+            "delete_s": sum(x["delete_s"] for x in runs) / n,
+            "delete_requests_per_machine": sum(x["delete_requests"] for x in runs) / n / machines,
+            "sim_rss_mib": max(x["sim_rss_mib"] for x in runs), "bench_rss_mib": max(x["rss_up_mib"] for x in runs),
             "create_s": [x["create_s"] for x in runs], "vms_running_s": [x["vms_running_s"] for x in runs],
             "dvp_reads_per_machine": sum(x["dvp_reads"] for x in runs) / n / machines,
             "dvp_writes_per_machine": sum(x["dvp_writes"] for x in runs) / n / machines,
@@ -347,21 +414,39 @@ def run_real(machines: int = MACHINES, order: tuple[str, ...] = ORDER) -> dict:
 
 
 def figures():
-    real = run_real()
-    floor = real["sim_floor_s"]
-    runs = ", ".join(f"{w:.1f}" for w in real["walls_s"])
-    floors = ", ".join(f"{f:.1f}" for f in real["sim_floors_s"])
-    yield figure(f"capdvp (real API + dvp_sim): {real['machines']} machines, wall time to all provisioned",
-                 round(real["wall_s"], 2), "s",
-                 f"<= {floor + 10:.1f} (the simulator alone on the same {real['machines']} machines + 10 s; "
-                 f"means, run in the order {'-'.join(ORDER)}: capdvp {runs}, floor {floors})")
-    yield figure(f"capdvp (real API + dvp_sim): simulator floor, {real['machines']} machines created directly",
-                 round(floor, 2), "s")
-    yield figure("capdvp (real API + dvp_sim): simulator floor, one machine's latency chain", real["floor_s"], "s")
-    yield figure("capdvp (real API + dvp_sim): DVP reads (get/list/watch requests) per machine",
-                 round(real["dvp_reads_per_machine"], 2), "calls")
-    yield figure("capdvp (real API + dvp_sim): DVP writes per machine", round(real["dvp_writes_per_machine"], 2),
-                 "calls", "= objects created (VM, Secret, disks)")
+    reals = {n: run_real(n) for n in sizes()}
+    for n, real in reals.items():
+        floor = real["sim_floor_s"]
+        runs = ", ".join(f"{w:.1f}" for w in real["walls_s"])
+        floors = ", ".join(f"{f:.1f}" for f in real["sim_floors_s"])
+        goal = f"<= {1.5 * floor:.1f} (1.5x" if n >= ONCE_FROM else f"<= {floor + 10:.1f} (+ 10 s over"
+        yield figure(f"capdvp (real API + dvp_sim) n={n}: {n} machines, wall time to all provisioned",
+                     round(real["wall_s"], 2), "s",
+                     f"{goal} the simulator alone on the same {n} machines; means, run in the order "
+                     f"{'-'.join(real['order'])}: capdvp {runs}, floor {floors})")
+        yield figure(f"capdvp (real API + dvp_sim) n={n}: simulator floor, {n} machines created directly",
+                     round(floor, 2), "s")
+        yield figure(f"capdvp (real API + dvp_sim) n={n}: wall time over the simulator floor",
+                     round(real["wall_s"] / floor, 2), "ratio", "<= 1.5" if n >= ONCE_FROM else None)
+        yield figure(f"capdvp (real API + dvp_sim) n={n}: {n} machines deleted, until every disk is gone",
+                     round(real["delete_s"], 2), "s",
+                     f"the simulator alone (VMs deleted, disks collected): {real['sim_delete_floor_s']:.1f} s")
+        yield figure(f"capdvp (real API + dvp_sim) n={n}: DVP reads (get/list/watch requests) per machine",
+                     round(real["dvp_reads_per_machine"], 2), "calls")
+        yield figure(f"capdvp (real API + dvp_sim) n={n}: DVP writes per machine",
+                     round(real["dvp_writes_per_machine"], 2), "calls", "= objects created (VM, Secret, disks)")
+        yield figure(f"capdvp (real API + dvp_sim) n={n}: DVP requests per machine deleted",
+                     round(real["delete_requests_per_machine"], 2), "calls")
+        yield figure(f"capdvp (real API + dvp_sim) n={n}: peak RSS of python -m dvp_sim", real["sim_rss_mib"], "MiB")
+        yield figure(f"capdvp (real API + dvp_sim) n={n}: RSS of the bench process with capdvp's Manager, all "
+                     "provisioned", round(real["bench_rss_mib"], 1), "MiB")
+    yield figure("capdvp (real API + dvp_sim): simulator floor, one machine's latency chain",
+                 next(iter(reals.values()))["floor_s"], "s")
+    if len(reals) > 1:
+        for what in ("dvp_reads_per_machine", "dvp_writes_per_machine", "delete_requests_per_machine"):
+            yield figure(f"capdvp (real API + dvp_sim): {what.replace('_', ' ')}, n={max(reals)} over n={min(reals)}",
+                         growth({n: r[what] for n, r in reals.items()}), "ratio", "<= 1.0 (constant in n or falling: "
+                         "the informers' LIST and WATCH are shared by every machine)")
     res = run()
     floor = res["floor_s"]
     yield figure(f"capdvp (in-memory API): {res['machines']} machines, wall time to all provisioned",

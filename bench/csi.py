@@ -10,6 +10,11 @@ both APIs. The last figure is the same concurrent run on the real kube-apiserver
 simulated DVP costs end to end. DVP calls go through a wrapper of the driver's KubeClient that counts them and
 the time spent in them. HTTP requests: each call is one request, except a watch-based wait, which is two (LIST +
 WATCH, dvp_common.kube.wait) however long it lasts.
+
+The growth curve (bench.measure.sizes, `lifecycle()`): n volumes created, published across n/10 nodes' VMs (10
+hot-plugged disks each, within DVP's 16 devices), snapshotted, snapshots deleted, unpublished and deleted,
+WORKERS calls at a time as the sidecars make them; per phase the DVP HTTP requests per volume and the wall time,
+next to the simulator's own floor for the same n (n disks created directly until Ready, WORKERS writers).
 """
 
 from __future__ import annotations
@@ -26,13 +31,16 @@ from csi_env import CLUSTER, NODE, TIMEOUTS, make_settings, serve
 from csi_requests import create as create_request
 from csi_requests import publish
 
-from bench.measure import figure
+from bench.measure import figure, growth, sizes
 
 RTT_S = 0.002  # the in-memory API's answer time: a round trip to a near DVP API server
 PROVISION_S = 0.5
 SEQUENTIAL = 200
 CAPACITY_CALLS = 1000
 CONCURRENT = 200
+WORKERS = 16  # calls in flight in the growth curve
+PER_NODE = 10  # volumes published to each node's VM in the growth curve
+PHASES = ("create", "publish", "snapshot", "delete_snapshot", "unpublish", "delete")
 
 
 class Counting:
@@ -155,7 +163,124 @@ def concurrent_s(api, tmp: Path, prefix: str) -> float:
     return took
 
 
+def _floor(api, n: int) -> float:
+    """The simulator alone: n disks created directly (WORKERS writers) until every one is Ready."""
+    from csi_sim import LATENCY, STORAGE_CLASS
+    from dvp_common.dvp import resources as r
+    from dvp_sim import SimConfig, Simulator
+    from dvp_sim.builders import disk
+
+    ns = api.create_namespace("bench-csi-floor")
+    client = api.client()
+    sim = Simulator(api.client(), SimConfig(default_latency=LATENCY, watch_timeout=1, namespace=ns)).start()
+    try:
+        start = time.perf_counter()
+        with ThreadPoolExecutor(WORKERS) as pool:
+            list(pool.map(lambda i: client.create(r.VIRTUAL_DISK, disk(f"floor-{i:04d}", "64Mi", STORAGE_CLASS), ns),
+                          range(n)))
+        ready = lambda d: (d.get("status") or {}).get("phase") == "Ready"  # noqa: E731
+        for i in range(n):
+            client.wait_for(r.VIRTUAL_DISK, f"floor-{i:04d}", ready, 600, ns)
+        return time.perf_counter() - start
+    finally:
+        sim.stop()
+        client.close()
+
+
+def _phases(c, dvp: Counting, n: int, nodes: int) -> dict:
+    """Every controller call on n volumes, WORKERS at a time: DVP HTTP requests per volume and wall time per phase."""
+    from csi_requests import unpublish
+    from dvp_csi.generated import csi_pb2
+
+    names = [f"pvc-{i:04d}" for i in range(n)]
+    ids: dict[str, str] = {}
+    snaps: dict[str, str] = {}
+    out: dict = {}
+
+    def node(i: int) -> str:
+        return f"worker-{i % nodes:04d}"
+
+    with ThreadPoolExecutor(WORKERS) as pool:
+        def create_all() -> None:
+            ids.update(zip(names, (x.volume.volume_id for x in pool.map(
+                lambda nm: c.CreateVolume(create(nm)), names)), strict=True))
+
+        def snapshot_all() -> None:
+            snaps.update(zip(names, (x.snapshot.snapshot_id for x in pool.map(
+                lambda nm: c.CreateSnapshot(csi_pb2.CreateSnapshotRequest(name=f"snap-{nm}",
+                                                                          source_volume_id=ids[nm])), names)),
+                             strict=True))
+
+        calls = {
+            "create": create_all,
+            "publish": lambda: list(pool.map(lambda i: c.ControllerPublishVolume(publish(ids[names[i]], node(i))),
+                                             range(n))),
+            "snapshot": snapshot_all,
+            "delete_snapshot": lambda: list(pool.map(lambda nm: c.DeleteSnapshot(
+                csi_pb2.DeleteSnapshotRequest(snapshot_id=snaps[nm])), names)),
+            "unpublish": lambda: list(pool.map(lambda i: c.ControllerUnpublishVolume(
+                unpublish(ids[names[i]], node(i))), range(n))),
+            "delete": lambda: list(pool.map(lambda nm: c.DeleteVolume(
+                csi_pb2.DeleteVolumeRequest(volume_id=ids[nm])), names)),
+        }
+        for phase in PHASES:
+            before, start = dvp.http(), time.perf_counter()
+            calls[phase]()
+            out[f"{phase}_s"] = time.perf_counter() - start
+            out[f"{phase}_http_per_volume"] = (dvp.http() - before) / n
+    return out
+
+
+def lifecycle(n: int) -> dict:
+    """One growth-curve point: n volumes through every controller call, WORKERS at a time."""
+    from csi_sim import LATENCY, add_vm
+    from dvp_csi.access import Dvp
+    from dvp_csi.settings import Timeouts
+    from dvp_sim import SimConfig, Simulator, seed
+    from harness.apiserver import ControlPlane, dvp_crd_files
+
+    nodes = max(1, n // PER_NODE)
+    out: dict = {"n": n, "nodes": nodes}
+    with tempfile.TemporaryDirectory() as tmp, ControlPlane() as plane:
+        plane.start({"dvp": ("AlwaysAllow", dvp_crd_files())})
+        api = plane.servers["dvp"]
+        admin = api.client()
+        seed.storage_class(admin, "sim-fast")
+        seed.vm_class(admin, "generic")
+        seed.cluster_image(admin, "ubuntu")
+        out["floor_s"] = _floor(api, n)
+        ns = api.create_namespace("bench-csi-n")
+        sim = Simulator(api.client(), SimConfig(default_latency=LATENCY, watch_timeout=1, namespace=ns,
+                                                ip_pool="10.77.0.0/20")).start()
+        with ThreadPoolExecutor(WORKERS) as pool:
+            list(pool.map(lambda i: add_vm(admin, ns, f"vm-{i:04d}", f"worker-{i:04d}"), range(nodes)))
+        dvp = Counting(api.client())
+        # The driver's own bounds (the tests' short ones time out under this load), detach raised to the same as
+        # attach: a detach past its bound answers Unavailable and the attacher retries, which this bench does not.
+        timeouts = dataclasses.replace(Timeouts(), detach=Timeouts().attach)
+        settings = make_settings(Path(tmp) / "n", namespace=ns, timeouts=timeouts)
+        for srv in serve(settings, Dvp.over(dvp, ns, CLUSTER)):
+            out.update(_phases(srv.controller, dvp, n, nodes))
+        sim.stop()
+    return out
+
+
 def figures():
+    curve = {n: lifecycle(n) for n in sizes()}
+    for n, res in curve.items():
+        yield figure(f"csi n={n}: simulator floor, {n} disks created directly until Ready", round(res["floor_s"], 2),
+                     "s")
+        for phase in PHASES:
+            yield figure(f"csi n={n}: {phase} of {n} volumes ({res['nodes']} nodes), wall time",
+                         round(res[f"{phase}_s"], 2), "s", f"~ the floor ({res['floor_s']:.1f} s)"
+                         if phase == "create" else None)
+            yield figure(f"csi n={n}: DVP HTTP requests per volume, {phase}",
+                         round(res[f"{phase}_http_per_volume"], 2), "requests", "constant in n")
+    if len(curve) > 1:
+        for phase in PHASES:
+            yield figure(f"csi: DVP HTTP requests per volume, {phase}, n={max(curve)} over n={min(curve)}",
+                         growth({n: r[f"{phase}_http_per_volume"] for n, r in curve.items()}), "ratio",
+                         "<= 1.1 (constant in n)")
     from harness.apiserver import ControlPlane, dvp_crd_files
     from memory_api import MemoryApi
 

@@ -26,7 +26,7 @@ import sys
 import tempfile
 import time
 
-from bench.measure import figure, process_ms
+from bench.measure import figure, process_ms, sizes
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOOKS = os.path.join(ROOT, "hooks")
@@ -36,6 +36,7 @@ GOAL_MS = 80
 OVER_BARE_GOAL = "<= 1.15"
 LARGE = 500  # StorageClasses in the *_large cases (a typical cluster has a handful)
 LARGE_GROUPS = 50  # node groups of the legacy configuration in the *_large cases (a typical one has one or two)
+GROWTH_RUNS = 5  # per hook and n in the growth curves
 
 
 def _lib():
@@ -83,15 +84,7 @@ def _cases() -> dict[str, tuple[dict, dict]]:
     no_isolation = json.loads(json.dumps(values))
     no_isolation["cloudProviderDvp"]["provider"] = {"parameters": {"namespace": "demo", "networkPolicy": "None"}}
     cases["network_policies"] = ({}, no_isolation)
-    big = json.loads(json.dumps(values))
-    big["cloudProviderDvp"]["internal"]["providerDiscoveryData"]["storageClasses"] = [
-        {"name": f"sc-{i}", "reclaimPolicy": "Delete", "allowVolumeExpansion": True, "isDefault": i == 0}
-        for i in range(LARGE)]
-    cases["storage_classes_large"] = ({"storage_classes": [
-        {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "provisioner": "csi.dvp.deckhouse.io",
-         "metadata": {"name": f"sc-{i}", "labels": {"module": "cloud-provider-dvp"}},
-         "parameters": {"dvpStorageClass": f"sc-{i}"}, "volumeBindingMode": "WaitForFirstConsumer",
-         "reclaimPolicy": "Delete", "allowVolumeExpansion": True} for i in range(LARGE)]}, big)
+    cases.update(_sized(LARGE, values))
     # Fifty node groups in the legacy configuration (a cluster has one or two): its fingerprint, and after Helm
     # the migration's bundle, over an input fifty times a typical one.
     big_pcc = json.loads(json.dumps(f.PCC))
@@ -100,8 +93,6 @@ def _cases() -> dict[str, tuple[dict, dict]]:
     cases["legacy_cluster_configuration_large"] = (legacy_big, values)
     _, before_helm_big = _steady(importlib.import_module("legacy_cluster_configuration"), legacy_big, values)
     cases["migration_resources_large"] = (legacy_big, before_helm_big)
-    cases["discovery_data_large"] = ({"discoverer": [t.secret("kube-system", "d8-cloud-provider-discovery-data", {
-        "discovery-data.json": json.dumps(big["cloudProviderDvp"]["internal"]["providerDiscoveryData"])})]}, big)
     now = datetime.datetime.now(datetime.UTC)
     for name in ("capdvp_webhook_certificate", "validation_webhook_certificate", "snapshot_webhook_certificate"):
         spec = importlib.import_module(name).CERT
@@ -112,6 +103,50 @@ def _cases() -> dict[str, tuple[dict, dict]]:
         steady["cloudProviderDvp"]["internal"][spec.value] = bundle
         cases[name] = ({"tls_secret": [secret]}, steady)
     return cases
+
+
+def _sized(n: int, values: dict) -> dict[str, tuple[dict, dict]]:
+    """storage_classes and discovery_data (as `*_large` cases) over n parent StorageClasses."""
+    t, _, _ = _lib()
+    big = json.loads(json.dumps(values))
+    big["cloudProviderDvp"]["internal"]["providerDiscoveryData"]["storageClasses"] = [
+        {"name": f"sc-{i}", "reclaimPolicy": "Delete", "allowVolumeExpansion": True, "isDefault": i == 0}
+        for i in range(n)]
+    return {
+        "storage_classes_large": ({"storage_classes": [
+            {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "provisioner": "csi.dvp.deckhouse.io",
+             "metadata": {"name": f"sc-{i}", "labels": {"module": "cloud-provider-dvp"}},
+             "parameters": {"dvpStorageClass": f"sc-{i}"}, "volumeBindingMode": "WaitForFirstConsumer",
+             "reclaimPolicy": "Delete", "allowVolumeExpansion": True} for i in range(n)]}, big),
+        "discovery_data_large": ({"discoverer": [t.secret("kube-system", "d8-cloud-provider-discovery-data", {
+            "discovery-data.json": json.dumps(big["cloudProviderDvp"]["internal"]["providerDiscoveryData"])})]},
+            big)}
+
+
+def growth(tmp: str, values: dict, runs: int = GROWTH_RUNS) -> list[dict]:
+    """The growth curves (bench.measure.sizes): storage_classes and discovery_data over n parent StorageClasses,
+    steady-state runs: median CPU and wall, peak RSS of the hook process, CPU per class above the smallest n."""
+    out, cpu = [], {}
+    for n in sizes():
+        folder = os.path.join(tmp, f"n{n}")
+        os.makedirs(folder)
+        for name, (objects, vals) in _sized(n, values).items():
+            argv = [os.path.join(HOOKS, f"{hook_of(name)}.py")]
+            env = _run_env(folder, name, objects, vals)
+            _timed(argv, env)  # warm-up
+            samples = [_timed(argv, env, with_rss=True) for _ in range(runs)]
+            hook = hook_of(name)
+            cpu[(hook, n)] = statistics.median(c for _, c, _ in samples)
+            out += [figure(f"hooks.{hook}.n{n}.run_cpu", round(cpu[(hook, n)], 2), "ms"),
+                    figure(f"hooks.{hook}.n{n}.run", round(statistics.median(w for w, _, _ in samples), 2), "ms"),
+                    figure(f"hooks.{hook}.n{n}.peak_rss", round(max(r for _, _, r in samples), 1), "MiB")]
+    ns = sizes()
+    if len(ns) > 1:
+        for hook in ("storage_classes", "discovery_data"):
+            per = (cpu[(hook, max(ns))] - cpu[(hook, min(ns))]) / (max(ns) - min(ns))
+            out.append(figure(f"hooks.{hook}.run_cpu_per_class", round(per, 3), "ms",
+                              "<= 0.1 (one pass over the classes, no pair of them compared)"))
+    return out
 
 
 def _context(module, snaps: dict) -> list:
@@ -189,15 +224,16 @@ def interleaved_ratio(hook: list[str], env: dict, runs: int = RUNS) -> float:
     return round(statistics.median(h for _, h in pairs) / statistics.median(b for b, _ in pairs), 2)
 
 
-def _timed(argv: list[str], env: dict) -> tuple[float, float]:
-    """(wall, user+system CPU) milliseconds of one process run to completion."""
+def _timed(argv: list[str], env: dict, with_rss: bool = False) -> tuple[float, ...]:
+    """(wall, user+system CPU) milliseconds of one process run to completion (and its peak RSS in MiB)."""
     start = time.perf_counter()
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = (time.perf_counter() - start) * 1000
     if status != 0:
         raise RuntimeError(f"{argv[0]} exited with status {status}")
-    return wall, (usage.ru_utime + usage.ru_stime) * 1000
+    cpu = (usage.ru_utime + usage.ru_stime) * 1000
+    return (wall, cpu, usage.ru_maxrss / 1024) if with_rss else (wall, cpu)
 
 
 def rotation(commands: dict[str, tuple[list[str], dict]], runs: int = RUNS) -> dict[str, tuple[float, float]]:
@@ -242,6 +278,7 @@ def figures() -> list[dict]:
     t, _, _ = _lib()
     with tempfile.TemporaryDirectory() as tmp:
         cases = _cases()
+        out += growth(tmp, cases["storage_classes"][1])
         out += over_bare_sdk(cases, tmp)
         for name, (objects, values) in cases.items():
             if name != hook_of(name):

@@ -13,6 +13,7 @@ from typing import Any
 
 from dvp_common.kube import NotFound
 
+from .indexes import owners
 from .world import KINDS, World, meta
 
 FOREGROUND, ORPHAN = "foregroundDeletion", "orphan"
@@ -30,8 +31,8 @@ def _watched(ref: dict[str, Any]) -> str | None:
 
 def _children(world: World, uid: str) -> list[tuple[str, dict[str, Any]]]:
     out = []
-    for kind in KINDS:
-        for obj in world.list(kind):
+    for kind in KINDS:  # by the owner index: a deletion never scans every object
+        for obj in world.by(kind, owners, uid):
             if any(r.get("uid") == uid for r in meta(obj).get("ownerReferences") or []):
                 out.append((kind, obj))
     return out

@@ -19,7 +19,7 @@ from typing import Any
 from dvp_common.kube import AlreadyExists, ApiError, Conflict, KubeClient, NotFound, Transient
 from dvp_common.runtime import Informer, ShutDown, WorkQueue
 
-from . import gc, wakeups
+from . import gc, indexes, wakeups
 from .domain import addresses, attachments, disks, healthchecks, images, operations, services, snapshots, vms
 from .domain.plan import Plan, Write
 from .settings import SimConfig
@@ -60,12 +60,15 @@ class Simulator:
         for kind, res in KINDS.items():
             ns = self.config.namespace if res.namespaced else None
             inf = Informer(client, res, ns, watch_timeout=self.config.watch_timeout)
+            for index in indexes.of(kind):
+                inf.add_index(index.__name__, index)
             inf.add_handlers(on_add=lambda o, k=kind: self._changed(k, [o]),
                              on_update=lambda old, o, k=kind: self._changed(k, [old, o]),
                              on_delete=lambda o, k=kind: self._deleted(k, o))
             self.informers[kind] = inf
         self.world = World({k: inf.items for k, inf in self.informers.items()},
-                           lookups={k: inf.get for k, inf in self.informers.items()})
+                           lookups={k: inf.get for k, inf in self.informers.items()},
+                           indexed={k: inf.by_index for k, inf in self.informers.items()})
         # Under a quota every disk's admission reads the others' sizes.
         quota = self.config.quota_bytes is not None or self.config.quota_status
         serial = SERIAL_KINDS | ({"VirtualDisk", "ResourceQuota"} if quota else set())

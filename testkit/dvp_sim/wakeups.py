@@ -4,7 +4,8 @@
 
 Waking every object of the namespace on every event made each event cost O(objects) reconciles (each O(objects)
 itself): ~100 machines in one namespace kept the simulator busy far beyond its configured latencies. The
-references followed here are exactly the reads of the domain reconcilers (domain/*.py); the old and the new
+references followed here are exactly the reads of the domain reconcilers (domain/*.py), found through the
+informer indexes (indexes.py), so an event costs O(its related objects), not O(namespace); the old and the new
 version of a changed object both count, so a reference that was just removed still wakes its former target.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from . import indexes as ix
 from .domain.addresses import lease_ref
 from .settings import SimConfig
 from .world import KINDS, World, meta, phase, spec, status
@@ -44,28 +46,19 @@ def _ip_name(vm: dict) -> str:
     return spec(vm).get("virtualMachineIPAddressName") or meta(vm)["name"]
 
 
-def _source(vd: dict) -> tuple[str, str] | None:
-    ds = spec(vd).get("dataSource") or {}
-    ref = ds.get("objectRef") or {}
-    return (ref.get("kind"), ref.get("name")) if ds.get("type") == "ObjectRef" else None
-
-
 def _about_disk(world: World, ns: str, name: str, cfg: SimConfig) -> Iterator[Key]:
     """A disk's phase, capacity and attachedToVirtualMachines are read by the VMs and attachments using it
     (and their VMs), by its snapshots, and, under a quota, by every other disk of the namespace."""
-    for vm in _in(world, VM, ns):
-        if any(r.get("kind") == VD and r.get("name") == name for r in spec(vm).get("blockDeviceRefs") or []):
-            yield _key(VM, vm)
-    for att in _in(world, VMBDA, ns):
-        ref = spec(att).get("blockDeviceRef") or {}
-        if ref.get("kind") == VD and ref.get("name") == name:
-            yield _key(VMBDA, att)
-            yield VM, ns, spec(att).get("virtualMachineName", "")
-    for snap in _in(world, SNAPSHOT, ns):
-        if spec(snap).get("virtualDiskName") == name:
-            yield _key(SNAPSHOT, snap)
+    target = ix.ref(ns, VD, name)
+    for vm in world.by(VM, ix.vm_devices, target):
+        yield _key(VM, vm)
+    for att in world.by(VMBDA, ix.vmbda_device, target):
+        yield _key(VMBDA, att)
+        yield VM, ns, spec(att).get("virtualMachineName", "")
+    for snap in world.by(SNAPSHOT, ix.snapshot_disk, ix.in_ns(ns, name)):
+        yield _key(SNAPSHOT, snap)
     quotas = _in(world, QUOTA, ns)
-    if cfg.quota_bytes is not None or quotas:
+    if cfg.quota_bytes is not None or quotas:  # admission reads the namespace's total: O(disks) per disk event
         for other in _in(world, VD, ns):
             yield _key(VD, other)
     for quota in quotas:  # its status.used follows the disks (quota_status)
@@ -82,37 +75,31 @@ def _about_vm(world: World, ns: str, versions: list[dict]) -> Iterator[Key]:
                 yield VD, ns, ref["name"]
         yield VMIP, ns, _ip_name(v)
     for kind in (VMBDA, VMOP):
-        for obj in _in(world, kind, ns):
-            if spec(obj).get("virtualMachineName") in names:
+        for vm_name in names:
+            for obj in world.by(kind, ix.of_vm, ix.in_ns(ns, vm_name)):
                 yield _key(kind, obj)
 
 
 def _about_source(world: World, kind: str, ns: str, name: str) -> Iterator[Key]:
     """Images and snapshots are read by the disks made from them; images also by VMs and attachments."""
-    scope = ns if KINDS[kind].namespaced else None  # a ClusterVirtualImage serves every namespace
-    for vd in world.list(VD, scope):
-        if _source(vd) == (kind, name):
-            yield _key(VD, vd)
+    target = ix.ref(ns, kind, name)  # a ClusterVirtualImage's serves every namespace
+    for vd in world.by(VD, ix.disk_source, target):
+        yield _key(VD, vd)
     if kind == SNAPSHOT:
         return
-    for vm in world.list(VM, scope):
-        if any(r.get("kind") == kind and r.get("name") == name for r in spec(vm).get("blockDeviceRefs") or []):
-            yield _key(VM, vm)
-    for att in world.list(VMBDA, scope):
-        ref = spec(att).get("blockDeviceRef") or {}
-        if ref.get("kind") == kind and ref.get("name") == name:
-            yield _key(VMBDA, att)
+    for vm in world.by(VM, ix.vm_devices, target):
+        yield _key(VM, vm)
+    for att in world.by(VMBDA, ix.vmbda_device, target):
+        yield _key(VMBDA, att)
 
 
 def _about_address(world: World, ns: str, name: str) -> Iterator[Key]:
     """An address is read by the VMs using it and by its lease; a freed one may unblock a Pending address."""
-    for vm in _in(world, VM, ns):
-        if _ip_name(vm) == name:
-            yield _key(VM, vm)
-    for lease in world.list(LEASE):
-        if lease_ref(lease) == (ns, name):
-            yield _key(LEASE, lease)
-    for other in _in(world, VMIP, ns):
+    for vm in world.by(VM, ix.vm_address, ix.in_ns(ns, name)):
+        yield _key(VM, vm)
+    for lease in world.by(LEASE, ix.lease_address, ix.in_ns(ns, name)):
+        yield _key(LEASE, lease)
+    for other in world.by(VMIP, ix.address_unbound, ns):
         if phase(other) not in ("Bound", "Attached"):
             yield _key(VMIP, other)
 
@@ -124,7 +111,7 @@ def _about_lease(world: World, versions: list[dict], deleted: bool) -> Iterator[
         if name:
             yield VMIP, ns, name
     if deleted:
-        for other in world.list(VMIP):
+        for other in world.by(VMIP, ix.address_unbound, ix.UNBOUND_ANYWHERE):
             if phase(other) not in ("Bound", "Attached"):
                 yield _key(VMIP, other)
 
@@ -149,10 +136,10 @@ def related(world: World, cfg: SimConfig, kind: str, versions: list[dict], delet
             ref = spec(v).get("blockDeviceRef") or {}
             if ref.get("kind") == VD:
                 yield VD, ns, ref.get("name", "")
-        vms = {spec(v).get("virtualMachineName") for v in versions}
-        for other in _in(world, VMBDA, ns):  # the VM's device count changed for its other attachments
-            if spec(other).get("virtualMachineName") in vms and meta(other)["name"] != name:
-                yield _key(VMBDA, other)
+        for vm_name in {spec(v).get("virtualMachineName") for v in versions}:
+            for other in world.by(VMBDA, ix.of_vm, ix.in_ns(ns, vm_name)):  # the VM's device count changed
+                if meta(other)["name"] != name:
+                    yield _key(VMBDA, other)
     elif kind == QUOTA:  # a changed limit may admit the disks waiting for room
         for other in _in(world, VD, ns):
             yield _key(VD, other)
@@ -171,6 +158,5 @@ def related(world: World, cfg: SimConfig, kind: str, versions: list[dict], delet
                 if ref.get("kind") == SWHC:
                     yield SWHC, ns, ref.get("name", "")
     elif kind == "Secret":
-        for vm in _in(world, VM, ns):
-            if ((spec(vm).get("provisioning") or {}).get("userDataRef") or {}).get("name") == name:
-                yield _key(VM, vm)
+        for vm in world.by(VM, ix.vm_secret, ix.in_ns(ns, name)):
+            yield _key(VM, vm)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from dvp_common.dvp import resources as R
@@ -63,15 +63,19 @@ class World:
 
     def __init__(self, caches: dict[str, Callable[[], list[Obj]]],
                  clock: Callable[[], float] = time.monotonic,
-                 lookups: dict[str, Callable[[str], Obj | None]] | None = None) -> None:
+                 lookups: dict[str, Callable[[str], Obj | None]] | None = None,
+                 indexed: dict[str, Callable[[str, str], list[Obj]]] | None = None) -> None:
         self._caches = caches
         # Cache reads by informer key ("ns/name" or "name"): a get is a dict lookup, not a scan of the kind.
         self._lookups = lookups or {}
+        # Informer indexes by name (indexes.py): by() is a dict lookup, not a scan of the kind.
+        self._indexed = indexed or {}
         self._written: dict[tuple[str, str, str], Obj] = {}
         self._lock = threading.Lock()
         self.clock = clock
         self._entered: dict[tuple[str, str], float] = {}
         self._lost_pvcs: set[tuple[str, str]] = set()  # (namespace, name): storage gone under a disk
+        self._cursors: dict[str, int] = {}  # pool -> where its next allocation starts looking
 
     # objects -------------------------------------------------------------------------------------------------
     def remember(self, kind: str, obj: Obj) -> None:
@@ -92,6 +96,16 @@ class World:
         if namespace is not None:
             items = [o for o in items if (meta(o).get("namespace") or "") == namespace]
         with self._lock:  # once per list, not per item: lists run on every reconcile
+            written = [self._written.get((kind, meta(o).get("namespace") or "", meta(o).get("name"))) for o in items]
+        return [_newer(mine, o) for mine, o in zip(written, items, strict=True)]
+
+    def by(self, kind: str, index: Callable[[Obj], Iterable[str]], value: str) -> list[Obj]:
+        """Objects of `kind` that `index` (an indexes.py function) files under `value`. The index reads the
+        cache; callers re-check what they need on the fresher copies returned."""
+        lookup = self._indexed.get(kind)
+        items = lookup(index.__name__, value) if lookup is not None else \
+            [o for o in self._caches[kind]() if value in index(o)]
+        with self._lock:
             written = [self._written.get((kind, meta(o).get("namespace") or "", meta(o).get("name"))) for o in items]
         return [_newer(mine, o) for mine, o in zip(written, items, strict=True)]
 
@@ -121,6 +135,19 @@ class World:
     def pvc_lost(self, namespace: str | None, name: str) -> bool:
         with self._lock:
             return (namespace or "", name) in self._lost_pvcs
+
+    # pools ---------------------------------------------------------------------------------------------------
+    def next_free(self, pool_name: str, hosts: Sequence[str], taken: Callable[[str], bool]) -> str | None:
+        """The next address of `hosts` not `taken`, going round from where the last allocation of the pool stopped
+        (as an IPAM does): scanning from the first address every time made n allocations cost O(n^2) lookups.
+        Callers allocating from one pool run one at a time (the simulator's serial kinds)."""
+        start = self._cursors.get(pool_name, 0)
+        for k in range(len(hosts)):
+            i = (start + k) % len(hosts)
+            if not taken(hosts[i]):
+                self._cursors[pool_name] = i + 1
+                return hosts[i]
+        return None
 
     # phase timers --------------------------------------------------------------------------------------------
     def since(self, obj: Obj, phase_name: str) -> float:

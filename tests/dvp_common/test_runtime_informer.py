@@ -147,3 +147,25 @@ def test_run_backs_off_on_api_errors_until_the_resource_appears(api, fake_time):
     informer.run(stop, sleep=sleep)
     assert delays == [1, 2, 4]
     assert informer.last_error == 'list ConfigMap in namespace "ns1": 404 NotFound: the server could not find it'
+
+
+def test_an_index_follows_adds_updates_deletes_and_relists(setup, api):
+    client, informer, _ = setup
+    api.put_object(COLL, cm("a", "x"))
+    informer.step()
+    informer.add_index("v", lambda o: [o["data"]["v"]])  # added once objects are cached: built from the cache
+    assert [o["metadata"]["name"] for o in informer.by_index("v", "x")] == ["a"]
+    api.put_object(COLL, cm("b", "x"))
+    informer.step()
+    assert [o["metadata"]["name"] for o in informer.by_index("v", "x")] == ["a", "b"]
+    api.put_object(COLL, cm("a", "y"))
+    api.remove_object(COLL, NS, "b")
+    informer.step()
+    assert informer.by_index("v", "x") == [] and [o["metadata"]["name"] for o in informer.by_index("v", "y")] == ["a"]
+    informer.resource_version = "1"
+    api.put_object(COLL, cm("c", "y"))
+    api.compact()
+    with pytest.raises(Gone):
+        informer.step()
+    informer.step()  # the re-list rebuilds the index
+    assert [o["metadata"]["name"] for o in informer.by_index("v", "y")] == ["a", "c"]

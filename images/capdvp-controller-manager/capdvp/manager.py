@@ -130,11 +130,14 @@ class Manager(Lifecycle):
                 self.machines.enqueue(m["metadata"]["namespace"], ref["name"])
         self.guest_informers[r.MACHINE].add_handlers(*_on_any(machine_changed))
 
+        # A Secret event finds its Machines by index: a scan of every Machine per Secret made a scale-up of n
+        # machines (a bootstrap Secret each) cost O(n^2).
+        self.guest_informers[r.MACHINE].add_index(BOOTSTRAP_INDEX, _bootstrap_secret)
+
         def bootstrap_changed(secret: dict) -> None:
-            name = secret["metadata"]["name"]
-            for m in self.guest_informers[r.MACHINE].items():
-                if ((m.get("spec") or {}).get("bootstrap") or {}).get("dataSecretName") == name:
-                    machine_changed(m)
+            key = f"{secret['metadata'].get('namespace')}/{secret['metadata']['name']}"
+            for m in self.guest_informers[r.MACHINE].by_index(BOOTSTRAP_INDEX, key):
+                machine_changed(m)
         self.guest_informers[r.SECRET].add_handlers(*_on_any(bootstrap_changed))
 
         def cluster_changed(c: dict) -> None:
@@ -157,6 +160,15 @@ class Manager(Lifecycle):
                 dvp_changed(new)
         for inf in self.dvp_informers.values():
             inf.add_handlers(dvp_changed, dvp_updated, dvp_changed)
+
+
+BOOTSTRAP_INDEX = "bootstrap-secret"
+
+
+def _bootstrap_secret(machine: dict) -> list[str]:
+    """The namespace/name of the Machine's bootstrap data Secret (the Machine informer's index)."""
+    name = ((machine.get("spec") or {}).get("bootstrap") or {}).get("dataSecretName")
+    return [f"{machine['metadata'].get('namespace')}/{name}"] if name else []
 
 
 def _on_any(fn: Callable[[dict], None]):

@@ -30,6 +30,20 @@ class Store(Protocol):
     def items(self) -> list[Obj]: ...
 
 
+def hostnames(vm: Obj) -> list[str]:
+    host = labels(vm).get(L.HOSTNAME)
+    return [host] if host else []
+
+
+def label_keys(vm: Obj) -> list[str]:
+    return list(labels(vm))
+
+
+# The VM informer's indexes (the Manager adds them): a Node's VM and a LoadBalancer's backing VMs are dict lookups,
+# where a scan of the cache made every Node initialisation and every Service ensure O(VMs of the namespace).
+VM_INDEXES: dict[str, Callable[[Obj], list[str]]] = {"hostname": hostnames, "label-keys": label_keys}
+
+
 class Cloud:
     def __init__(self, conn: DVPConnection, vms: Store, services: Store | None = None,
                  healthchecks: Store | None = None) -> None:
@@ -55,8 +69,16 @@ class Cloud:
         vm = self.vms.get(self._key(vm_name))
         return vm if considered(vm, self.uuid) else None
 
+    def _vms_by(self, index: str, value: str) -> list[Obj]:
+        """An informer answers from its index; a plain store (tests' fakes) by a scan with the same function."""
+        by_index = getattr(self.vms, "by_index", None)
+        if by_index is not None:
+            return by_index(index, value)
+        return [vm for vm in self.vms.items() if value in VM_INDEXES[index](vm)]
+
     def vm_by_hostname(self, hostname: str) -> list[Obj]:
-        return [vm for vm in self.vms.items() if labels(vm).get(L.HOSTNAME) == hostname and considered(vm, self.uuid)]
+        return [vm for vm in self._vms_by("hostname", hostname)
+                if labels(vm).get(L.HOSTNAME) == hostname and considered(vm, self.uuid)]
 
     def vm_live(self, vm_name: str) -> tuple[Obj | None, bool]:
         """(the VM if ours, whether a VM of that name exists at all): one GET, to confirm what the cache says."""
@@ -64,7 +86,7 @@ class Cloud:
         return (vm if considered(vm, self.uuid) else None), vm is not None
 
     def vms_with_label(self, key: str) -> list[Obj]:
-        return [vm for vm in self.vms.items() if key in labels(vm)]
+        return [vm for vm in self._vms_by("label-keys", key) if key in labels(vm)]
 
     def set_vm_labels(self, vm: Obj, changes: dict[str, str | None]) -> Obj:
         """Merge labels onto one of our VMs (None removes a key); ownership keys are never changed."""

@@ -27,7 +27,7 @@ from dvp_common.runtime.manager import Manager as Lifecycle
 from prometheus_client import CollectorRegistry
 
 from dvp_ccm import settings as S
-from dvp_ccm.cloud import Cloud, Prober
+from dvp_ccm.cloud import VM_INDEXES, Cloud, Prober
 from dvp_ccm.controllers.context import Context
 from dvp_ccm.controllers.lifecycle import LifecycleController
 from dvp_ccm.controllers.node import NodeController
@@ -58,6 +58,8 @@ class Manager(Lifecycle):
         self.nodes = Informer(guest, NODE, **kw)
         ours = {L.CLUSTER_UUID: dvp.cluster_uuid}
         self.vms = Informer(dvp.client, VIRTUAL_MACHINE, dvp.namespace, label_selector=ours, **kw)
+        for index, fn in VM_INDEXES.items():
+            self.vms.add_index(index, fn)
         self.informers = [self.nodes, self.vms]
         self.services = self.slices = self.dvp_services = self.dvp_healthchecks = None
         self.kinds = KindChooser(dvp.client, settings.load_balancer_kind, settings.load_balancer_kind_recheck,

@@ -5,9 +5,11 @@ a lease whose address object is gone is deleted (the address returns to the pool
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 
 from .. import conditions as C
+from .. import indexes as ix
 from ..world import deleting, meta, phase, spec, status
 from .plan import Obj, Plan, changed, new_status
 
@@ -29,9 +31,10 @@ def lease_ref(lease: Obj) -> tuple[str, str]:
     return ref.get("namespace", ""), ref.get("name", "")
 
 
-def pool(cidr: str) -> list[str]:
+@functools.cache
+def pool(cidr: str) -> tuple[str, ...]:
     net = ipaddress.ip_network(cidr)
-    return [str(h) for h in list(net.hosts())[1:]]  # the first host is the gateway
+    return tuple(str(h) for h in list(net.hosts())[1:])  # the first host is the gateway
 
 
 def reconcile_ip(vmip: Obj, world, cfg) -> Plan:
@@ -40,8 +43,8 @@ def reconcile_ip(vmip: Obj, world, cfg) -> Plan:
         return plan
     ns, name = meta(vmip).get("namespace"), meta(vmip)["name"]
     st = new_status(vmip)
-    leases = world.list(LEASE)
-    mine = next((lease for lease in leases if lease_ref(lease) == (ns, name)), None)
+    mine = next((lease for lease in world.by(LEASE, ix.lease_address, ix.in_ns(ns, name))
+                 if lease_ref(lease) == (ns, name)), None)
     if mine is not None:
         address = lease_ip(meta(mine)["name"])
     elif spec(vmip).get("type") == "Static":
@@ -54,8 +57,9 @@ def reconcile_ip(vmip: Obj, world, cfg) -> Plan:
             return plan
         plan.creates.append((LEASE, _lease(address, ns, name)))
     else:
-        used = {lease_ip(meta(lease)["name"]) for lease in leases}
-        free = next((ip for ip in pool(cfg.ip_pool) if ip not in used), None)
+        # An address without a lease: a lookup per address tried, not a list of every lease.
+        free = world.next_free(f"ip:{cfg.ip_pool}", pool(cfg.ip_pool),
+                               lambda ip: world.get(LEASE, None, lease_name(ip)) is not None)
         if free is None:
             st["phase"] = "Pending"
             C.put(st, C.BOUND, False, "PoolExhausted", f"no free address in {cfg.ip_pool}")
@@ -64,7 +68,7 @@ def reconcile_ip(vmip: Obj, world, cfg) -> Plan:
         address = free
         plan.creates.append((LEASE, _lease(address, ns, name)))
     st["address"] = address
-    users = [vm for vm in world.list("VirtualMachine", ns)
+    users = [vm for vm in world.by("VirtualMachine", ix.vm_address, ix.in_ns(ns, name))
              if (spec(vm).get("virtualMachineIPAddressName") or meta(vm)["name"]) == name and not deleting(vm)]
     running = [vm for vm in users if phase(vm) == "Running"]
     if running:

@@ -7,6 +7,7 @@ deletion holds the vmbda-protection finalizer until the VM and the disk no longe
 from __future__ import annotations
 
 from .. import conditions as C
+from .. import indexes as ix
 from ..settings import MAX_BLOCK_DEVICES
 from ..world import deleting, meta, phase, spec, status
 from .plan import Obj, Plan, changed, new_status
@@ -31,7 +32,7 @@ def disk_lists_vm(att: Obj, world) -> bool:
 def devices_in_use(att: Obj, vm: Obj, world) -> int:
     """Static devices of the VM plus its other live attachments."""
     count = len(spec(vm).get("blockDeviceRefs") or [])
-    for other in world.list(KIND, meta(att).get("namespace")):
+    for other in world.by(KIND, ix.of_vm, ix.in_ns(meta(att).get("namespace"), meta(vm)["name"])):
         if (meta(other).get("uid") != meta(att).get("uid") and not deleting(other)
                 and spec(other).get("virtualMachineName") == meta(vm)["name"]
                 and phase(other) in ("InProgress", "Attached")):

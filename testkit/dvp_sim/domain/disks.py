@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 
 from .. import conditions as C
+from .. import indexes as ix
 from .. import quantity
 from ..world import deleting, meta, phase, spec, status
 from . import quotas
@@ -59,10 +60,10 @@ def storage_class(vd: Obj, world) -> tuple[str, Obj | None]:
 def consumed(vd: Obj, world) -> bool:
     """A VM lists the disk, or an attachment asks for it: a WaitForFirstConsumer disk can now be provisioned."""
     ns, name = meta(vd).get("namespace"), meta(vd)["name"]
-    for vm in world.list("VirtualMachine", ns):
+    for vm in world.by("VirtualMachine", ix.vm_devices, ix.ref(ns, KIND, name)):
         if any(r.get("kind") == KIND and r.get("name") == name for r in spec(vm).get("blockDeviceRefs") or []):
             return True
-    for att in world.list("VirtualMachineBlockDeviceAttachment", ns):
+    for att in world.by("VirtualMachineBlockDeviceAttachment", ix.vmbda_device, ix.ref(ns, KIND, name)):
         ref = spec(att).get("blockDeviceRef") or {}
         if not deleting(att) and ref.get("kind") == KIND and ref.get("name") == name:
             return True
@@ -73,7 +74,7 @@ def attached_to(vd: Obj, world) -> list[Obj]:
     """VMs whose status shows this disk attached, as DVP reports them on the disk."""
     name = meta(vd)["name"]
     out = []
-    for vm in world.list("VirtualMachine", meta(vd).get("namespace")):
+    for vm in world.by("VirtualMachine", ix.vm_attached, ix.ref(meta(vd).get("namespace"), KIND, name)):
         for ref in status(vm).get("blockDeviceRefs") or []:
             if ref.get("kind") == KIND and ref.get("name") == name and ref.get("attached"):
                 out.append({"name": meta(vm)["name"], "mounted": True})

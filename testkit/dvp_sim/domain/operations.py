@@ -12,6 +12,7 @@ Conditions: Completed (reason says why) and SignalSent. See testkit/dvp_sim/CONT
 from __future__ import annotations
 
 from .. import conditions as C
+from .. import indexes as ix
 from ..world import deleting, meta, phase, spec
 from .plan import Obj, Plan, Write, changed, new_status, wait_phase
 
@@ -45,7 +46,8 @@ def _order(op: Obj) -> tuple[str, str]:
 def blockers(op: Obj, world) -> list[Obj]:
     """Unfinished operations on the same VM created before this one, oldest first."""
     ns, vm_name = meta(op).get("namespace"), spec(op).get("virtualMachineName")
-    return sorted((o for o in world.list(KIND, ns) if spec(o).get("virtualMachineName") == vm_name
+    return sorted((o for o in world.by(KIND, ix.of_vm, ix.in_ns(ns, vm_name))
+                   if spec(o).get("virtualMachineName") == vm_name
                    and phase(o) not in FINISHED and meta(o).get("uid") != meta(op).get("uid")
                    and _order(o) < _order(op)), key=_order)
 

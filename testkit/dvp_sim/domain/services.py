@@ -4,14 +4,21 @@
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 
+from .. import indexes as ix
 from ..world import deleting, meta, spec, status
 from .plan import Obj, Plan, changed, new_status
 
 
 def ingress_ips(svc: Obj) -> list[str]:
     return [i.get("ip") for i in (status(svc).get("loadBalancer") or {}).get("ingress") or [] if i.get("ip")]
+
+
+@functools.cache
+def hosts(cidr: str) -> tuple[str, ...]:
+    return tuple(str(h) for h in ipaddress.ip_network(cidr).hosts())
 
 
 def reconcile(svc: Obj, world, cfg) -> Plan:
@@ -26,11 +33,12 @@ def reconcile(svc: Obj, world, cfg) -> Plan:
         return plan
     if ingress_ips(svc):
         return plan
-    used = {ip for other in world.list("Service") if meta(other).get("uid") != meta(svc).get("uid")
-            for ip in ingress_ips(other)}
+    def used(ip: str) -> bool:  # by the ingress index: a lookup per address tried, not a list of every Service
+        return any(meta(other).get("uid") != meta(svc).get("uid") and ip in ingress_ips(other)
+                   for other in world.by("Service", ix.service_ingress, ip))
+
     wanted = spec(svc).get("loadBalancerIP")
-    hosts = (str(h) for h in ipaddress.ip_network(cfg.lb_pool).hosts())
-    ip = wanted if wanted and wanted not in used else next((h for h in hosts if h not in used), None)
+    ip = wanted if wanted and not used(wanted) else world.next_free(f"lb:{cfg.lb_pool}", hosts(cfg.lb_pool), used)
     if ip is None:
         return plan  # pool exhausted: stays pending, as a real LB would
     st["loadBalancer"] = {"ingress": [{"ip": ip, "ipMode": "VIP"}]}

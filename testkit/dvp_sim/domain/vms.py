@@ -12,6 +12,7 @@ import ipaddress
 import string
 
 from .. import conditions as C
+from .. import indexes as ix
 from .. import quantity
 from ..world import deleting, meta, phase, spec, status
 from .plan import Obj, Plan, Write, changed, new_status, wait_phase
@@ -25,7 +26,7 @@ TARGETS = [f"sd{c}" for c in string.ascii_lowercase] + [f"sda{c}" for c in strin
 def operations(vm: Obj, world) -> list[Obj]:
     """InProgress operations on this VM, oldest first."""
     name = meta(vm)["name"]
-    ops = [op for op in world.list(VMOP, meta(vm).get("namespace"))
+    ops = [op for op in world.by(VMOP, ix.of_vm, ix.in_ns(meta(vm).get("namespace"), name))
            if spec(op).get("virtualMachineName") == name and phase(op) == "InProgress" and not deleting(op)]
     return sorted(ops, key=lambda op: (meta(op).get("creationTimestamp") or "", meta(op)["name"]))
 
@@ -152,7 +153,7 @@ def hotplugged(vm: Obj, world, cfg, plan: Plan) -> list[Obj]:
     """Attachments the VM currently shows: attached ones, and requested ones whose attach delay passed;
     a deleted attachment stays until its detach delay passed."""
     out = []
-    for att in world.list(VMBDA, meta(vm).get("namespace")):
+    for att in world.by(VMBDA, ix.of_vm, ix.in_ns(meta(vm).get("namespace"), meta(vm)["name"])):
         if spec(att).get("virtualMachineName") != meta(vm)["name"]:
             continue
         ph = phase(att)

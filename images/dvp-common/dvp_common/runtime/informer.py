@@ -5,6 +5,8 @@
 Lists once, then watches from the list's resourceVersion, resuming from the last version seen when the
 stream ends or breaks and re-listing (with a diff against the cache, so handlers see what changed) on
 410 Gone. Every `resync_period` it replays the cache as updates, so controllers reconcile periodically.
+Indexes (`add_index`, as client-go's Indexers) answer "which objects refer to X" from a dict kept with the
+cache, so a controller reacting to one event never scans the whole cache.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..kube.client import KubeClient, Watch
@@ -23,6 +25,7 @@ from ..kube.types import BOOKMARK, DELETED, meta
 log = logging.getLogger(__name__)
 Obj = dict[str, Any]
 Handler = Callable[..., None]
+IndexFn = Callable[[Obj], Iterable[str]]  # the values an object is found under (pure, quick)
 
 
 def key_of(obj: Obj) -> str:
@@ -41,6 +44,8 @@ class Informer:
         self._cache: dict[str, Obj] = {}
         self._lock = threading.RLock()
         self._handlers: list[tuple[Handler | None, Handler | None, Handler | None]] = []
+        self._index_fns: dict[str, IndexFn] = {}
+        self._indexes: dict[str, dict[str, set[str]]] = {}  # index -> value -> cache keys
         self.resource_version = ""
         self.synced = threading.Event()
         self._need_list = True
@@ -55,6 +60,37 @@ class Informer:
                      on_delete: Handler | None = None) -> None:
         """on_add(obj), on_update(old, new), on_delete(obj). Handlers must be quick: enqueue keys, no I/O."""
         self._handlers.append((on_add, on_update, on_delete))
+
+    def add_index(self, name: str, fn: IndexFn) -> None:
+        """Keep the cache indexed by `fn(obj)` (e.g. the names an object refers to); see `by_index`."""
+        with self._lock:
+            self._index_fns[name] = fn
+            self._indexes[name] = {}
+            for key, obj in self._cache.items():
+                self._index(name, key, obj, add=True)
+
+    def by_index(self, name: str, value: str) -> list[Obj]:
+        """The cached objects `fn` of index `name` puts under `value`, in key order."""
+        with self._lock:
+            keys = self._indexes[name].get(value, ())
+            return [self._cache[k] for k in sorted(keys)]
+
+    def _index(self, name: str, key: str, obj: Obj, add: bool) -> None:
+        index = self._indexes[name]
+        for value in set(self._index_fns[name](obj)):
+            if add:
+                index.setdefault(value, set()).add(key)
+            elif value in index:
+                index[value].discard(key)
+                if not index[value]:
+                    del index[value]
+
+    def _reindex(self, key: str, old: Obj | None, new: Obj | None) -> None:
+        for name in self._index_fns:
+            if old is not None:
+                self._index(name, key, old, add=False)
+            if new is not None:
+                self._index(name, key, new, add=True)
 
     def get(self, key: str) -> Obj | None:
         with self._lock:
@@ -84,6 +120,10 @@ class Informer:
         fresh = {key_of(o): o for o in page.items}
         with self._lock:
             old, self._cache = self._cache, fresh
+            for name in self._index_fns:
+                self._indexes[name] = {}
+                for key, obj in fresh.items():
+                    self._index(name, key, obj, add=True)
         for key, obj in fresh.items():
             if key not in old:
                 self._emit(0, obj)
@@ -104,6 +144,7 @@ class Informer:
                 self._cache.pop(key, None)
             else:
                 self._cache[key] = obj
+            self._reindex(key, old, None if kind == DELETED else obj)
         if kind == DELETED:
             self._emit(2, obj)
         elif old is None:
