@@ -17,10 +17,9 @@ from typing import Any
 import pytest
 from dvp_common.kube import KubeClient
 from dvp_common.runtime import Informer
-from memory_api import MemoryApi
-
 from dvp_sim import SimConfig, Simulator, seed
 from dvp_sim.builders import WAIT
+from memory_api import MemoryApi
 
 FAST = 0.02  # seconds per phase: lifecycles finish quickly but every phase is still written and visible
 BOTH_WORLDS = frozenset({"test_api_semantics", "test_disks", "test_vms", "test_attachments", "test_collection",

@@ -10,7 +10,6 @@ import threading
 import pytest
 from dvp_common.dvp import resources as R
 from dvp_common.kube import AlreadyExists, Conflict, Invalid, NotFound
-
 from dvp_sim.builders import WAIT, disk
 
 

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 from dvp_common.dvp import resources as R
-
 from dvp_sim.builders import WAIT, condition, disk, gone, phase_is, vm, vmbda
 from dvp_sim.conditions import VMBDA_FINALIZER
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import ipaddress
 
 from dvp_common.dvp import resources as R
-
 from dvp_sim.builders import WAIT, cloud_init, disk, gone, phase_is, vm
 
 

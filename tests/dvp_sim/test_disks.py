@@ -9,7 +9,6 @@ import hashlib
 import pytest
 from dvp_common.dvp import resources as R
 from dvp_common.kube import Forbidden
-
 from dvp_sim import quantity, serial
 from dvp_sim.builders import WAIT, condition, disk, phase_is, vm
 from dvp_sim.conditions import SERIAL_ANNOTATION

@@ -10,7 +10,6 @@ import pytest
 from dvp_common.dvp import resources as R
 from dvp_common.kube import KubeClient, RetryPolicy, WaitTimeout
 from dvp_common.kube.faults import RequestInfo
-
 from dvp_sim import SimFaults
 from dvp_sim.builders import WAIT, disk, phase_is
 
