@@ -78,7 +78,7 @@ class Driver:
         return t
 
     def close(self) -> None:
-        """Stop the background watches (the quota informer ends with its current watch)."""
+        """Stop the background watches and wait (bounded) for them to end."""
         if self.controller is not None:
             self.controller.quotas.close()
 

@@ -75,5 +75,11 @@ class QuotaWatch:
                            f"volume {name}: {format_bytes(size)} on DVP storage class {storage_class} exceeds the "
                            f"project's ResourceQuota headroom ({format_bytes(free)} left)")
 
-    def close(self) -> None:
+    def close(self, timeout: float = 10.0) -> None:
+        """Stop the watch and wait (bounded) for its thread: a request still in flight after close would outlive
+        the connection settings it was made with."""
         self._stop.set()
+        with self._lock:
+            thread = self._thread
+        if thread is not None:
+            thread.join(timeout)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dvp_common.kube import NotFound
+from dvp_common.kube import Conflict, NotFound
 
 from .indexes import owners
 from .world import KINDS, World, meta
@@ -123,7 +123,20 @@ def collect(client, world: World, kind: str, ns: str, name: str) -> int:
                                                   "resourceVersion": meta(obj)["resourceVersion"]}}, ns or None)
         return removed
     refs = meta(obj).get("ownerReferences") or []
-    if refs and not meta(obj).get("deletionTimestamp") and all(_owner_gone(client, world, obj, r) for r in refs):
-        client.delete(res, name, ns or None, propagation="Background", missing_ok=True)
-        return 1
-    return 0
+    if not refs or meta(obj).get("deletionTimestamp") or not all(_owner_gone(client, world, obj, r) for r in refs):
+        return 0
+    # As kube's collector does: re-read the dependent, decide on its live owners, and delete that very version.
+    # The cached copy may predate an orphaning patch that already released it.
+    try:
+        live = client.get(res, name, ns or None)
+    except NotFound:
+        return 0
+    live_refs = meta(live).get("ownerReferences") or []
+    if not live_refs or not all(_owner_gone(client, world, live, r) for r in live_refs):
+        return 0
+    try:
+        client.delete(res, name, ns or None, propagation="Background", missing_ok=True,
+                      preconditions={"uid": meta(live)["uid"], "resourceVersion": meta(live)["resourceVersion"]})
+    except Conflict:
+        return 0  # changed since the read: its next event brings it back here
+    return 1

@@ -90,6 +90,12 @@ def address_unbound(vmip: Obj) -> list[str]:
     return [_ns(vmip), UNBOUND_ANYWHERE]
 
 
+def namespace(obj: Obj) -> list[str]:
+    """Kinds a namespace holds few of (quotas, health-checked services): every change of a disk or VM there reads
+    them, so they are found by namespace rather than by filtering the whole kind."""
+    return [_ns(obj)]
+
+
 def service_ingress(svc: Obj) -> list[str]:
     return [i["ip"] for i in (status(svc).get("loadBalancer") or {}).get("ingress") or [] if i.get("ip")]
 
@@ -104,6 +110,8 @@ INDEXES: dict[str, tuple[IndexFn, ...]] = {
     "VirtualMachineIPAddressLease": (lease_address,),
     "VirtualMachineIPAddress": (address_unbound,),
     "Service": (service_ingress,),
+    "ResourceQuota": (namespace,),
+    "ServiceWithHealthchecks": (namespace,),
 }
 
 

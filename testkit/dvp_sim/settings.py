@@ -31,7 +31,9 @@ class SimConfig:
     # Play the quota controller for storage: ResourceQuota status.hard/status.used of the storage keys follow the
     # admitted disks, and disks are admitted one at a time (a quota's spec.hard is enforced either way).
     quota_status: bool = False
-    ip_pool: str = "10.66.0.0/24"  # VM addresses (VirtualMachineIPAddress + leases)
+    # VM addresses (VirtualMachineIPAddress + leases). Wide: a test session's DVP API is never cleaned (no namespace
+    # controller runs), so every test's leases stay taken until the session ends.
+    ip_pool: str = "10.66.0.0/16"
     lb_pool: str = "192.0.2.0/24"  # LoadBalancer ingress addresses (TEST-NET-1)
     nodes: tuple[str, ...] = ("dvp-node-1", "dvp-node-2", "dvp-node-3")  # DVP nodes VMs run on
     # Labels of those nodes (e.g. topology.kubernetes.io/zone); a VM runs only on a node its nodeSelector matches.

@@ -57,7 +57,7 @@ def _about_disk(world: World, ns: str, name: str, cfg: SimConfig) -> Iterator[Ke
         yield VM, ns, spec(att).get("virtualMachineName", "")
     for snap in world.by(SNAPSHOT, ix.snapshot_disk, ix.in_ns(ns, name)):
         yield _key(SNAPSHOT, snap)
-    quotas = _in(world, QUOTA, ns)
+    quotas = world.by(QUOTA, ix.namespace, ns)
     if cfg.quota_bytes is not None or quotas:  # admission reads the namespace's total: O(disks) per disk event
         for other in _in(world, VD, ns):
             yield _key(VD, other)
@@ -128,7 +128,7 @@ def related(world: World, cfg: SimConfig, kind: str, versions: list[dict], delet
         yield from _about_disk(world, ns, name, cfg)
     elif kind == VM:
         yield from _about_vm(world, ns, versions)
-        for swhc in _in(world, SWHC, ns):  # its labels, phase and address decide the endpoints
+        for swhc in world.by(SWHC, ix.namespace, ns):  # its labels, phase and address decide the endpoints
             yield _key(SWHC, swhc)
     elif kind == VMBDA:
         for v in versions:

@@ -227,13 +227,17 @@ class Store:
             current = self._existing(key, what)
             pre = options.get("preconditions") or {}
             md = meta(current)
+            # The answers kube-apiserver gives, word for word: clients and tests match on them.
+            cannot = f'Operation cannot be fulfilled on {what} "{name}": the'
             if pre.get("uid") and pre["uid"] != md["uid"]:
-                raise ApiAnswer(409, "Conflict", f"Precondition failed: UID in precondition: {pre['uid']}, UID in "
-                                                 f"object meta: {md['uid']}")
+                raise ApiAnswer(409, "Conflict", f"{cannot} UID in the precondition ({pre['uid']}) does not match the "
+                                                 f"UID in record ({md['uid']}). The object might have been deleted and "
+                                                 "then recreated")
             if pre.get("resourceVersion") and pre["resourceVersion"] != md["resourceVersion"]:
-                raise ApiAnswer(409, "Conflict", f"Precondition failed: ResourceVersion in precondition: "
-                                                 f"{pre['resourceVersion']}, ResourceVersion in object meta: "
-                                                 f"{md['resourceVersion']}")
+                raise ApiAnswer(409, "Conflict", f"{cannot} ResourceVersion in the precondition "
+                                                 f"({pre['resourceVersion']}) does not match the ResourceVersion in "
+                                                 f"record ({md['resourceVersion']}). The object might have been "
+                                                 "modified")
             finalizers = list(md.get("finalizers") or [])
             policy = options.get("propagationPolicy")
             extra = {"Foreground": FOREGROUND, "Orphan": ORPHAN}.get(policy or "")

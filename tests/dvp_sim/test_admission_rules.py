@@ -28,7 +28,7 @@ def invalid(call, *args) -> Invalid:
     return info.value
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def per_core(dvp) -> str:
     """1-4 cores, 1Gi-2Gi of memory per core, no total limit."""
     dvp.create(R.VIRTUAL_MACHINE_CLASS, {"metadata": {"name": "per-core"}, "spec": {"cpu": {"type": "Discovery"},

@@ -47,7 +47,7 @@ def test_a_patch_naming_another_uid_is_invalid_and_changes_nothing(dvp, ns):
 
 def test_a_delete_with_another_uid_conflicts_and_keeps_the_object(dvp, ns):
     dvp.create(R.VIRTUAL_DISK, disk("d", "1Gi"), ns)
-    with pytest.raises(Conflict, match="Precondition failed: UID in precondition"):
+    with pytest.raises(Conflict, match="the UID in the precondition .* does not match"):
         dvp.delete(R.VIRTUAL_DISK, "d", ns, preconditions={"uid": "00000000-0000-0000-0000-000000000000"})
     assert dvp.get(R.VIRTUAL_DISK, "d", ns)
 

@@ -31,7 +31,7 @@ def test_vm_waits_for_its_disks_and_cloud_init_secret_then_runs(dvp, ns, sim, re
     running = dvp.wait_for(R.VIRTUAL_MACHINE, "m1", phase_is("Running"), WAIT, ns)
     assert rec.until("m1", 3) == ["Pending", "Starting", "Running"]
     st = running["status"]
-    assert ipaddress.ip_address(st["ipAddress"]) in ipaddress.ip_network("10.66.0.0/24")
+    assert ipaddress.ip_address(st["ipAddress"]) in ipaddress.ip_network("10.66.0.0/16")
     assert st["nodeName"] in ("dvp-node-1", "dvp-node-2", "dvp-node-3")
     assert st["virtualMachineIPAddressName"] == "m1"
     assert st["blockDeviceRefs"] == [{"kind": "VirtualDisk", "name": "m1-boot", "size": "10Gi", "attached": True,
@@ -55,14 +55,14 @@ def test_two_vms_get_different_addresses(dvp, ns, sim):
 
 def test_static_address_is_used_when_the_vm_names_one(dvp, ns, sim):
     dvp.create(R.VIRTUAL_MACHINE_IP_ADDRESS, {"metadata": {"name": "fixed"},
-                                              "spec": {"type": "Static", "staticIP": "10.66.0.250"}}, ns)
+                                              "spec": {"type": "Static", "staticIP": "10.66.255.250"}}, ns)
     assert dvp.wait_for(R.VIRTUAL_MACHINE_IP_ADDRESS, "fixed", phase_is("Bound"), WAIT, ns)
     dvp.create(R.VIRTUAL_DISK, disk("s-d", "1Gi"), ns)
     body = vm("static", ["s-d"])
     body["spec"]["virtualMachineIPAddressName"] = "fixed"
     dvp.create(R.VIRTUAL_MACHINE, body, ns)
     running = dvp.wait_for(R.VIRTUAL_MACHINE, "static", phase_is("Running"), WAIT, ns)
-    assert running["status"]["ipAddress"] == "10.66.0.250"
+    assert running["status"]["ipAddress"] == "10.66.255.250"
     vmip = dvp.wait_for(R.VIRTUAL_MACHINE_IP_ADDRESS, "fixed", phase_is("Attached"), WAIT, ns)
     assert vmip["status"]["virtualMachineName"] == "static"
 

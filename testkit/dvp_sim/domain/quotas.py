@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dvp_common.dvp.quotas import REQUESTS_STORAGE, class_key
 
+from .. import indexes as ix
 from .. import quantity
 from ..world import meta, spec, status
 from .plan import Obj, Plan, changed, new_status
@@ -32,7 +33,7 @@ def _bytes(value) -> int:
 def charged(world, namespace: str, disks_used) -> dict[str, int]:
     """Storage bytes per quota key of the admitted disks (`disks_used(storage_class)` sums them; "" : all)."""
     out: dict[str, int] = {}
-    for quota in world.list(KIND, namespace):
+    for quota in world.by(KIND, ix.namespace, namespace):
         for key in (spec(quota).get("hard") or {}):
             if key == REQUESTS_STORAGE:
                 out[key] = disks_used("")
@@ -43,7 +44,7 @@ def charged(world, namespace: str, disks_used) -> dict[str, int]:
 
 def refusal(world, namespace: str, storage_class: str, size: int, disks_used) -> str | None:
     """The API server's quota message for a PVC of `size` bytes that does not fit, or None."""
-    for quota in world.list(KIND, namespace):
+    for quota in world.by(KIND, ix.namespace, namespace):
         hard = spec(quota).get("hard") or {}
         for key, used in ((REQUESTS_STORAGE, disks_used("")),
                           (class_key(storage_class), disks_used(storage_class))):
