@@ -136,6 +136,23 @@ def test_switching_kinds_keeps_the_address_without_a_restart(env):
     assert guest_ingress(env) == first
 
 
+def test_a_forced_service_mode_moves_an_earlier_healthchecks_object_to_a_plain_service(env):
+    nodes(env, 1, "f")
+    before = env.manager(controllers=frozenset({"service-lb-controller"}), load_balancer_kind="auto")
+    svc = lb_service(env)
+    name = L.lb_name(svc["metadata"]["uid"])
+    first = eventually(lambda: guest_ingress(env), what="address from a ServiceWithHealthchecks")
+    assert get(env.dvp, SWHC, name, env.ns) is not None
+    before.shutdown()
+    # the operator forces plain Services (the parent serves the kind, its controller does not run)
+    env.manager(controllers=frozenset({"service-lb-controller"}), load_balancer_kind="Service")
+    plain = eventually(lambda: (o := get(env.dvp, DVP_SERVICE, name, env.ns)) and "ownerReferences" not in o[
+        "metadata"] and (o.get("status") or {}).get("loadBalancer", {}).get("ingress") and o, what="plain Service")
+    assert get(env.dvp, SWHC, name, env.ns) is None
+    assert plain["status"]["loadBalancer"]["ingress"][0]["ip"] == first[0]["ip"]
+    assert guest_ingress(env) == first
+
+
 def test_a_conflict_on_the_healthchecks_object_is_retried(env):
     nodes(env, 1, "c")
     conflicts = ScriptedFaults([Fault(status=409, reason="Conflict")] * 2,

@@ -51,6 +51,14 @@ def test_fixed_modes_ask_nothing():
     assert api.asked == 0
 
 
+def test_a_forced_service_mode_still_reads_whether_the_kind_is_served_and_a_failure_means_no():
+    api = Discovery(True)
+    assert KindChooser(api, SERVICE).readable() and api.asked == 1
+    assert not KindChooser(Discovery(Transient("down")), SERVICE).readable()
+    with pytest.raises(Transient):
+        KindChooser(Discovery(Transient("down")), AUTO).readable()
+
+
 def test_follow_reports_a_flip_until_stopped():
     api = Discovery(False, False, True, True)
     stop, flips = threading.Event(), []

@@ -5,7 +5,8 @@
 `--load-balancer-kind`: `auto` asks DVP's API discovery whether `servicewithhealthchecks.network.deckhouse.io`
 is served and keeps the answer `--load-balancer-kind-recheck` seconds (a module switched on or off in the parent
 is followed without a restart, and a resync costs no discovery request per Service); `Service` or
-`ServiceWithHealthchecks` fix the kind (an operator whose parent serves the kind without its controller running).
+`ServiceWithHealthchecks` fix the kind (an operator whose parent serves the kind without its controller running);
+a fixed `Service` still looks for our ServiceWithHealthchecks made before, and moves them to plain Services.
 """
 
 from __future__ import annotations
@@ -61,6 +62,18 @@ class KindChooser:
         if self.mode == HEALTHCHECKS:
             return True
         return self.served()
+
+    def readable(self) -> bool:
+        """Whether our ServiceWithHealthchecks may exist, to be read and removed: DVP serves the kind, in every mode
+        (a forced Service mode still moves the ones an earlier mode made). There, a failed discovery counts as not
+        served: plain Services never wait on discovery."""
+        if self.mode != SERVICE:
+            return self.served()
+        try:
+            return self.served()
+        except KubeError as exc:
+            log.info("API discovery of %s failed (%s); not looking for them now", SERVICE_WITH_HEALTHCHECKS, exc)
+            return False
 
     def follow(self, stop: threading.Event, on_change: Callable[[], None]) -> None:
         """(auto) Ask discovery every `recheck` seconds until `stop`; `on_change` when the answer flips, so every

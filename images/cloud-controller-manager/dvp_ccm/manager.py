@@ -78,7 +78,7 @@ class Manager(Lifecycle):
         cloud = Cloud(dvp, self.vms, self.dvp_services, self.dvp_healthchecks)
         if self.dvp_healthchecks is not None:
             cloud.healthchecks_synced = self.dvp_healthchecks.synced.is_set
-        cloud.healthchecks_served = lambda: self.kinds.mode != "Service" and self.kinds.served()
+        cloud.healthchecks_served = self.kinds.readable
         events = EventRecorder(guest, socket.gethostname())
         self.ctx = Context(guest=guest, cloud=cloud, nodes=self.nodes, events=events,
                            services=self.services, slices=self.slices, lifecycle=settings.lifecycle,
