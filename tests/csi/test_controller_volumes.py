@@ -299,6 +299,23 @@ class _StubClient:
 
         return ListResult([], "1", "")
 
+    def watch(self, res, namespace=None, **kw):
+        return _QuietWatch()
+
+
+class _QuietWatch:
+    """A watch with no news that ends when closed (the quota informer closes it on stop)."""
+
+    def __init__(self) -> None:
+        self._closed = threading.Event()
+
+    def __iter__(self):
+        self._closed.wait()
+        return iter(())
+
+    def close(self) -> None:
+        self._closed.set()
+
 
 def test_dvps_webhook_refusal_at_create_is_failed_precondition_with_dvps_message(tmp_path):
     for running in serve(make_settings(tmp_path, namespace="proj"), Dvp.over(_StubClient(), "proj", CLUSTER)):
