@@ -21,7 +21,7 @@ from capdvp.settings import Settings
 from capdvp_real import SPEC
 from dvp_common.dvp.connection import DVPConnection, DVPSettings
 from dvp_common.kube import NotFound, Resource
-from dvp_common.kube.resources import VALIDATING_WEBHOOK_CONFIGURATION
+from dvp_common.kube.resources import NODE, VALIDATING_WEBHOOK_CONFIGURATION
 from dvp_sim import SimConfig, Simulator, seed
 from harness import pki
 from harness.capi_controller import CapiController
@@ -56,10 +56,12 @@ class Env:
     """One guest namespace watched by capdvp (its admission webhook registered from the chart), one DVP namespace
     played by the simulator; `create_cluster` makes what node-manager makes (Cluster, DeckhouseCluster, kubeconfig)."""
 
-    def __init__(self, capi: CapiController, dvp_api, workdir: Path) -> None:
+    def __init__(self, capi: CapiController, dvp_api, workdir: Path, **sim: object) -> None:
+        """`sim`: more SimConfig fields (node_labels for zones, guest_agent=False for a guest that never boots)."""
         self.capi, self.api = capi, capi.api
         self.guest, self.dvp = self.api.client(), dvp_api.client()
         self.ns = self.api.create_namespace("capi-core")
+        self.nodes: list[str] = []  # cluster-wide in the shared guest API: deleted on close
         self.dvp_ns = dvp_api.create_namespace("tenant")
         self.uuid = f"uuid-{secrets.token_hex(6)}"
         self.vm_class, self.image = f"generic-{secrets.token_hex(3)}", f"ubuntu-{secrets.token_hex(3)}"
@@ -67,7 +69,7 @@ class Env:
         seed.vm_class(self.dvp, self.vm_class)
         seed.cluster_image(self.dvp, self.image)
         self.sim = Simulator(dvp_api.client(), SimConfig(namespace=self.dvp_ns, default_latency=0.05,
-                                                         watch_timeout=1)).start()
+                                                         watch_timeout=1, **sim)).start()
         tls = pki.generate(workdir / "capdvp-tls")  # a serving certificate for 127.0.0.1, under names capdvp reads
         shutil.copy(tls.serving_cert, tls.serving_cert.with_name("tls.crt"))
         shutil.copy(tls.serving_key, tls.serving_key.with_name("tls.key"))
@@ -109,11 +111,12 @@ class Env:
                 "bootDiskImageRef": {"kind": "ClusterVirtualImage", "name": self.image},
                 "additionalDisks": [{"size": "1Gi", "storageClass": SC}]}
 
-    def create_cluster(self) -> None:
+    def create_cluster(self, zones: tuple[str, ...] = ()) -> None:
         # ClusterCache reaches the workload cluster through <cluster>-kubeconfig: here the guest API itself, as for
         # Deckhouse (the cluster manages its own nodes).
         self.secret(f"{CLUSTER}-kubeconfig", self.api.kubeconfig().encode())
-        self.guest.create(r.DECKHOUSE_CLUSTER, {"metadata": {"name": CLUSTER}, "spec": {}}, self.ns)
+        spec = {"zones": list(zones)} if zones else {}
+        self.guest.create(r.DECKHOUSE_CLUSTER, {"metadata": {"name": CLUSTER}, "spec": spec}, self.ns)
         self.guest.create(r.CLUSTER, {"metadata": {"name": CLUSTER}, "spec": {
             "infrastructureRef": {"apiGroup": INFRA_GROUP, "kind": "DeckhouseCluster", "name": CLUSTER}}}, self.ns)
         self.secret("bootstrap", b"#cloud-config\n")
@@ -123,10 +126,13 @@ class Env:
                                                          "spec": {"template": {"spec": {**self.spec(), **spec}}}},
                           self.ns)
 
-    def machine_deployment(self, name: str, template: str, replicas: int, rollout: dict | None = None) -> None:
+    def machine_deployment(self, name: str, template: str, replicas: int, rollout: dict | None = None,
+                           failure_domain: str = "") -> None:
         spec = {"clusterName": CLUSTER, "replicas": replicas, "template": {"spec": {
             "clusterName": CLUSTER, "bootstrap": {"dataSecretName": "bootstrap"},
             "infrastructureRef": {"apiGroup": INFRA_GROUP, "kind": "DeckhouseMachineTemplate", "name": template}}}}
+        if failure_domain:
+            spec["template"]["spec"]["failureDomain"] = failure_domain
         if rollout:
             spec["rollout"] = rollout
         self.guest.create(MACHINE_DEPLOYMENT, {"metadata": {"name": name}, "spec": spec}, self.ns)
@@ -148,13 +154,14 @@ class Env:
     def dvp_names(self, res: Resource) -> list[str]:
         return sorted(o["metadata"]["name"] for o in self.dvp.list(res, self.dvp_ns).items)
 
-    def wait(self, what: str, predicate: Callable[[], object], describe: Callable[[], str] = lambda: "") -> None:
-        deadline = time.monotonic() + WAIT
+    def wait(self, what: str, predicate: Callable[[], object], describe: Callable[[], str] = lambda: "",
+             timeout: float = WAIT) -> None:
+        deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if predicate():
                 return
             time.sleep(0.2)
-        raise AssertionError(f"timed out after {WAIT:g}s waiting for {what}; {describe()}\n"
+        raise AssertionError(f"timed out after {timeout:g}s waiting for {what}; {describe()}\n"
                              f"cluster-api-controller log ({self.capi.log}):\n{self.capi.tail(20)}")
 
     def describe(self) -> str:
@@ -167,7 +174,14 @@ class Env:
                for v in self.dvp.list(r.VIRTUAL_MACHINE, self.dvp_ns).items]
         return f"machines={machines} deckhouseMachines={dms} vms={vms}"
 
+    def node(self, name: str, provider_id: str) -> None:
+        """The Node a kubelet would register for a machine."""
+        self.guest.create(NODE, {"metadata": {"name": name}, "spec": {"providerID": provider_id}})
+        self.nodes.append(name)
+
     def close(self) -> None:
+        for name in self.nodes:
+            self.guest.delete(NODE, name, missing_ok=True)
         self.guest.delete(VALIDATING_WEBHOOK_CONFIGURATION, CAPDVP_WEBHOOK, missing_ok=True)
         self.capdvp.shutdown()
         self.sim.stop()
