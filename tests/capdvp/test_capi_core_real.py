@@ -18,21 +18,8 @@ from capdvp import resources as r
 from capdvp.domain import names
 from capi_core_env import CLUSTER, CLUSTER_NAME_LABEL, INFRA_GROUP, MACHINE_DEPLOYMENT, MACHINE_SET, Env
 from dvp_common.kube.resources import NODE
-from harness.capi_controller import CapiController
-from harness.processes import HarnessError
 
 CLONED_FROM = "cluster.x-k8s.io/cloned-from-name"  # CAPI's annotation on what it clones from a template
-
-
-@pytest.fixture(scope="module")
-def capi(capi_api) -> Iterator[CapiController]:
-    controller = CapiController(capi_api)
-    try:
-        controller.start()
-    except HarnessError as exc:
-        pytest.fail(f"the Cluster API core controller did not start: {exc}", pytrace=False)
-    yield controller
-    controller.stop()
 
 
 @pytest.fixture

@@ -12,9 +12,8 @@ import pytest
 from capdvp import resources as r
 from capdvp.domain import names
 from capi_core_env import CAPI_GROUP, CLUSTER, INFRA_GROUP, Env
+from dvp_common.dvp.state import condition
 from dvp_common.kube import Resource
-from harness.capi_controller import CapiController
-from harness.processes import HarnessError
 
 ZONE = "topology.kubernetes.io/zone"
 ZONES = ("zone-a", "zone-b", "zone-c")
@@ -22,17 +21,6 @@ NODE_LABELS = {"dvp-node-1": {ZONE: "zone-a"}, "dvp-node-2": {ZONE: "zone-b"}, "
 NODE_ZONE = {node: labels[ZONE] for node, labels in NODE_LABELS.items()}
 MHC = Resource(CAPI_GROUP, "v1beta2", "machinehealthchecks", "MachineHealthCheck")
 DEPLOYMENT_LABEL = "cluster.x-k8s.io/deployment-name"
-
-
-@pytest.fixture(scope="module")
-def capi(capi_api) -> Iterator[CapiController]:
-    controller = CapiController(capi_api)
-    try:
-        controller.start()
-    except HarnessError as exc:
-        pytest.fail(f"the Cluster API core controller did not start: {exc}", pytrace=False)
-    yield controller
-    controller.stop()
 
 
 def _env(capi, dvp_api, tmp_path, **sim) -> Iterator[Env]:
@@ -49,10 +37,6 @@ def env(capi, dvp_api, tmp_path) -> Iterator[Env]:
 @pytest.fixture
 def mute_env(capi, dvp_api, tmp_path) -> Iterator[Env]:
     yield from _env(capi, dvp_api, tmp_path, guest_agent=False)
-
-
-def condition(obj: dict | None, ctype: str) -> dict:
-    return next((c for c in ((obj or {}).get("status") or {}).get("conditions") or [] if c["type"] == ctype), {})
 
 
 def provisioned_machines(env: Env) -> list[dict]:
@@ -109,7 +93,8 @@ def _control_plane_with_node(env: Env) -> None:
                                                                 "name": name}}}, env.ns)
     env.node(name, names.provider_id(name))
     env.wait("the control plane initialized",
-             lambda: condition(env.get(r.CLUSTER, CLUSTER), "ControlPlaneInitialized").get("status") == "True",
+             lambda: (condition(env.get(r.CLUSTER, CLUSTER), "ControlPlaneInitialized") or {}).get(
+                 "status") == "True",
              lambda: str((env.get(r.CLUSTER, CLUSTER).get("status") or {}).get("conditions")))
 
 
@@ -128,7 +113,7 @@ def _remediated(env: Env, old: str, reason: str) -> None:
 
     def replaced() -> bool:
         for m in _workers(env):
-            hc = condition(m, "HealthCheckSucceeded")
+            hc = condition(m, "HealthCheckSucceeded") or {}
             if m["metadata"]["name"] == old and hc.get("status") == "False":
                 seen["reason"] = hc.get("reason", "")
         names_now = [m["metadata"]["name"] for m in _workers(env)]
@@ -155,7 +140,7 @@ def test_a_machine_whose_vm_went_degraded_is_remediated(env):
     # DVP's part: the VM degrades (the simulator leaves a Degraded VM as it is).
     env.dvp.patch(r.VIRTUAL_MACHINE, name, {"status": {"phase": "Degraded"}}, env.dvp_ns, subresource="status")
     env.wait("capdvp to report the VM Degraded",
-             lambda: condition(env.get(r.DECKHOUSE_MACHINE, name), "Ready").get("reason") == "VMDegraded",
+             lambda: (condition(env.get(r.DECKHOUSE_MACHINE, name), "Ready") or {}).get("reason") == "VMDegraded",
              env.describe)
     assert "failureReason" not in env.get(r.DECKHOUSE_MACHINE, name)["status"]
     _remediated(env, name, "UnhealthyMachine")
@@ -168,9 +153,9 @@ def test_a_guest_that_never_boots_is_remediated_after_the_node_startup_timeout(m
     env.machine_template("worker")
     env.machine_deployment("worker", "worker", replicas=1)
     env.wait("the worker's VM running without a guest agent",
-             lambda: len(_workers(env)) == 1 and condition(env.get(
+             lambda: len(_workers(env)) == 1 and (condition(env.get(
                  r.DECKHOUSE_MACHINE, _workers(env)[0]["spec"]["infrastructureRef"]["name"]),
-                 "GuestBooted").get("reason") == "GuestAgentNotReady", env.describe)
+                 "GuestBooted") or {}).get("reason") == "GuestAgentNotReady", env.describe)
     old = _workers(env)[0]["metadata"]["name"]
     _health_check(env, {"nodeStartupTimeoutSeconds": 30})
     _remediated(env, old, "NodeStartupTimeout")
