@@ -11,7 +11,7 @@ PY      := $(VENV)/bin/python
 PYTEST  := $(VENV)/bin/pytest
 STAMP   := $(VENV)/.installed
 # Go tools built from the pinned modules under tools/ (each a Go module of its own; see tools/README.md).
-TOOLS   ?= helm kube-apiserver etcd gojq csi-sanity tofu terraform-provider-kubernetes promtool csi-provisioner csi-attacher csi-resizer csi-snapshotter snapshot-controller cluster-api-controller crane
+TOOLS   ?= helm kube-apiserver kube-controller-manager kube-scheduler kwok etcd gojq csi-sanity tofu terraform-provider-kubernetes promtool csi-provisioner csi-attacher csi-resizer csi-snapshotter snapshot-controller cluster-api-controller crane
 export PATH := $(CURDIR)/.bin:$(PATH)
 
 .PHONY: help

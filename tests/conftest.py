@@ -11,10 +11,19 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 import pytest
-from harness.apiserver import ApiServer, ControlPlane, capi_core_crd_files, dvp_crd_files, guest_crd_files
+from harness.apiserver import (
+    ApiServer,
+    ControlPlane,
+    capi_core_crd_files,
+    dvp_crd_files,
+    guest_controllers_crd_files,
+    guest_crd_files,
+)
+from harness.guest_controllers import GuestControllers
 from harness.processes import HarnessError
 
-API_FIXTURES = {"control_plane", "dvp_api", "guest_api", "rbac_api", "capi_api", "kubeconfig_for"}
+API_FIXTURES = {"control_plane", "dvp_api", "guest_api", "rbac_api", "capi_api", "kubeconfig_for",
+                "guest_controllers"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -67,6 +76,24 @@ def capi_api(control_plane: ControlPlane) -> ApiServer:
         return control_plane.add_server("capi", "AlwaysAllow", capi_core_crd_files())
     except HarnessError as exc:
         pytest.fail(f"CAPI guest API server unavailable: {exc}", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def guest_controllers(control_plane: ControlPlane, tmp_path_factory) -> Iterator[GuestControllers]:
+    """A guest cluster of its own with its control plane running (harness.guest_controllers): kube-controller-
+    manager, kube-scheduler and kwok's kubelets; `.server` is its API. Not `guest_api`: these controllers act on
+    every object they see (garbage collection, node lifecycle), which the hand-made objects of other tests are not
+    made for."""
+    try:
+        server = control_plane.add_server("controllers", "AlwaysAllow", guest_controllers_crd_files())
+        assert control_plane.pki is not None
+        running = GuestControllers(server, control_plane.pki, tmp_path_factory.mktemp("guest-controllers"))
+    except HarnessError as exc:
+        pytest.fail(f"guest control plane unavailable: {exc}", pytrace=False)
+    try:
+        yield running
+    finally:
+        running.stop()
 
 
 @pytest.fixture(scope="session")

@@ -49,6 +49,15 @@ def guest_crd_files() -> list[Path]:
     return files + sorted(p for p in OWN_CRDS.glob("*.yaml") if not p.name.startswith("doc-ru-"))
 
 
+def guest_controllers_crd_files() -> list[Path]:
+    """The guest CRDs plus the group-snapshot ones a cluster with the snapshot-controller serves (it waits for
+    them at start): for the guest whose own control plane runs (harness.guest_controllers)."""
+    groups = sorted((UPSTREAM / "groupsnapshot").glob("*.yaml"))
+    if not groups:
+        raise HarnessError(f"no group-snapshot CRDs under {UPSTREAM / 'groupsnapshot'}: run `make upstream`")
+    return guest_crd_files() + groups
+
+
 def capi_core_crd_files() -> list[Path]:
     """The guest CRDs plus the rest of the CAPI core CRDs: the real CAPI controller watches them all."""
     core = sorted((UPSTREAM / "cluster-api-core").glob("*.yaml"))

@@ -25,7 +25,11 @@ EXPECTED = {
         "cluster.x-k8s.io_clusterclasses", "cluster.x-k8s.io_machinedrainrules", "cluster.x-k8s.io_machinehealthchecks",
         "cluster.x-k8s.io_machinepools", "ipam.cluster.x-k8s.io_ipaddressclaims", "ipam.cluster.x-k8s.io_ipaddresses",
         "runtime.cluster.x-k8s.io_extensionconfigs")),
+    *(f"crds/groupsnapshot/groupsnapshot.storage.k8s.io_{k}.yaml" for k in (
+        "volumegroupsnapshotclasses", "volumegroupsnapshotcontents", "volumegroupsnapshots")),
     "cluster-api/webhooks.yaml",
+    *(f"kwok/stages/{stage}.yaml" for stage in ("node-initialize", "node-heartbeat-with-lease", "pod-ready",
+                                                 "pod-complete", "pod-delete")),
 }
 
 
@@ -49,7 +53,7 @@ def test_fetch_copies_the_pinned_files_and_is_idempotent(tmp_path):
     sources = (out / "SOURCES").read_text().splitlines()
     assert [line.split()[:2] for line in sources if not line.startswith(" ")] == [
         ["github.com/container-storage-interface/spec", "v1.13.0"], ["sigs.k8s.io/cluster-api", "v1.13.6"],
-        ["github.com/kubernetes-csi/external-snapshotter/client/v8", "v8.6.0"]]
+        ["github.com/kubernetes-csi/external-snapshotter/client/v8", "v8.6.0"], ["sigs.k8s.io/kwok", "v0.8.0"]]
     machines = (out / "crds/cluster-api/cluster.x-k8s.io_machines.yaml").read_text()
     assert "name: v1beta2" in machines
     assert "service Controller" in (out / "csi.proto").read_text()

@@ -1,0 +1,150 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""The guest's own control plane beside its kube-apiserver: kube-controller-manager and kube-scheduler (built
+from the same pinned Kubernetes module as the API server) and kwok's controller playing the kubelets.
+
+Real here: PV/PVC binding and protection, attach-detach (VolumeAttachments), volume expansion's controller side,
+garbage collection, namespace deletion, node lifecycle (NotReady taints, eviction), endpoint slices, service
+account tokens, Deployments and ReplicaSets, scheduling (volume binding, selected node, CSI node limits).
+kwok keeps the Nodes it manages Ready (heartbeats and leases) and moves their Pods to Running; it never mounts a
+volume, so the Node-side CSI calls stay tested on loop devices. Registration (the Node object, its capacity, its
+CSINode) is what a kubelet does at start and is done by `register_node`.
+
+Run only on an API server of its own (`ControlPlane.add_server`): these controllers act on every object they see.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+from dvp_common.kube import AlreadyExists, Resource, WaitTimeout
+
+from .apiserver import ApiServer
+from .pki import Pki
+from .processes import TOP, HarnessError, Process, tool
+
+NODE = Resource("", "v1", "nodes", "Node", namespaced=False)
+CSI_NODE = Resource("storage.k8s.io", "v1", "csinodes", "CSINode", namespaced=False)
+KWOK_LABEL = "kwok.x-k8s.io/node"  # kwok manages the Nodes that carry it
+KWOK_VALUE = "fake"
+UNINITIALIZED = "node.cloudprovider.kubernetes.io/uninitialized"
+NODE_MONITOR_GRACE_S = 8  # NotReady this long after the last heartbeat (kube's default is 50 s)
+
+CONTROLLERS = (
+    "garbage-collector-controller", "namespace-controller", "serviceaccount-controller",
+    "serviceaccount-token-controller", "node-lifecycle-controller", "taint-eviction-controller",
+    "persistentvolume-binder-controller", "persistentvolume-attach-detach-controller",
+    "persistentvolume-expander-controller", "persistentvolume-protection-controller",
+    "persistentvolumeclaim-protection-controller", "volumeattributesclass-protection-controller",
+    "endpointslice-controller", "deployment-controller", "replicaset-controller", "pod-garbage-collector-controller",
+)
+SCHEDULER_CONFIG = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+clientConnection:
+  kubeconfig: {kubeconfig}
+  qps: 100
+  burst: 200
+leaderElection:
+  leaderElect: false
+"""
+READY_S = 60.0
+KWOK_STAGES = TOP / ".cache" / "upstream" / "kwok" / "stages"  # kwok's own, from its pinned module
+
+
+def kwok_stages() -> list[Path]:
+    stages = sorted(KWOK_STAGES.glob("*.yaml"))
+    if not stages:
+        raise HarnessError(f"no kwok stages under {KWOK_STAGES}: run `make upstream`")
+    return stages
+
+
+class GuestControllers:
+    """kube-controller-manager, kube-scheduler and kwok against one API server; `stop()` ends them."""
+
+    def __init__(self, server: ApiServer, pki: Pki, workdir: Path, *, kwok: bool = True) -> None:
+        """`pki`: the control plane's, whose service-account key the API server verifies tokens with."""
+        stages = kwok_stages() if kwok else []
+        binaries = {name: tool(name) for name in ("kube-controller-manager", "kube-scheduler", "kwok")
+                    if kwok or name != "kwok"}  # a missing one fails before anything starts
+        workdir.mkdir(parents=True, exist_ok=True)
+        self.server = server
+        kubeconfig = workdir / "controllers.kubeconfig"
+        kubeconfig.write_text(server.kubeconfig())
+        kubeconfig.chmod(0o600)
+        scheduler_config = workdir / "scheduler.yaml"
+        scheduler_config.write_text(SCHEDULER_CONFIG.format(kubeconfig=kubeconfig))
+        self.processes: list[Process] = []
+        try:
+            self.processes.append(Process("kube-controller-manager", [
+                str(binaries["kube-controller-manager"]), f"--kubeconfig={kubeconfig}",
+                f"--authentication-kubeconfig={kubeconfig}", f"--authorization-kubeconfig={kubeconfig}",
+                "--secure-port=0", "--leader-elect=false", "--use-service-account-credentials=false",
+                f"--controllers={','.join(CONTROLLERS)}", "--cloud-provider=external",
+                f"--service-account-private-key-file={pki.sa_key}", f"--root-ca-file={pki.ca_cert}",
+                "--node-monitor-period=1s", f"--node-monitor-grace-period={NODE_MONITOR_GRACE_S}s",
+                "--kube-api-qps=100", "--kube-api-burst=200", "--v=1"], workdir / "kube-controller-manager.log"))
+            self.processes.append(Process("kube-scheduler", [
+                str(binaries["kube-scheduler"]), f"--config={scheduler_config}", "--secure-port=0", "--v=1"],
+                workdir / "kube-scheduler.log"))
+            if kwok:
+                self.processes.append(Process("kwok", [
+                    str(binaries["kwok"]), f"--kubeconfig={kubeconfig}", *(f"--config={s}" for s in stages),
+                    f"--manage-nodes-with-label-selector={KWOK_LABEL}={KWOK_VALUE}", "--node-lease-duration-seconds=40",
+                    "--server-address=", "--v=INFO"], workdir / "kwok.log"))
+        except BaseException:
+            self.stop()
+            raise
+
+    def logs(self, lines: int = 10) -> str:
+        return "\n".join(f"--- {p.name}\n{p.tail(lines)}" for p in self.processes)
+
+    def check_alive(self) -> None:
+        dead = [p for p in self.processes if not p.alive()]
+        if dead:
+            raise HarnessError(f"{', '.join(p.name for p in dead)} exited:\n{self.logs(20)}")
+
+    def stop(self) -> None:
+        for p in self.processes:
+            p.terminate()
+        for p in self.processes:
+            p.stop()
+
+    def __enter__(self) -> GuestControllers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def register_node(client, name: str, *, csi_driver: str | None = None, attach_limit: int = 14,
+                  uninitialized: bool = False, labels: dict[str, str] | None = None) -> dict:
+    """What a kubelet does when it starts: the Node with its capacity and the annotation that hands attaching to
+    the attach-detach controller (and, with an external cloud provider, the uninitialized taint); the CSINode the
+    node plugin's registration writes. kwok then keeps the Node Ready. Idempotent."""
+    body = {"metadata": {"name": name, "labels": {KWOK_LABEL: KWOK_VALUE, "kubernetes.io/hostname": name,
+                                                  "kubernetes.io/os": "linux", **(labels or {})},
+                         "annotations": {"volumes.kubernetes.io/controller-managed-attach-detach": "true"}},
+            "spec": {"taints": [{"key": UNINITIALIZED, "value": "true", "effect": "NoSchedule"}]
+                     if uninitialized else []}}
+    with contextlib.suppress(AlreadyExists):
+        client.create(NODE, body)
+    capacity = {"cpu": "4", "memory": "8Gi", "pods": "110", "ephemeral-storage": "20Gi"}
+    client.patch(NODE, name, {"status": {"capacity": capacity, "allocatable": capacity}}, subresource="status")
+    if csi_driver:
+        with contextlib.suppress(AlreadyExists):
+            client.create(CSI_NODE, {"metadata": {"name": name}, "spec": {"drivers": [
+                {"name": csi_driver, "nodeID": name, "allocatable": {"count": attach_limit}}]}})
+    return wait_node_ready(client, name)
+
+
+def wait_node_ready(client, name: str, timeout: float = READY_S) -> dict:
+    def ready(node: dict | None) -> bool:
+        return node is not None and any(c.get("type") == "Ready" and c.get("status") == "True"
+                   for c in (node.get("status") or {}).get("conditions") or [])
+    try:
+        return client.wait_for(NODE, name, ready, timeout)
+    except WaitTimeout as exc:
+        raise HarnessError(f"Node {name} did not become Ready within {timeout:g}s (kwok): {exc}") from None
+
