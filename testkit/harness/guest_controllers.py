@@ -16,9 +16,13 @@ Run only on an API server of its own (`ControlPlane.add_server`): these controll
 from __future__ import annotations
 
 import contextlib
+import threading
 from pathlib import Path
 
-from dvp_common.kube import AlreadyExists, Resource, WaitTimeout
+from dvp_common.dvp import labels as L
+from dvp_common.dvp.resources import VIRTUAL_MACHINE
+from dvp_common.kube import AlreadyExists, NotFound, Resource, WaitTimeout
+from dvp_common.runtime.informer import Informer
 
 from .apiserver import ApiServer
 from .pki import Pki
@@ -148,3 +152,37 @@ def wait_node_ready(client, name: str, timeout: float = READY_S) -> dict:
     except WaitTimeout as exc:
         raise HarnessError(f"Node {name} did not become Ready within {timeout:g}s (kwok): {exc}") from None
 
+
+class KubeletsInVMs:
+    """The kubelets live in DVP's VMs: a Node's kwok kubelet runs while the VM of its hostname
+    (`dvp.deckhouse.io/hostname`) is Running and stops with it (the Node leaves kwok's selector, so its heartbeats
+    stop and the node lifecycle controller sees what it sees when a VM stops). Follows the VMs of one DVP namespace
+    by watch; `stop()` ends it."""
+
+    def __init__(self, dvp, namespace: str, guest) -> None:
+        self.guest = guest
+        self.informer = Informer(dvp, VIRTUAL_MACHINE, namespace, watch_timeout=5)
+        self.informer.add_handlers(on_add=self._follow, on_update=lambda _old, new: self._follow(new),
+                                   on_delete=lambda vm: self._set(vm, False))
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self.informer.run, args=(self._stop,), daemon=True,
+                                        name="kubelets-in-vms")
+
+    def start(self) -> KubeletsInVMs:
+        self._thread.start()
+        if not self.informer.synced.wait(READY_S):
+            raise HarnessError(f"the VM informer did not sync within {READY_S:g}s: {self.informer.last_error}")
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(READY_S)
+
+    def _follow(self, vm: dict) -> None:
+        self._set(vm, ((vm.get("status") or {}).get("phase")) == "Running")
+
+    def _set(self, vm: dict, running: bool) -> None:
+        node = ((vm.get("metadata") or {}).get("labels") or {}).get(L.HOSTNAME)
+        if node:
+            with contextlib.suppress(NotFound):  # no Node yet: register_node labels it
+                self.guest.patch(NODE, node, {"metadata": {"labels": {KWOK_LABEL: KWOK_VALUE if running else None}}})
