@@ -50,12 +50,13 @@ def guest_crd_files() -> list[Path]:
 
 
 def guest_controllers_crd_files() -> list[Path]:
-    """The guest CRDs plus the group-snapshot ones a cluster with the snapshot-controller serves (it waits for
-    them at start): for the guest whose own control plane runs (harness.guest_controllers)."""
+    """For the guest whose own control plane runs (harness.guest_controllers), a cluster as Deckhouse's is: the CAPI
+    core CRDs (the real CAPI controller may run there), the group-snapshot ones (the snapshot-controller waits for
+    them at start) and node-manager's NodeGroup (our hand-written subset, schemas/nodegroup.yaml)."""
     groups = sorted((UPSTREAM / "groupsnapshot").glob("*.yaml"))
     if not groups:
         raise HarnessError(f"no group-snapshot CRDs under {UPSTREAM / 'groupsnapshot'}: run `make upstream`")
-    return guest_crd_files() + groups
+    return capi_core_crd_files() + groups + [Path(__file__).with_name("schemas") / "nodegroup.yaml"]
 
 
 def capi_core_crd_files() -> list[Path]:

@@ -123,10 +123,10 @@ class GuestControllers:
 
 
 def register_node(client, name: str, *, csi_driver: str | None = None, attach_limit: int = 14,
-                  uninitialized: bool = False, labels: dict[str, str] | None = None) -> dict:
+                  uninitialized: bool = False, labels: dict[str, str] | None = None, wait: bool = True) -> dict | None:
     """What a kubelet does when it starts: the Node with its capacity and the annotation that hands attaching to
     the attach-detach controller (and, with an external cloud provider, the uninitialized taint); the CSINode the
-    node plugin's registration writes. kwok then keeps the Node Ready. Idempotent."""
+    node plugin's registration writes. kwok then keeps the Node Ready (`wait`: until it is). Idempotent."""
     body = {"metadata": {"name": name, "labels": {KWOK_LABEL: KWOK_VALUE, "kubernetes.io/hostname": name,
                                                   "kubernetes.io/os": "linux", **(labels or {})},
                          "annotations": {"volumes.kubernetes.io/controller-managed-attach-detach": "true"}},
@@ -140,7 +140,7 @@ def register_node(client, name: str, *, csi_driver: str | None = None, attach_li
         with contextlib.suppress(AlreadyExists):
             client.create(CSI_NODE, {"metadata": {"name": name}, "spec": {"drivers": [
                 {"name": csi_driver, "nodeID": name, "allocatable": {"count": attach_limit}}]}})
-    return wait_node_ready(client, name)
+    return wait_node_ready(client, name) if wait else None
 
 
 def wait_node_ready(client, name: str, timeout: float = READY_S) -> dict:
@@ -157,10 +157,12 @@ class KubeletsInVMs:
     """The kubelets live in DVP's VMs: a Node's kwok kubelet runs while the VM of its hostname
     (`dvp.deckhouse.io/hostname`) is Running and stops with it (the Node leaves kwok's selector, so its heartbeats
     stop and the node lifecycle controller sees what it sees when a VM stops). Follows the VMs of one DVP namespace
-    by watch; `stop()` ends it."""
+    by watch; `stop()` ends it. `register`: a Running VM's kubelet registers its Node (named for the hostname, with
+    the uninitialized taint of an external cloud provider) when there is none, as a booted machine's does."""
 
-    def __init__(self, dvp, namespace: str, guest) -> None:
-        self.guest = guest
+    def __init__(self, dvp, namespace: str, guest, *, register: bool = False) -> None:
+        self.guest, self.register = guest, register
+        self.registered: set[str] = set()  # Nodes this registered (cluster-wide: the caller deletes what is left)
         self.informer = Informer(dvp, VIRTUAL_MACHINE, namespace, watch_timeout=5)
         self.informer.add_handlers(on_add=self._follow, on_update=lambda _old, new: self._follow(new),
                                    on_delete=lambda vm: self._set(vm, False))
@@ -183,6 +185,11 @@ class KubeletsInVMs:
 
     def _set(self, vm: dict, running: bool) -> None:
         node = ((vm.get("metadata") or {}).get("labels") or {}).get(L.HOSTNAME)
-        if node:
-            with contextlib.suppress(NotFound):  # no Node yet: register_node labels it
-                self.guest.patch(NODE, node, {"metadata": {"labels": {KWOK_LABEL: KWOK_VALUE if running else None}}})
+        if not node:
+            return
+        try:
+            self.guest.patch(NODE, node, {"metadata": {"labels": {KWOK_LABEL: KWOK_VALUE if running else None}}})
+        except NotFound:
+            if running and self.register:
+                self.registered.add(node)
+                register_node(self.guest, node, uninitialized=True, wait=False)

@@ -9,7 +9,7 @@ import pytest
 from capdvp import resources as r
 from capdvp.controllers.template import TemplateReconciler
 from capdvp_world import NS
-from capi_templates.nodemanager import render_v1
+from nodemanager import render_v1
 
 NODE_INFO = {"architecture": "amd64", "operatingSystem": "linux"}
 

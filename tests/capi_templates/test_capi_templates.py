@@ -9,8 +9,7 @@ import jsonschema
 import pytest
 import yaml
 from harness import re2schema
-
-from capi_templates.nodemanager import ROOT, RenderFailed, contract_v2, render_v1, render_v2
+from nodemanager import ROOT, RenderFailed, contract_v2, render_v1, render_v2
 
 FULL = {
     "virtualMachine": {

@@ -7,8 +7,7 @@ import os
 
 from harness import render
 from harness.validate import validate_objects
-
-from capi_templates.nodemanager import ROOT
+from nodemanager import ROOT
 
 SSH = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExampleExampleExampleExampleExampleExampl demo"
 REGISTRATION = ("d8-node-manager-cloud-provider", "d8-node-manager-cloud-provider-dvp")
