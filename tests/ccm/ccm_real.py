@@ -3,7 +3,9 @@
 """The CCM against real API servers: DVP (played by dvp_sim) and the guest, one namespace and cluster UUID per test.
 
 Nodes are cluster-scoped in the shared guest API, so each test names its Nodes with a unique prefix and
-deletes them at the end; Nodes are created Ready (a NotReady Node of another test is never ours to judge).
+deletes them at the end; Nodes are created Ready (a NotReady Node of another test is never ours to judge). The
+parent's ModuleConfig `service-with-healthchecks` is cluster-scoped too: each Env starts with it enabled (the
+harness's DVP serves the kind, so its module is on), and a test that changes it says so.
 """
 
 from __future__ import annotations
@@ -17,11 +19,12 @@ from collections.abc import Callable
 from typing import Any
 
 from dvp_ccm import settings as S
+from dvp_ccm.domain import parent_module as PM
 from dvp_ccm.domain.lifecycle import LifecycleConfig
 from dvp_ccm.manager import Manager
 from dvp_common.dvp import DVPConnection
 from dvp_common.dvp import labels as L
-from dvp_common.dvp.resources import VIRTUAL_DISK, VIRTUAL_MACHINE, VIRTUAL_MACHINE_OPERATION
+from dvp_common.dvp.resources import MODULE_CONFIG, VIRTUAL_DISK, VIRTUAL_MACHINE, VIRTUAL_MACHINE_OPERATION
 from dvp_common.kube import KubeClient, KubeError, NotFound
 from dvp_common.kube.resources import NODE, SERVICE
 from dvp_sim import SimConfig, Simulator, seed
@@ -59,6 +62,7 @@ class Env:
         self.guest = guest_api.client()
         seed.storage_class(self.dvp, "sim-fast")
         seed.vm_class(self.dvp, "generic")
+        self.parent_module(True)
         self.ns = dvp_api.create_namespace("ccm")
         self.guest_ns = guest_api.create_namespace("ccm")
         self.uuid = str(uuid.uuid4())
@@ -101,6 +105,17 @@ class Env:
     def vm_labels(self, name: str) -> dict[str, str]:
         return self.dvp.get(VIRTUAL_MACHINE, name, self.ns)["metadata"].get("labels") or {}
 
+    def parent_module(self, enabled: bool | None) -> None:
+        """The parent's ModuleConfig service-with-healthchecks with `spec.enabled`; None: no such ModuleConfig."""
+        if enabled is None:
+            self.dvp.delete(MODULE_CONFIG, PM.NAME, missing_ok=True)
+            return
+        mc = self.dvp.create(MODULE_CONFIG, {"metadata": {"name": PM.NAME}, "spec": {"enabled": enabled,
+                                                                                    "version": 1}},
+                             get_existing=True)
+        if (mc.get("spec") or {}).get("enabled") is not enabled:
+            self.dvp.patch(MODULE_CONFIG, PM.NAME, {"spec": {"enabled": enabled}})
+
     # guest -------------------------------------------------------------------------------------------------
     def node(self, short: str, *, provider_id: str = "", taints: list | None = None, ready: bool = True,
              since: str | None = None) -> str:
@@ -135,9 +150,9 @@ class Env:
         return dataclasses.replace(base, **fields)
 
     def manager(self, *, dvp_faults=None, guest_faults=None, prober=None, start: bool = True,
-                guest_token: str | None = None, **fields: Any) -> Manager:
+                guest_token: str | None = None, dvp_token: str | None = None, **fields: Any) -> Manager:
         guest = self.guest_api.client(token=guest_token, faults=guest_faults)
-        conn = DVPConnection(self.dvp_api.client(faults=dvp_faults), self.ns, self.uuid)
+        conn = DVPConnection(self.dvp_api.client(token=dvp_token, faults=dvp_faults), self.ns, self.uuid)
         m = Manager(self.settings(**fields), guest, conn, registry=CollectorRegistry(), prober=prober,
                     exit_on_lost_lease=lambda: self.exits.append("lost"), watch_timeout=1)
         self.managers.append(m)

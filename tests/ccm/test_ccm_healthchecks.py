@@ -1,22 +1,22 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""LoadBalancers as ServiceWithHealthchecks when DVP serves the kind, plain Services when it does not, and the
-switch between the two keeping the address; on the real APIs with the simulator playing DVP's controllers."""
+"""LoadBalancers as ServiceWithHealthchecks when DVP serves the kind (the parent's module on, as every Env starts),
+plain Services when it does not, and the switch between the two keeping the address; on the real APIs with the
+simulator playing DVP's controllers. The parent's ModuleConfig deciding: test_ccm_healthchecks_module.py."""
 
 from __future__ import annotations
 
 import pytest
+from ccm_lb_real import PORTS, get, guest_ingress, lb_service, nodes
 from ccm_real import Env, eventually
 from dvp_ccm.domain import loadbalancer as LB
 from dvp_common.dvp import labels as L
 from dvp_common.dvp.resources import SERVICE as DVP_SERVICE
 from dvp_common.dvp.resources import SERVICE_WITH_HEALTHCHECKS as SWHC
 from dvp_common.dvp.resources import VIRTUAL_MACHINE
-from dvp_common.kube import Fault, NotFound, ScriptedFaults
+from dvp_common.kube import Fault, ScriptedFaults
 from dvp_common.kube.resources import ENDPOINT_SLICE, SERVICE
 from dvp_sim.domain.healthchecks import FAILING_PORTS
-
-PORTS = [{"name": "http", "port": 80, "targetPort": 8080}, {"name": "https", "port": 443, "targetPort": 8443}]
 
 
 @pytest.fixture
@@ -37,29 +37,6 @@ class Discovery:
             return None
         self.asked += 1
         return Fault(status=404, reason="NotFound") if self.hidden else None
-
-
-def get(client, res, name, ns):
-    try:
-        return client.get(res, name, ns)
-    except NotFound:
-        return None
-
-
-def guest_ingress(env: Env, name: str = "web") -> list:
-    return (env.guest.get(SERVICE, name, env.guest_ns).get("status") or {}).get("loadBalancer", {}).get("ingress")
-
-
-def nodes(env: Env, count: int, prefix: str = "h") -> list[str]:
-    for i in range(count):
-        env.vm(f"{prefix}{i}")
-        env.node(f"{prefix}{i}", provider_id=f"dvp://{prefix}{i}", taints=[])
-    return [f"{prefix}{i}" for i in range(count)]
-
-
-def lb_service(env: Env, name: str = "web", ports=None) -> dict:
-    return env.guest.create(SERVICE, {"metadata": {"name": name}, "spec": {
-        "type": "LoadBalancer", "selector": {"app": name}, "ports": ports or PORTS}}, env.guest_ns)
 
 
 def test_served_kind_gets_probes_per_target_port_and_only_healthy_nodes_get_traffic(env):

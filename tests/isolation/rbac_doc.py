@@ -9,8 +9,14 @@ import re
 from pathlib import Path
 
 import yaml
+from dvp_common.kube import Resource
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "SECURITY.md"
+RBAC = "rbac.authorization.k8s.io"
+KINDS = {"Role": Resource(RBAC, "v1", "roles", "Role"),
+         "ClusterRole": Resource(RBAC, "v1", "clusterroles", "ClusterRole", namespaced=False),
+         "RoleBinding": Resource(RBAC, "v1", "rolebindings", "RoleBinding"),
+         "ClusterRoleBinding": Resource(RBAC, "v1", "clusterrolebindings", "ClusterRoleBinding", namespaced=False)}
 
 
 def doc_block(marker: str = "dvp-rbac") -> str:
@@ -34,3 +40,12 @@ def documented_rules(marker: str = "dvp-rbac") -> set[tuple[str, str]]:
                     name = base + (f".{group}" if group else "") + (f"/{sub}" if sub else "")
                     allowed |= {(verb, name) for verb in rule["verbs"]}
     return allowed
+
+
+def apply_block(admin, marker: str, namespace: str, account: str, kinds: tuple[str, ...] = tuple(KINDS)) -> None:
+    """Create the block's objects of `kinds` for project `namespace` and ServiceAccount `account` (admin client)."""
+    text = re.sub(r"<[a-z]+ service account>", account, doc_block(marker).replace("<dvp project>", namespace))
+    for doc in yaml.safe_load_all(text):
+        if doc["kind"] in kinds:
+            res = KINDS[doc["kind"]]
+            admin.create(res, doc, namespace if res.namespaced else None, get_existing=True)

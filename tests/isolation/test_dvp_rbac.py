@@ -4,18 +4,17 @@
 records every request (dvp_common's fault hook, returning no fault) while the component does its whole job on the
 real API with the simulator: CSI (volume, publish, expand, snapshot, restore, clone, a dead VM, unpublish,
 delete), capdvp (machines created, warm-updated with boot disk growth, hot-plugged, a VM lost, the
-DeckhouseCluster deleted, machines deleted), the CCM (nodes, a LoadBalancer Service, a dead VM), the discoverer
-(rounds). Every (verb, resource) seen must be allowed by that component's documented Role/ClusterRole, and every
-rule documented must be seen (or be listed below with the path that needs it)."""
+DeckhouseCluster deleted, machines deleted), the CCM (nodes, a LoadBalancer Service, the parent's ModuleConfig
+service-with-healthchecks read, a dead VM), the discoverer (rounds). Every (verb, resource) seen must be allowed
+by that component's documented Role/ClusterRole, and every rule documented must be seen (or be listed below with
+the path that needs it)."""
 
 from __future__ import annotations
 
-import re
 import threading
 
 import grpc
 import pytest
-import yaml
 from capdvp import resources as cr
 from capdvp.controllers.machine_update import WARM_UPDATE
 from capdvp.manager import Manager as CapdvpManager
@@ -25,6 +24,7 @@ from ccm_real import Env, eventually, now_text
 from csi_env import CLUSTER, NODE, make_settings, serve
 from csi_requests import GIB, cap, create, publish, unpublish
 from csi_sim import STORAGE_CLASS, add_vm
+from dvp_ccm.domain import parent_module as PM
 from dvp_ccm.domain import taints as T
 from dvp_common.dvp.connection import DVPConnection, DVPSettings
 from dvp_common.dvp.resources import SERVICE as DVP_SERVICE
@@ -35,7 +35,7 @@ from dvp_common.kube.resources import SERVICE
 from dvp_csi.access import Dvp
 from dvp_csi.generated import csi_pb2
 from dvp_sim import SimConfig, Simulator, seed
-from isolation.rbac_doc import doc_block, documented_rules
+from isolation.rbac_doc import apply_block, documented_rules
 
 # kube verbs a client method maps to; a watch-based wait is list + watch.
 READS = {"get", "list", "watch"}
@@ -233,23 +233,14 @@ def test_the_shared_role_is_the_union_of_the_component_roles():
 
 @pytest.mark.parametrize("marker", ["dvp-rbac", *(f"dvp-rbac:{c}" for c in (*COMPONENTS, "dhctl"))])
 def test_the_documented_rbac_applies_and_grants_exactly_its_rules(rbac_api, marker):
-    from dvp_common.kube import Forbidden, Resource
+    from dvp_common.kube import Forbidden, NotFound
     from dvp_common.kube.resources import CONFIG_MAP
 
     ns = rbac_api.create_namespace("rbac-doc")
-    text = re.sub(r"<[a-z]+ service account>", "provider", doc_block(marker).replace("<dvp project>", ns))
-    kinds = {"Role": Resource("rbac.authorization.k8s.io", "v1", "roles", "Role"),
-             "ClusterRole": Resource("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole",
-                                     namespaced=False),
-             "RoleBinding": Resource("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding"),
-             "ClusterRoleBinding": Resource("rbac.authorization.k8s.io", "v1", "clusterrolebindings",
-                                            "ClusterRoleBinding", namespaced=False)}
     token = rbac_api.service_account_token(ns, "provider")
     admin, sa = rbac_api.client(), rbac_api.client(token=token)
     try:
-        for doc in yaml.safe_load_all(text):
-            res = kinds[doc["kind"]]
-            admin.create(res, doc, ns if res.namespaced else None)
+        apply_block(admin, marker, ns, "provider")
         from dvp_common.dvp import resources as dr
         from dvp_common.kube.resources import SECRET, STORAGE_CLASS
 
@@ -267,12 +258,29 @@ def test_the_documented_rbac_applies_and_grants_exactly_its_rules(rbac_api, mark
             except Forbidden:
                 return False
 
+        def may_get(res, obj_name: str) -> bool:
+            try:
+                sa.get(res, obj_name)
+            except NotFound:
+                pass
+            except Forbidden:
+                return False
+            return True
+
         first = next(p for p in probes if ("list", name(p)) in rules)
         eventually(lambda: allowed(first), what="the Role in effect")  # the authorizer sees bindings a moment later
         assert {name(p): allowed(p) for p in probes} == {name(p): ("list", name(p)) in rules for p in probes}
         if first.namespaced:
             with pytest.raises(Forbidden):
                 sa.list(first, "default")  # only in the project namespace
+        # the parent's service-with-healthchecks ModuleConfig (the CCM's optional ClusterRole): that one, get only
+        reads_module = ("get", name(dr.MODULE_CONFIG)) in rules
+        assert reads_module is (marker in ("dvp-rbac", "dvp-rbac:ccm"))
+        if reads_module:
+            eventually(lambda: may_get(dr.MODULE_CONFIG, PM.NAME), what="the ClusterRole in effect")
+        else:
+            assert not may_get(dr.MODULE_CONFIG, PM.NAME)
+        assert not may_get(dr.MODULE_CONFIG, "cloud-provider-dvp") and not allowed(dr.MODULE_CONFIG)
     finally:
         admin.close()
         sa.close()

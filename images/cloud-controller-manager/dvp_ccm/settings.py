@@ -49,7 +49,8 @@ class Settings(ManagerSettings):
     internal_network: str = setting("Main", flag="--internal-network")
     lb_annotation_prefixes: tuple[str, ...] = ()
     health_check_timeout: float = setting(3.0, flag="--lb-health-check-timeout", positive=True)
-    # the DVP kind of LoadBalancers: auto = ServiceWithHealthchecks when DVP serves it (re-asked every recheck s)
+    # the DVP kind of LoadBalancers: auto = ServiceWithHealthchecks when DVP serves it and the parent's module is on
+    # (domain.parent_module; looked at again every recheck s)
     load_balancer_kind: str = setting(AUTO, choices=MODES)
     load_balancer_kind_recheck: float = setting(300.0, positive=True)
     healthchecks: Healthchecks = group(

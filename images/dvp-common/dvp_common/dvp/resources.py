@@ -25,10 +25,12 @@ VIRTUAL_MACHINE_IP_ADDRESS_LEASE = Resource(
 RESOURCE_QUOTA = Resource("", "v1", "resourcequotas", "ResourceQuota")  # the project's quotas (discovery)
 SERVICE_WITH_HEALTHCHECKS = Resource("network.deckhouse.io", "v1alpha1", "servicewithhealthchecks",
                                      "ServiceWithHealthchecks")
+# a parent Deckhouse module's configuration (the CCM reads service-with-healthchecks'): cluster-scoped
+MODULE_CONFIG = Resource("deckhouse.io", "v1alpha1", "moduleconfigs", "ModuleConfig", namespaced=False)
 
 __all__ = [
-    "API_VERSION", "CLUSTER_VIRTUAL_IMAGE", "GROUP", "RESOURCE_QUOTA", "SECRET", "SERVICE", "SERVICE_WITH_HEALTHCHECKS",
-    "STORAGE_CLASS", "VERSION",
+    "API_VERSION", "CLUSTER_VIRTUAL_IMAGE", "GROUP", "MODULE_CONFIG", "RESOURCE_QUOTA", "SECRET", "SERVICE",
+    "SERVICE_WITH_HEALTHCHECKS", "STORAGE_CLASS", "VERSION",
     "VIRTUAL_DISK", "VIRTUAL_DISK_SNAPSHOT", "VIRTUAL_IMAGE", "VIRTUAL_MACHINE",
     "VIRTUAL_MACHINE_BLOCK_DEVICE_ATTACHMENT",
     "VIRTUAL_MACHINE_CLASS", "VIRTUAL_MACHINE_IP_ADDRESS", "VIRTUAL_MACHINE_IP_ADDRESS_LEASE",
