@@ -36,6 +36,8 @@ AUTHORIZATION_MODES = ("AlwaysAllow", "RBAC")
 DVP_CRDS = TOP / "testkit" / "dvp_sim" / "crds"
 UPSTREAM = TOP / ".cache" / "upstream" / "crds"
 OWN_CRDS = TOP / "crds"
+# Deckhouse kinds the guest serves where node-manager runs, in our own schema (node-manager owns the real CRDs).
+DECKHOUSE_CRDS = [TOP / "testkit" / "harness" / "schemas" / "instancetypescatalog.yaml"]
 
 
 def dvp_crd_files() -> list[Path]:
@@ -46,7 +48,7 @@ def guest_crd_files() -> list[Path]:
     files = sorted((UPSTREAM / "cluster-api").glob("*.yaml")) + sorted((UPSTREAM / "snapshot").glob("*.yaml"))
     if not files:
         raise HarnessError(f"no upstream CRDs under {UPSTREAM}: run `make upstream`")
-    return files + sorted(p for p in OWN_CRDS.glob("*.yaml") if not p.name.startswith("doc-ru-"))
+    return files + sorted(p for p in OWN_CRDS.glob("*.yaml") if not p.name.startswith("doc-ru-")) + DECKHOUSE_CRDS
 
 
 def guest_controllers_crd_files() -> list[Path]:

@@ -76,7 +76,7 @@ class World:
         self.sleeps: list[float] = []
         self.client = guest_client or guest_api.client()
         self.guest = Guest(self.client, attempts=3, backoff=0.01, cap=0.02, sleep=self.sleeps.append,
-                           namespace=self.ns)
+                           namespace=self.ns, catalog_name=f"{self.ns}-catalog")  # cluster-wide: its own
         self.clock = [dt.datetime(2026, 1, 1, tzinfo=dt.UTC)]
         self.disc = Discoverer(dvp, self.guest, self.metrics, "uuid-1", orphan_min_age=0,
                                now=lambda: self.clock[0], vanished_grace=grace, scrub=Scrub(lambda: [TOKEN]))

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import jsonschema
 import yaml
-from cloud_data_discoverer.domain import conditions, discovery, instance_types, orphans, shapes
+from cloud_data_discoverer.domain import catalog, conditions, discovery, instance_types, orphans, shapes
 from cloud_data_discoverer.guest import CLUSTER_CONFIGURATION_KEY, _key
 from dvp_common.dvp import labels as L
 from hypothesis import HealthCheck, given, settings
@@ -87,6 +87,9 @@ def schema() -> dict:
 
 
 SCHEMA = schema()
+# node-manager's schema of the catalog, as the guest API of the tests serves it
+CATALOG_SCHEMA = yaml.safe_load((ROOT / "testkit/harness/schemas/instancetypescatalog.yaml").read_text())[
+    "spec"]["versions"][0]["schema"]["openAPIV3Schema"]
 
 
 def _installer(secret) -> tuple[dict, list[str]]:
@@ -123,6 +126,9 @@ def test_any_input_ends_in_a_result_or_its_documented_error(installer, last, van
 
     types, more = instance_types.catalog(vmcs)
     skipped += more
+    built, left_out = catalog.build(types)
+    published_types = catalog.instance_types(built)
+    jsonschema.validate({"instanceTypes": published_types}, CATALOG_SCHEMA)
     quota, more = conditions.quota_conditions(quotas, 0.9)
     skipped += more
     rendered_conditions = conditions.render([conditions.reachability(None), *quota])
@@ -138,5 +144,6 @@ def test_any_input_ends_in_a_result_or_its_documented_error(installer, last, van
     assert all(shapes.is_name(t.virtual_machine_class) for t in types)
     assert all(shapes.is_name(d.name) for d in found)
     outputs = [published, discovery.render(record), rendered_conditions, *said, repr(types), repr(found),
-               *(s.ref + s.reason for s in skipped), *(c.label for c in quota)]
+               *(s.ref + s.reason for s in skipped), *(c.label for c in quota), json.dumps(published_types),
+               *(o.ref + o.reason for o in left_out)]
     assert not [text for text in outputs if TOKEN in text]

@@ -1,8 +1,8 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
 """The discoverer's rendered RBAC (templates/cloud-data-discoverer/rbac-for-us.yaml) is enough for a round and no
-more: applied to the RBAC-mode API server, the ServiceAccount's token runs a full round on the guest side and is
-refused anything else in kube-system."""
+more: applied to the RBAC-mode API server, the ServiceAccount's token runs a full round on the guest side
+(node-manager's InstanceTypesCatalog included) and is refused anything else in kube-system and any other catalog."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ import json
 import uuid
 
 import pytest
+from cloud_data_discoverer import guest as g
 from cloud_data_discoverer.discoverer import Discoverer
-from cloud_data_discoverer.guest import Guest
+from cloud_data_discoverer.guest import INSTANCE_TYPES_CATALOG, Guest
 from cloud_data_discoverer.metrics import Metrics
 from dvp_common.dvp import DVPConnection, Inventory
 from dvp_common.kube import Forbidden, Resource
@@ -59,9 +60,25 @@ def test_rendered_rbac_suffices_and_limits(rbac_api, dvp_api):
     sa = rbac_api.client(token=token)
     conn = DVPConnection(dvp_api.client(), dvp_api.create_namespace("cdd"), str(uuid.uuid4()))
     disc = Discoverer(Inventory(conn), Guest(sa, attempts=1), Metrics(), conn.cluster_uuid)
+    admin.delete(INSTANCE_TYPES_CATALOG, "for-cluster-autoscaler", missing_ok=True)
+    outcomes = []
     for _ in range(2):  # create, then update paths
         result = disc.run_once()
-        assert result.write_error is None and result.dvp_error is None
+        assert result.write_error is None and result.dvp_error is None and result.refused is None
+        outcomes.append(result.catalog_outcome)
+    assert outcomes == [g.CREATED, g.UNCHANGED]
+    # an update too: the stored list differs from what DVP says
+    admin.patch(INSTANCE_TYPES_CATALOG, "for-cluster-autoscaler", {"instanceTypes": [
+        {"name": "stale", "cpu": "1", "memory": "1Gi"}]})
+    assert disc.run_once().catalog_outcome == g.UPDATED
+    assert admin.get(INSTANCE_TYPES_CATALOG, "for-cluster-autoscaler")["metadata"]["labels"] == {
+        "heritage": "deckhouse", "module": "cloud-provider-dvp"}
+    admin.create(INSTANCE_TYPES_CATALOG, {"metadata": {"name": "someone-elses"}, "instanceTypes": []},
+                 get_existing=True)
+    with pytest.raises(Forbidden):
+        sa.get(INSTANCE_TYPES_CATALOG, "someone-elses")
+    with pytest.raises(Forbidden):
+        sa.list(INSTANCE_TYPES_CATALOG)
     secret = admin.get(SECRET, "d8-cloud-provider-discovery-data", "kube-system")
     data = json.loads(base64.b64decode(secret["data"]["discovery-data.json"]))
     assert data["zones"] == ["z"] and {"name": "from-installer", "isEnabled": True} in data["storageClasses"]

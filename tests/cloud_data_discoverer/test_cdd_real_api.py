@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 from cloud_data_discoverer.discoverer import Discoverer
-from cloud_data_discoverer.guest import Guest
+from cloud_data_discoverer.guest import INSTANCE_TYPES_CATALOG, Guest
 from cloud_data_discoverer.metrics import Metrics
 from dvp_common.dvp import DVPConnection, Inventory
 from dvp_common.dvp import labels as L
@@ -53,8 +53,9 @@ class Env:
         self.conn = DVPConnection(faulty, self.ns, self.uuid)
         self.metrics = Metrics()
         self.sleeps: list[float] = []
+        self.catalog = f"{self.p}-catalog"  # cluster-wide: each test its own
         self.guest_io = Guest(guest_api.client(), attempts=3, backoff=0.01, cap=0.02, sleep=self.sleeps.append,
-                              namespace=self.gns)
+                              namespace=self.gns, catalog_name=self.catalog)
         self.disc = Discoverer(Inventory(self.conn), self.guest_io, self.metrics, self.uuid, orphan_min_age=0)
         self.classes: list[str] = []
 
@@ -85,6 +86,7 @@ class Env:
     def close(self) -> None:
         for name in self.classes:
             self.dvp.delete(STORAGE_CLASS, name, missing_ok=True)
+        self.guest.delete(INSTANCE_TYPES_CATALOG, self.catalog, missing_ok=True)
 
 
 @pytest.fixture
@@ -281,7 +283,8 @@ def test_write_gives_up_after_bounded_backoff(env, guest_api):
     result = env.disc.run_once()
     assert result.write_error.startswith(
         f'Secret "{env.gns}/d8-cloud-provider-discovery-data": gave up after 3 attempts')
-    assert env.sleeps == [0.01, 0.02, 0.01, 0.02]  # discovery Secret, then the conditions ConfigMap
+    # the InstanceTypesCatalog, the discovery Secret, then the conditions ConfigMap
+    assert env.sleeps == [0.01, 0.02, 0.01, 0.02, 0.01, 0.02]
     assert env.disc.liveness() == result.write_error
     assert env.sample("cloud_data_discovery_update_resource_error") == 1
     env.guest_io.client = env.guest_api.client()

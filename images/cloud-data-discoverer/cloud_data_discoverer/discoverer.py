@@ -2,6 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """One discovery round, as upstream orders it: conditions, instance types, discovery data, orphaned disks.
 
+The instance types go to node-manager's InstanceTypesCatalog too (domain.catalog); a guest without node-manager
+does not serve that kind, which is said once in the log and is no failure.
+
 A failed DVP read never overwrites what the guest holds: the discovery Secret keeps its last good content,
 and the conditions ConfigMap says why. Each object is judged alone: a malformed one is skipped with a log line
 and counted, the round goes on. Health: liveness fails only once a guest write gave up on errors that may pass
@@ -22,9 +25,10 @@ from dvp_common.dvp import labels as L
 from dvp_common.kube import KubeError
 
 from . import errors
+from . import guest as g
 from . import metrics as m
+from .domain import catalog, discovery, instance_types, orphans, shapes
 from .domain import conditions as cond
-from .domain import discovery, instance_types, orphans, shapes
 from .domain.shapes import Skipped
 from .guest import CLUSTER_CONFIGURATION, DISCOVERY_SECRET, Guest, WriteGaveUp, WriteRefused
 
@@ -39,6 +43,8 @@ class RoundResult:
     conditions: list[cond.Condition] = field(default_factory=list)
     orphans: list[orphans.OrphanedDisk] = field(default_factory=list)
     instance_types: list[instance_types.InstanceType] = field(default_factory=list)
+    catalog_outcome: str | None = None  # guest.CREATED, UNCHANGED, ...; None: not tried this round
+    catalog_left_out: list[catalog.LeftOut] = field(default_factory=list)
     write_error: str | None = None  # a guest write gave up on errors that may pass
     refused: str | None = None  # a guest write that cannot succeed as it is
     failed: str | None = None  # a phase broke (a bug): its data is stale
@@ -58,6 +64,7 @@ class Discoverer:
         self.not_ready: str | None = "no round yet"
         self.write_error: str | None = None
         self.rounds = 0
+        self.catalog_state: str | None = None  # the last catalog outcome, so a lasting one is logged once
 
     # health checks (dvp_common.runtime.HealthServer: None is fine, a string is the failure)
     def liveness(self) -> str | None:
@@ -135,6 +142,30 @@ class Discoverer:
         result.skipped += skipped
         self.metrics.request_error.labels(m.INSTANCE_TYPES).set(0)
         self.metrics.set_instance_types(result.instance_types)
+        self._catalog(result)
+
+    def _catalog(self, result: RoundResult) -> None:
+        entries, result.catalog_left_out = catalog.build(result.instance_types)
+        what = f'{catalog.KIND} "{self.guest.catalog_name}"'
+        try:
+            result.catalog_outcome = self.guest.write_catalog(catalog.instance_types(entries))
+        except WriteRefused as exc:
+            result.refused = result.refused or self.scrub(exc)
+            log.error("instance types: %s", self.scrub(exc))
+            return
+        except (KubeError, WriteGaveUp) as exc:
+            result.write_error = result.write_error or self.scrub(exc)
+            log.error("instance types: %s", self.scrub(exc))
+            return
+        if result.catalog_outcome in (g.CREATED, g.UPDATED):
+            log.info("%s %s: %d instance types", what, result.catalog_outcome, len(entries))
+            for out in result.catalog_left_out:
+                log.info("%s: %s left out: %s", what, out.ref, out.reason)
+        elif result.catalog_outcome != self.catalog_state and result.catalog_outcome == g.NOT_SERVED:
+            log.info("%s: the guest does not serve the kind (node-manager absent): not published", what)
+        elif result.catalog_outcome != self.catalog_state and result.catalog_outcome == g.FOREIGN:
+            log.warning("%s exists without our labels: someone else's, left alone", what)
+        self.catalog_state = result.catalog_outcome
 
     def _installer_data(self, result: RoundResult) -> dict | None:
         """The installer's data, sanitized; None when it is unusable (the Secret keeps its last good content)."""

@@ -1,9 +1,9 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The guest side: read the starting discovery data and PVs, write the discovery Secret and the conditions
-ConfigMap. Writes are create-or-update, skipped when nothing changed, retried with capped backoff when the
-failure may pass (a refusal that no repeat changes, such as 422 or 403, is not retried), and never larger than
-a Secret may be."""
+"""The guest side: read the starting discovery data and PVs, write the discovery Secret, the conditions
+ConfigMap and node-manager's InstanceTypesCatalog. Writes are create-or-update, skipped when nothing changed,
+retried with capped backoff when the failure may pass (a refusal that no repeat changes, such as 422 or 403, is
+not retried), and never larger than a Secret may be."""
 
 from __future__ import annotations
 
@@ -14,9 +14,10 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from dvp_common.kube import AlreadyExists, ApiError, KubeClient, KubeError, NotFound, get_or_none
+from dvp_common.kube import AlreadyExists, ApiError, KubeClient, KubeError, NotFound, Resource, get_or_none
 from dvp_common.kube.resources import CONFIG_MAP, PERSISTENT_VOLUME, SECRET
 
+from .domain import catalog
 from .domain.discovery import InvalidDiscoveryData
 
 NAMESPACE = "kube-system"
@@ -32,6 +33,11 @@ PERMANENT = frozenset({400, 403, 404, 405, 413, 415, 422})
 CONDITIONS_CONFIG_MAP = "d8-cloud-provider-conditions"
 CONDITIONS_KEY = "conditions"
 LABELS = {"heritage": "deckhouse", "module": "cloud-provider-dvp"}
+# node-manager owns the CRD; the guest serves the kind only where node-manager is enabled.
+INSTANCE_TYPES_CATALOG = Resource("deckhouse.io", "v1alpha1", "instancetypescatalogs", catalog.KIND,
+                                  namespaced=False)
+# What write_catalog found.
+CREATED, UPDATED, UNCHANGED, NOT_SERVED, FOREIGN = "created", "updated", "unchanged", "not served", "foreign"
 
 log = logging.getLogger("cloud_data_discoverer")
 T = TypeVar("T")
@@ -59,9 +65,11 @@ def _key(secret: dict, key: str) -> str | None:
 
 class Guest:
     def __init__(self, client: KubeClient, attempts: int = 15, backoff: float = 3.0, cap: float = 30.0,
-                 sleep: Callable[[float], None] = time.sleep, namespace: str = NAMESPACE) -> None:
+                 sleep: Callable[[float], None] = time.sleep, namespace: str = NAMESPACE,
+                 catalog_name: str = catalog.NAME) -> None:
         self.client, self.attempts, self.backoff, self.cap, self.sleep = client, attempts, backoff, cap, sleep
         self.namespace = namespace  # kube-system; tests use their own
+        self.catalog_name = catalog_name  # node-manager reads only this one; tests use their own
 
     def starting_data(self) -> str | None:
         """The installer's discovery data; the Secret or the key may be absent. InvalidDiscoveryData when
@@ -105,6 +113,34 @@ class Guest:
                 "data": {CONDITIONS_KEY: text}}
         return self._retrying(f'ConfigMap "{self.namespace}/{CONDITIONS_CONFIG_MAP}"',
                               lambda: self._upsert(CONFIG_MAP, body))
+
+    def write_catalog(self, instance_types: list[dict[str, str]]) -> str:
+        """CREATED, UPDATED or UNCHANGED; NOT_SERVED when the guest has no such kind; FOREIGN when the object
+        exists without our labels (someone else's: left alone)."""
+        return self._retrying(f'{catalog.KIND} "{self.catalog_name}"', lambda: self._upsert_catalog(instance_types))
+
+    def _upsert_catalog(self, instance_types: list[dict[str, str]]) -> str:
+        res, name = INSTANCE_TYPES_CATALOG, self.catalog_name
+        try:
+            current = self.client.get(res, name)
+        except NotFound:
+            if not self.client.served(res):
+                return NOT_SERVED
+            body = {"apiVersion": catalog.API_VERSION, "kind": catalog.KIND,
+                    "metadata": {"name": name, "labels": dict(LABELS)}, "instanceTypes": instance_types}
+            try:
+                self.client.create(res, body)
+                return CREATED
+            except AlreadyExists:
+                current = self.client.get(res, name)
+        labels = (current.get("metadata") or {}).get("labels") or {}
+        if any(labels.get(k) != v for k, v in LABELS.items()):
+            return FOREIGN
+        if catalog.same(current.get("instanceTypes"), instance_types):
+            return UNCHANGED
+        # The read metadata goes back as it was: its resourceVersion and uid make the update conditional.
+        self.client.replace(res, {**current, "instanceTypes": instance_types})
+        return UPDATED
 
     def current_conditions(self) -> str | None:
         found = get_or_none(self.client, CONFIG_MAP, CONDITIONS_CONFIG_MAP, self.namespace)

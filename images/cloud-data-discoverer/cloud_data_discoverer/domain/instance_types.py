@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """The instance-types catalog: what a DVPInstanceClass may ask of each VirtualMachineClass.
 
-One entry per sizing policy (cores range, memory range, allowed core fractions); a class without sizing
-policies accepts any size and gives one unbounded entry. Memory stays in the API's quantity text.
+One entry per sizing policy (cores range and step, memory range, per-core range and step, allowed core
+fractions); a class without sizing policies accepts any size and gives one unbounded entry. Memory stays in the
+API's quantity text. `domain.catalog` turns the entries into the fixed sizes node-manager reads.
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ class InstanceType:
     memory_max: str
     core_fractions: tuple[str, ...]
     dedicated_cores: bool
+    cores_step: int = 0  # 0: every count in the range
+    memory_step: str = ""
+    memory_per_core_min: str = ""
+    memory_per_core_max: str = ""
 
 
 MAX_POLICIES = 16  # the CRD's maxItems
@@ -47,6 +52,7 @@ def _policy(name: str, i: int, policy: Any) -> InstanceType:
     policy = shapes.mapping(policy, field)
     cores = shapes.mapping(policy.get("cores"), f"{field}.cores")
     memory = shapes.mapping(policy.get("memory"), f"{field}.memory")
+    per_core = shapes.mapping(memory.get("perCore"), f"{field}.memory.perCore")
     dedicated = shapes.items(policy.get("dedicatedCores"), f"{field}.dedicatedCores")
     if not all(isinstance(v, bool) for v in dedicated):
         raise Malformed(f"{field}.dedicatedCores is not a list of booleans")
@@ -54,7 +60,11 @@ def _policy(name: str, i: int, policy: Any) -> InstanceType:
                         shapes.integer(cores.get("max"), f"{field}.cores.max") or 0,
                         shapes.quantity(memory.get("min"), f"{field}.memory.min") or "",
                         shapes.quantity(memory.get("max"), f"{field}.memory.max") or "",
-                        _fractions(policy.get("coreFractions"), f"{field}.coreFractions"), any(dedicated))
+                        _fractions(policy.get("coreFractions"), f"{field}.coreFractions"), any(dedicated),
+                        shapes.integer(cores.get("step"), f"{field}.cores.step") or 0,
+                        shapes.quantity(memory.get("step"), f"{field}.memory.step") or "",
+                        shapes.quantity(per_core.get("min"), f"{field}.memory.perCore.min") or "",
+                        shapes.quantity(per_core.get("max"), f"{field}.memory.perCore.max") or "")
 
 
 def entries(vmc: Any) -> list[InstanceType]:
