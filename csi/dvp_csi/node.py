@@ -16,6 +16,7 @@ import grpc
 from .domain import names
 from .domain.capabilities import fs_type, require_supported
 from .domain.errors import CsiError, not_found
+from .domain.topology import SEGMENT
 from .generated import csi_pb2, csi_pb2_grpc
 from .locks import TryLocks
 from .os_ops import OsError, OsOps
@@ -71,7 +72,8 @@ class NodeServicer(csi_pb2_grpc.NodeServicer):
             static = UNKNOWN_STATIC_DISKS
         # 0 would mean "unlimited" to Kubernetes, so never report less than 1
         return csi_pb2.NodeGetInfoResponse(node_id=self.s.node_name,
-                                           max_volumes_per_node=max(1, self.s.max_block_devices - static))
+                                           max_volumes_per_node=max(1, self.s.max_block_devices - static),
+                                           accessible_topology=csi_pb2.Topology(segments=SEGMENT))
 
     @handler
     def NodeStageVolume(self, request, context):  # noqa: N802

@@ -165,4 +165,7 @@ def test_node_capabilities(node):
 
 
 def test_node_info_without_dvp_access_assumes_the_boot_disk(node):
-    assert node.node.NodeGetInfo(csi_pb2.NodeGetInfoRequest()).max_volumes_per_node == 15
+    info = node.node.NodeGetInfo(csi_pb2.NodeGetInfoRequest())
+    assert info.max_volumes_per_node == 15
+    # one segment for the whole project (the provisioner's capacity tracking needs a key; test_sidecars_capacity)
+    assert dict(info.accessible_topology.segments) == {"topology.csi.dvp.deckhouse.io/scope": "project"}
