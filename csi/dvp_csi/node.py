@@ -16,15 +16,21 @@ import grpc
 from .domain import names
 from .domain.capabilities import fs_type, require_supported
 from .domain.errors import CsiError, not_found
+from .domain.node_health import PathState, path_entries, paths_to_check
+from .domain.topology import SEGMENT
 from .generated import csi_pb2, csi_pb2_grpc
 from .locks import TryLocks
 from .os_ops import OsError, OsOps
 from .rpc import handler, require
 from .settings import Settings
+from .volume_health import to_proto
 
 log = logging.getLogger(__name__)
 NodeCap = csi_pb2.NodeServiceCapability.RPC
-CAPABILITIES = (NodeCap.STAGE_UNSTAGE_VOLUME, NodeCap.GET_VOLUME_STATS, NodeCap.EXPAND_VOLUME)
+# GET_VOLUME_HEALTH: CSI 1.13's NodeGetVolumeHealth, which replaced the removed VOLUME_CONDITION of
+# NodeGetVolumeStats (kubelet >= 1.37 asks it)
+CAPABILITIES = (NodeCap.STAGE_UNSTAGE_VOLUME, NodeCap.GET_VOLUME_STATS, NodeCap.EXPAND_VOLUME,
+                NodeCap.GET_VOLUME_HEALTH)
 SERIAL_KEY = "serial"
 _SERIAL = re.compile(r"^[0-9a-f]{32}$")
 READ_ONLY = csi_pb2.VolumeCapability.AccessMode.SINGLE_NODE_READER_ONLY
@@ -71,7 +77,8 @@ class NodeServicer(csi_pb2_grpc.NodeServicer):
             static = UNKNOWN_STATIC_DISKS
         # 0 would mean "unlimited" to Kubernetes, so never report less than 1
         return csi_pb2.NodeGetInfoResponse(node_id=self.s.node_name,
-                                           max_volumes_per_node=max(1, self.s.max_block_devices - static))
+                                           max_volumes_per_node=max(1, self.s.max_block_devices - static),
+                                           accessible_topology=csi_pb2.Topology(segments=SEGMENT))
 
     @handler
     def NodeStageVolume(self, request, context):  # noqa: N802
@@ -160,6 +167,25 @@ class NodeServicer(csi_pb2_grpc.NodeServicer):
         return csi_pb2.NodeGetVolumeStatsResponse(usage=[
             Unit(unit=Unit.BYTES, total=u.total, available=u.available, used=u.used),
             Unit(unit=Unit.INODES, total=u.inodes, available=u.inodes_free, used=u.inodes_used)])
+
+    @handler
+    def NodeGetVolumeHealth(self, request, context):  # noqa: N802
+        require(request, "volume_id")
+        publish, staging = (self._probe(role, path) if path else None for role, path in (
+            ("publish", request.volume_publish_path), ("staging", request.staging_target_path)))
+        entries = path_entries(request.volume_id, paths_to_check(publish, staging))
+        return csi_pb2.NodeGetVolumeHealthResponse(volume_health=to_proto(request.volume_id, entries))
+
+    def _probe(self, role: str, path: str) -> PathState:
+        if not self.os.exists(path):
+            return PathState(role, path, False, False, False, None)
+        block, mounted = self.os.is_block_device(path), self.os.is_mountpoint(path)
+        disk_backed = block or (mounted and (self.os.mount_source(path) or "").startswith("/dev/"))
+        try:
+            present = self.os.device_present(path) if disk_backed else None
+        except OSError:
+            present = False  # the path went meanwhile, or its device cannot be read
+        return PathState(role, path, True, block, mounted, present)
 
     @handler
     def NodeExpandVolume(self, request, context):  # noqa: N802

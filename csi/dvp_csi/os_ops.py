@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass
 
 COMMAND_TIMEOUT = 120.0  # mkfs of a large disk is the slowest call
+SYS_DEV_BLOCK = "/sys/dev/block"
 
 
 class OsError(Exception):
@@ -134,6 +135,13 @@ class OsOps:
         total, free, avail = st.f_blocks * st.f_frsize, st.f_bfree * st.f_frsize, st.f_bavail * st.f_frsize
         return Usage(total=total, available=avail, used=total - free, inodes=st.f_files, inodes_free=st.f_ffree,
                      inodes_used=st.f_files - st.f_ffree)
+
+    def device_present(self, path: str) -> bool:
+        """Whether the kernel still has the block device behind `path` (a block device file, or a filesystem
+        mounted from one): a hot-unplugged disk leaves its device numbers in the mount, not in /sys/dev/block."""
+        st = os.stat(path)
+        dev = st.st_rdev if stat.S_ISBLK(st.st_mode) else st.st_dev
+        return os.path.exists(f"{SYS_DEV_BLOCK}/{os.major(dev)}:{os.minor(dev)}")
 
     def block_size(self, device: str) -> int:
         return int(self.run("blockdev", "--getsize64", device).strip())

@@ -1,12 +1,14 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
 """ControllerGetVolumeHealth and ControllerListVolumeHealth (CSI's volume health, GET_VOLUME_HEALTH and
-LIST_VOLUME_HEALTH): the VirtualDisk's state as DVP reports it, judged by domain/health.py. The node plugin reads
-no DVP state, so it advertises no NodeGetVolumeHealth."""
+LIST_VOLUME_HEALTH): the VirtualDisk's state as DVP reports it, judged by domain/health.py. The node plugin's
+NodeGetVolumeHealth judges what the node sees (domain/node_health.py) with the same entries."""
 
 from __future__ import annotations
 
-from .domain.health import health_entries
+from collections.abc import Iterable
+
+from .domain.health import Entry, health_entries
 from .generated import csi_pb2
 from .rpc import handler, require
 from .volumes import paginate
@@ -15,11 +17,14 @@ Cap = csi_pb2.ControllerServiceCapability.RPC
 CAPABILITIES = (Cap.GET_VOLUME_HEALTH, Cap.LIST_VOLUME_HEALTH)
 
 
+def to_proto(volume_id: str, entries: Iterable[Entry]) -> csi_pb2.VolumeHealth:
+    return csi_pb2.VolumeHealth(volume_id=volume_id, health_statuses=[
+        csi_pb2.VolumeHealth.VolumeHealthEntry(status=csi_pb2.VolumeHealthErrorType.Value(e.status),
+                                               reason=e.reason, message=e.message) for e in entries])
+
+
 def volume_health(disk) -> csi_pb2.VolumeHealth:
-    entries = [csi_pb2.VolumeHealth.VolumeHealthEntry(status=csi_pb2.VolumeHealthErrorType.Value(e.status),
-                                                      reason=e.reason, message=e.message)
-               for e in health_entries(disk)]
-    return csi_pb2.VolumeHealth(volume_id=disk["metadata"]["name"], health_statuses=entries)
+    return to_proto(disk["metadata"]["name"], health_entries(disk))
 
 
 class VolumeHealthService:

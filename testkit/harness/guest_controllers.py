@@ -123,12 +123,14 @@ class GuestControllers:
 
 
 def register_node(client, name: str, *, csi_driver: str | None = None, attach_limit: int = 14,
-                  uninitialized: bool = False, labels: dict[str, str] | None = None, wait: bool = True) -> dict | None:
+                  topology: dict[str, str] | None = None, uninitialized: bool = False,
+                  labels: dict[str, str] | None = None, wait: bool = True) -> dict | None:
     """What a kubelet does when it starts: the Node with its capacity and the annotation that hands attaching to
     the attach-detach controller (and, with an external cloud provider, the uninitialized taint); the CSINode the
-    node plugin's registration writes. kwok then keeps the Node Ready (`wait`: until it is). Idempotent."""
+    node plugin's registration writes, with the driver's `topology` segment (NodeGetInfo's: kubelet labels the
+    Node with it and lists its keys). kwok then keeps the Node Ready (`wait`: until it is). Idempotent."""
     body = {"metadata": {"name": name, "labels": {KWOK_LABEL: KWOK_VALUE, "kubernetes.io/hostname": name,
-                                                  "kubernetes.io/os": "linux", **(labels or {})},
+                                                  "kubernetes.io/os": "linux", **(topology or {}), **(labels or {})},
                          "annotations": {"volumes.kubernetes.io/controller-managed-attach-detach": "true"}},
             "spec": {"taints": [{"key": UNINITIALIZED, "value": "true", "effect": "NoSchedule"}]
                      if uninitialized else []}}
@@ -139,7 +141,8 @@ def register_node(client, name: str, *, csi_driver: str | None = None, attach_li
     if csi_driver:
         with contextlib.suppress(AlreadyExists):
             client.create(CSI_NODE, {"metadata": {"name": name}, "spec": {"drivers": [
-                {"name": csi_driver, "nodeID": name, "allocatable": {"count": attach_limit}}]}})
+                {"name": csi_driver, "nodeID": name, "allocatable": {"count": attach_limit},
+                 "topologyKeys": sorted(topology or {})}]}})
     return wait_node_ready(client, name) if wait else None
 
 

@@ -15,6 +15,7 @@ class FakeOs(OsOps):
         self.mount_table: dict[str, str] = {}  # target -> source
         self.paths: set[str] = set()
         self.calls: list[tuple] = []
+        self.unplugged: set[str] = set()  # devices the kernel no longer has (their mounts stay)
 
     def add_disk(self, link: str, device: str, fs: str = "", size: int = 1 << 30) -> None:
         self.links[link], self.fs[device], self.sizes[device] = device, fs, size
@@ -70,6 +71,9 @@ class FakeOs(OsOps):
 
     def usage(self, path):
         return Usage(total=100, available=60, used=40, inodes=10, inodes_free=7, inodes_used=3)
+
+    def device_present(self, path):
+        return self.mount_table.get(path, path) not in self.unplugged
 
     def block_size(self, device):
         return self.sizes[self.links.get(device, self.mount_table.get(device, device))]

@@ -15,8 +15,7 @@ BINARY = ROOT / ".bin" / "csi-sanity"
 
 # Specs csi-sanity skips because we do not advertise the capability (skip message -> why). Any other skip fails.
 UNADVERTISED = {
-    "NodeGetVolumeHealth not supported": "the node plugin reads no DVP state (the controller reports health)",
-    "NodeGetStorageHealth not supported": "same",
+    "NodeGetStorageHealth not supported": "the node plugin holds no DVP credentials: no view of DVP's storage",
     "GroupControllerService not supported": "DVP has no consistent multi-disk snapshots",
     "SNAPSHOT_ACCESSIBILITY_CONSTRAINTS not supported": "no topology: DVP disks follow the VM",
     "ControllerPublishVolume.readonly field not supported": "a VMBDA cannot attach read-only; the node mounts ro",

@@ -161,8 +161,60 @@ def test_node_info_counts_the_vm_static_disks(dvp_api, tmp_path, fake_os, static
 def test_node_capabilities(node):
     caps = {c.rpc.type for c in node.node.NodeGetCapabilities(csi_pb2.NodeGetCapabilitiesRequest()).capabilities}
     R = csi_pb2.NodeServiceCapability.RPC
-    assert caps == {R.STAGE_UNSTAGE_VOLUME, R.GET_VOLUME_STATS, R.EXPAND_VOLUME}
+    assert caps == {R.STAGE_UNSTAGE_VOLUME, R.GET_VOLUME_STATS, R.EXPAND_VOLUME, R.GET_VOLUME_HEALTH}
 
 
 def test_node_info_without_dvp_access_assumes_the_boot_disk(node):
-    assert node.node.NodeGetInfo(csi_pb2.NodeGetInfoRequest()).max_volumes_per_node == 15
+    info = node.node.NodeGetInfo(csi_pb2.NodeGetInfoRequest())
+    assert info.max_volumes_per_node == 15
+    # one segment for the whole project (the provisioner's capacity tracking needs a key; test_sidecars_capacity)
+    assert dict(info.accessible_topology.segments) == {"topology.csi.dvp.deckhouse.io/scope": "project"}
+
+
+def health(r: Running, publish_path: str = TARGET, staging: str = STAGE) -> list[tuple[str, str, str]]:
+    vh = r.node.NodeGetVolumeHealth(csi_pb2.NodeGetVolumeHealthRequest(
+        volume_id="pvc-n", volume_publish_path=publish_path, staging_target_path=staging)).volume_health
+    assert vh.volume_id == "pvc-n"
+    return [(csi_pb2.VolumeHealthErrorType.Name(e.status), e.reason, e.message) for e in vh.health_statuses]
+
+
+def test_volume_health_is_advertised(node):
+    caps = {c.rpc.type for c in node.node.NodeGetCapabilities(csi_pb2.NodeGetCapabilitiesRequest()).capabilities}
+    assert csi_pb2.NodeServiceCapability.RPC.GET_VOLUME_HEALTH in caps
+
+
+def test_health_of_a_mounted_volume_and_of_its_lost_mount_or_disk(node, fake_os):
+    fake_os.add_disk(link(node), "/dev/sdb", fs="ext4")
+    node.node.NodeStageVolume(stage())
+    node.node.NodePublishVolume(publish())
+    assert health(node) == []
+    fake_os.calls.clear()
+
+    fake_os.unplugged.add("/dev/sdb")  # hot-unplugged under its mounts
+    assert health(node) == [
+        ("INACCESSIBLE", "DeviceMissing", f"volume pvc-n: publish path {TARGET}: its disk is gone from the node"),
+        ("INACCESSIBLE", "DeviceMissing", f"volume pvc-n: staging path {STAGE}: its disk is gone from the node")]
+    fake_os.unplugged.clear()
+
+    del fake_os.mount_table[TARGET]  # unmounted behind the plugin's back
+    assert health(node) == [("INACCESSIBLE", "NotMounted", f"volume pvc-n: publish path {TARGET} is not mounted")]
+    fake_os.paths.discard(TARGET)
+    assert health(node, staging="") == [
+        ("INACCESSIBLE", "PathMissing", f"volume pvc-n: publish path {TARGET} does not exist")]
+    assert fake_os.calls == []  # health only looks
+
+
+def test_health_of_a_raw_block_volume_ignores_its_staging_directory(node, fake_os):
+    fake_os.add_disk(link(node), "/dev/sdb")
+    node.node.NodeStageVolume(stage(block=True))
+    node.node.NodePublishVolume(publish(block=True))
+    assert health(node) == []  # the staging directory of a block volume is never a mount
+    fake_os.unplugged.add("/dev/sdb")
+    assert health(node) == [
+        ("INACCESSIBLE", "DeviceMissing", f"volume pvc-n: publish path {TARGET}: its disk is gone from the node")]
+
+
+def test_health_without_paths_is_healthy_and_without_volume_id_invalid(node):
+    assert health(node, publish_path="", staging="") == []
+    expect_code(C.INVALID_ARGUMENT, node.node.NodeGetVolumeHealth, csi_pb2.NodeGetVolumeHealthRequest(),
+                "volume_id is required")

@@ -137,3 +137,44 @@ def test_offline_grow_and_filesystem_probe(tmp_path):
         assert int(fields["Block count"]) * int(fields["Block size"]) == 96 * MIB
     finally:
         subprocess.run(["losetup", "-d", loop], check=False)
+
+
+def node_health(r: Running, volume_id: str, target: str, stage: str) -> list[tuple[str, str]]:
+    vh = r.node.NodeGetVolumeHealth(csi_pb2.NodeGetVolumeHealthRequest(
+        volume_id=volume_id, volume_publish_path=target, staging_target_path=stage)).volume_health
+    return [(e.reason, e.message) for e in vh.health_statuses]
+
+
+def test_volume_health_on_real_mounts_and_devices(world, tmp_path):
+    r, loops, env = world
+    stage, target, raw = str(tmp_path / "stage"), str(tmp_path / "pods/h/vol"), str(tmp_path / "pods/h/dev")
+    vols = {}
+    for name, block in (("pvc-fs", False), ("pvc-dev", True)):
+        vol = r.controller.CreateVolume(create(name, required=32 * MIB, caps=[cap(block=block)])).volume
+        ctx = r.controller.ControllerPublishVolume(csi_pb2.ControllerPublishVolumeRequest(
+            volume_id=vol.volume_id, node_id=NODE, volume_capability=cap(block=block))).publish_context
+        vols[name] = (vol.volume_id, ctx)
+    fs_id, fs_ctx = vols["pvc-fs"]
+    r.node.NodeStageVolume(csi_pb2.NodeStageVolumeRequest(volume_id=fs_id, staging_target_path=stage,
+                                                          volume_capability=cap(), publish_context=fs_ctx))
+    r.node.NodePublishVolume(csi_pb2.NodePublishVolumeRequest(volume_id=fs_id, staging_target_path=stage,
+                                                              target_path=target, volume_capability=cap(),
+                                                              publish_context=fs_ctx))
+    dev_id, dev_ctx = vols["pvc-dev"]
+    r.node.NodePublishVolume(csi_pb2.NodePublishVolumeRequest(
+        volume_id=dev_id, staging_target_path=str(tmp_path / "stage-dev"), target_path=raw,
+        volume_capability=cap(block=True), publish_context=dev_ctx))
+    # the real devices are there (/sys/dev/block knows their numbers): healthy
+    assert node_health(r, fs_id, target, stage) == []
+    assert node_health(r, dev_id, raw, str(tmp_path / "stage-dev")) == []
+
+    subprocess.run(["umount", target], check=True)  # the pod's mount lost behind the plugin's back
+    assert node_health(r, fs_id, target, stage) == [
+        ("NotMounted", f"volume {fs_id}: publish path {target} is not mounted")]
+    subprocess.run(["umount", raw], check=True)
+    assert node_health(r, dev_id, raw, "") == [("NotMounted", f"volume {dev_id}: publish path {raw} is not mounted")]
+    r.node.NodeUnstageVolume(csi_pb2.NodeUnstageVolumeRequest(volume_id=fs_id, staging_target_path=stage))
+    os.rmdir(target)
+    assert node_health(r, fs_id, target, stage) == [
+        ("PathMissing", f"volume {fs_id}: publish path {target} does not exist"),
+        ("NotMounted", f"volume {fs_id}: staging path {stage} is not mounted")]

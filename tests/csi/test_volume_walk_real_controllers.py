@@ -14,13 +14,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 
-import csi_sidecars
 import pytest
+import sidecar_processes
 from csi_env import NODE
 from csi_sim import STORAGE_CLASS, sim_env
 from dvp_common.dvp import resources as r
 from dvp_common.kube import Resource, WaitTimeout, get_or_none
 from dvp_csi import DRIVER_NAME
+from dvp_csi.domain.topology import SEGMENT
 from harness.guest_controllers import register_node
 
 POD = Resource("", "v1", "pods", "Pod")
@@ -44,7 +45,7 @@ def world(request, guest_controllers, dvp_api, tmp_path) -> Iterator[dict]:
     kubeconfig.write_text(server.kubeconfig())
     sock = tmp_path / "csi.sock"
     try:
-        register_node(guest, NODE, csi_driver=DRIVER_NAME)
+        register_node(guest, NODE, csi_driver=DRIVER_NAME, topology=SEGMENT)
         if get_or_none(guest, SC, CLASS) is None:
             guest.create(SC, {"metadata": {"name": CLASS}, "provisioner": DRIVER_NAME,
                               "parameters": {"dvpStorageClass": STORAGE_CLASS}, "reclaimPolicy": "Delete",
@@ -52,12 +53,12 @@ def world(request, guest_controllers, dvp_api, tmp_path) -> Iterator[dict]:
             guest.create(VSC, {"metadata": {"name": SNAPSHOT_CLASS}, "driver": DRIVER_NAME,
                                "deletionPolicy": "Delete"})
         for env in sim_env(dvp_api, tmp_path, endpoint=f"unix://{sock}"):
-            procs = csi_sidecars.start(request.param, kubeconfig, sock, tmp_path)
+            procs = sidecar_processes.start(request.param, kubeconfig, sock, tmp_path)
             try:
                 yield {"guest": guest, "dvp": env.dvp, "dvp_ns": env.ns, "ns": server.create_namespace("walk"),
                        "wait": Waiter(guest, procs, guest_controllers)}
             finally:  # the sidecars go before the driver they call
-                csi_sidecars.stop(procs)
+                sidecar_processes.stop(procs)
     finally:
         guest.close()
 
@@ -72,7 +73,7 @@ class Waiter:
         try:
             return (client or self.client).wait_for(res, name, predicate, WAIT_S, namespace)
         except WaitTimeout as exc:
-            raise AssertionError(f"{exc}\n{csi_sidecars.logs(self.procs)}\n{self.controllers.logs(8)}") from None
+            raise AssertionError(f"{exc}\n{sidecar_processes.logs(self.procs)}\n{self.controllers.logs(8)}") from None
 
 
 def claim(name: str, size: str, data_source: dict | None = None) -> dict:
