@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Serving certificate of the snapshot webhooks (Service snapshot-webhook)
--> internal.snapshotWebhookCert (rendered into Secret snapshot-webhook-tls)."""
+"""Serving certificate of the snapshot webhooks (Service snapshot-webhooks)
+-> internal.snapshotWebhookCert (rendered into Secret snapshot-webhooks-tls)."""
 
 from lib import bindings, tls
 from lib import values as v
@@ -11,9 +11,9 @@ from lib.hookrun import run
 SNAPSHOT = "tls_secret"
 CERT = tls.ServingCert(
     common_name="cloud-provider-dvp-snapshot-webhook",
-    service="snapshot-webhook",
+    service="snapshot-webhooks",
     namespace=v.NAMESPACE,
-    secret="snapshot-webhook-tls",  # noqa: S106 - a Secret name
+    secret="snapshot-webhooks-tls",  # noqa: S106 - a Secret name
     value="snapshotWebhookCert",
 )
 
