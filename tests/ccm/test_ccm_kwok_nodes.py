@@ -44,9 +44,11 @@ def test_a_kwok_node_is_initialised_then_follows_its_vm_down_and_away(env):
     # the VM stops: no heartbeats, the node lifecycle controller's verdict, then the CCM's shutdown taint
     env.vm_op("w0", "Stop")
     env.wait_vm("w0", "Stopped")
-    node = eventually(lambda: (n := env.get_node(name)) and T.has(n, T.SHUTDOWN) and n, timeout=60,
-                      what="shutdown taint")
-    assert ready(node) == "Unknown" and any(t["key"] == UNREACHABLE for t in node["spec"]["taints"])
+    # the two controllers act independently, so neither taint is awaited before the other
+    node = eventually(lambda: (n := env.get_node(name)) and T.has(n, T.SHUTDOWN)
+                      and any(t["key"] == UNREACHABLE for t in n["spec"]["taints"]) and n, timeout=60,
+                      what="shutdown and unreachable taints")
+    assert ready(node) == "Unknown"
 
     # started again: heartbeats again, Ready, both taints gone
     env.vm_op("w0", "Start")

@@ -28,12 +28,13 @@ def crd_names(api) -> set[str]:
 
 
 def test_dvp_serves_our_dvp_crds_and_nothing_of_the_guest(dvp_api):
+    # DVP is itself a Deckhouse cluster: the CCM reads its ModuleConfig service-with-healthchecks.
     names = crd_names(dvp_api)
     assert {f"{p}.virtualization.deckhouse.io" for p in (
         "virtualmachines", "virtualdisks", "virtualmachineblockdeviceattachments", "virtualdisksnapshots",
         "virtualimages", "clustervirtualimages", "virtualmachineclasses", "virtualmachineoperations",
         "virtualmachineipaddresses", "virtualmachineipaddressleases")} | {
-        "servicewithhealthchecks.network.deckhouse.io"} == names
+        "servicewithhealthchecks.network.deckhouse.io", "moduleconfigs.deckhouse.io"} == names
 
 
 def test_guest_serves_cluster_api_v1beta2_snapshots_and_our_crds(guest_api):
