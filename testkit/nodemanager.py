@@ -10,6 +10,7 @@ instanceClassChecksum}. v2: node-controller parses template.yaml and renders its
 (template and MachineDeployment per zone) on a real API, for the real CAPI controller."""
 
 import base64
+import contextlib
 import hashlib
 import json
 import os
@@ -39,6 +40,10 @@ checksum: {{ $checksum | quote }}
 V2 = """\
 {{ tpl .Values.template (dict "Template" .Template "instanceClass" .Values.instanceClass "provider" .Values.provider
   "zone" .Values.zone "nodeGroup" (dict "name" .Values.nodeGroupName) "cluster" .Values.cluster) }}
+"""
+
+CLUSTER = """\
+{{ tpl (.Files.Get "capi/cluster.yaml") (dict "Template" .Template "dvp" .Values.dvp "clusterName" "dvp") }}
 """
 
 
@@ -122,6 +127,28 @@ class StandIn:
         self.templates = Resource(INFRA_GROUP, "v1alpha1", "deckhousemachinetemplates", "DeckhouseMachineTemplate")
         self.deployments = Resource(CAPI_GROUP, "v1beta2", "machinedeployments", "MachineDeployment")
         self.secrets = Resource("", "v1", "secrets", "Secret")
+
+    def ensure_cluster(self, dvp: dict, kubeconfig: str) -> None:
+        """What node-manager makes once for cloud nodes: our capi/cluster.yaml's DeckhouseCluster, rendered with the
+        registration's `dvp` subtree; the CAPI Cluster over it; the kubeconfig Secret through which CAPI's
+        ClusterCache reaches the nodes' cluster (the guest itself). Idempotent."""
+        from dvp_common.kube import AlreadyExists, Resource
+
+        [infra] = _render(CLUSTER, {"dvp": dvp}, with_capi=True)
+        labels = {CLUSTER_NAME_LABEL: self.cluster_name}
+        objects = [
+            (Resource(INFRA_GROUP, "v1alpha1", "deckhouseclusters", "DeckhouseCluster"),
+             {"metadata": {**infra["metadata"], "namespace": self.ns}, "spec": infra.get("spec") or {}}),
+            (Resource(CAPI_GROUP, "v1beta2", "clusters", "Cluster"), {"metadata": {"name": self.cluster_name}, "spec": {
+                "infrastructureRef": {"apiGroup": INFRA_GROUP, "kind": "DeckhouseCluster",
+                                      "name": infra["metadata"]["name"]}}}),
+            (self.secrets, {"metadata": {"name": f"{self.cluster_name}-kubeconfig", "labels": labels},
+                            "type": "cluster.x-k8s.io/secret",
+                            "data": {"value": base64.b64encode(kubeconfig.encode()).decode()}}),
+        ]
+        for res, body in objects:
+            with contextlib.suppress(AlreadyExists):
+                self.client.create(res, body, self.ns)
 
     def converge(self, name: str) -> dict[str, str]:
         """zone -> MachineDeployment name, for the NodeGroup `name`."""

@@ -18,15 +18,21 @@ ARGS = {
 }
 
 
+def flags(name: str, kubeconfig: Path, socket: Path) -> list[str]:
+    """The command-line flags of sidecar `name` (the binary not included)."""
+    out = [f"--kubeconfig={kubeconfig}", "--v=2", *ARGS[name]]
+    if name != "snapshot-controller":
+        out += [f"--csi-address={socket}", "--timeout=60s"]
+    return out
+
+
 def start(names: tuple[str, ...], kubeconfig: Path, socket: Path, workdir: Path) -> list[Process]:
     """One process per name, logging to `workdir/<name>.log`; a missing binary fails before any starts."""
     binaries = {name: tool(name) for name in names}  # a missing one fails: run `make tools`
     procs: list[Process] = []
     try:
         for name in names:
-            argv = [str(binaries[name]), f"--kubeconfig={kubeconfig}", "--v=2", *ARGS[name]]
-            if name != "snapshot-controller":
-                argv += [f"--csi-address={socket}", "--timeout=60s"]
+            argv = [str(binaries[name]), *flags(name, kubeconfig, socket)]
             procs.append(Process(name, argv, workdir / f"{name}.log"))
     except BaseException:
         stop(procs)

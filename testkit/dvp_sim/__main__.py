@@ -27,6 +27,14 @@ def _pair(text: str) -> tuple[str, float]:
         raise argparse.ArgumentTypeError(f"expected KEY=SECONDS, got {text!r}") from None
 
 
+def _node_label(text: str) -> tuple[str, str, str]:
+    node, sep, label = text.partition(":")
+    key, eq, value = label.partition("=")
+    if not (sep and eq and node and key):
+        raise argparse.ArgumentTypeError(f"expected NODE:KEY=VALUE, got {text!r}")
+    return node, key, value
+
+
 def parse(argv: list[str]) -> tuple[argparse.Namespace, SimConfig]:
     p = argparse.ArgumentParser(prog="dvp_sim", description="Play DVP's controllers against a Kubernetes API.")
     p.add_argument("--kubeconfig", required=True, type=Path, help="kubeconfig of the API holding the DVP CRDs")
@@ -39,6 +47,8 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, SimConfig]:
     p.add_argument("--lb-pool", default=SimConfig.lb_pool)
     p.add_argument("--error-rate", action="append", type=_pair, default=[], metavar="VERB=FRACTION",
                    help="fail this fraction of the simulator's own requests of VERB with 5xx")
+    p.add_argument("--node-label", action="append", type=_node_label, default=[], metavar="NODE:KEY=VALUE",
+                   help="a label of a DVP node (e.g. its zone); a VM runs only on a node its nodeSelector matches")
     p.add_argument("--watch-drop-rate", type=float, default=0.0)
     p.add_argument("--request-latency", type=float, default=0.0, help="seconds added to each request")
     p.add_argument("-v", "--verbose", action="store_true")
@@ -47,9 +57,13 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, SimConfig]:
     if args.error_rate or args.watch_drop_rate or args.request_latency:
         faults = SimFaults(error_rate=dict(args.error_rate), watch_drop_rate=args.watch_drop_rate,
                            latency=args.request_latency, seed=None)
+    node_labels: dict[str, dict[str, str]] = {}
+    for node, key, value in args.node_label:
+        node_labels.setdefault(node, {})[key] = value
     cfg = SimConfig(latency=dict(args.latency), default_latency=args.default_latency, stuck=set(args.stuck),
                     quota_bytes=quantity.parse(args.quota) if args.quota else None, ip_pool=args.ip_pool,
-                    lb_pool=args.lb_pool, namespace=args.namespace, watch_timeout=60, faults=faults)
+                    lb_pool=args.lb_pool, namespace=args.namespace, watch_timeout=60, faults=faults,
+                    node_labels=node_labels)
     return args, cfg
 
 

@@ -54,11 +54,13 @@ def guest_crd_files() -> list[Path]:
 def guest_controllers_crd_files() -> list[Path]:
     """For the guest whose own control plane runs (harness.guest_controllers), a cluster as Deckhouse's is: the CAPI
     core CRDs (the real CAPI controller may run there), the group-snapshot ones (the snapshot-controller waits for
-    them at start) and node-manager's NodeGroup (our hand-written subset, schemas/nodegroup.yaml)."""
+    them at start), node-manager's NodeGroup (our hand-written subset, schemas/nodegroup.yaml) and Deckhouse's
+    ModuleConfig (the one schema both clusters serve: each is a Deckhouse cluster)."""
     groups = sorted((UPSTREAM / "groupsnapshot").glob("*.yaml"))
     if not groups:
         raise HarnessError(f"no group-snapshot CRDs under {UPSTREAM / 'groupsnapshot'}: run `make upstream`")
-    return capi_core_crd_files() + groups + [Path(__file__).with_name("schemas") / "nodegroup.yaml"]
+    return capi_core_crd_files() + groups + [Path(__file__).with_name("schemas") / "nodegroup.yaml",
+                                             DVP_CRDS / "moduleconfigs.yaml"]
 
 
 def capi_core_crd_files() -> list[Path]:
@@ -264,6 +266,8 @@ class ControlPlane:
             "--disable-admission-plugins=ServiceAccount", "--profiling=false", "--v=1",
             "--allow-privileged=true",  # as a real cluster: the CSI node plugin's DaemonSet must be accepted
             "--enable-priority-and-fairness=false",  # fewer objects and goroutines at start; tests need no APF
+            # No cluster network routes a ClusterIP here: a webhook's Service resolves through its EndpointSlices.
+            "--enable-aggregator-routing=true",
         ], self.workdir / f"kube-apiserver-{name}.log")
         server = ApiServer(name=name, url=f"https://127.0.0.1:{port}", token=self.token, ca_path=self.pki.ca_cert,
                            process=proc, authorization=mode, spawned_at=started)
@@ -282,7 +286,7 @@ class ControlPlane:
             crds.load(client, crd_files)
         finally:
             client.close()
-        if self.dvp_admission and any(f.parent == DVP_CRDS for f in crd_files):
+        if self.dvp_admission and DVP_CRDS / "virtualmachines.yaml" in crd_files:  # a DVP, not just a Deckhouse
             self._start_dvp_admission(server)
         server.started_in = time.monotonic() - server.spawned_at
         self.timings[f"{server.name}.crds"] = server.started_in

@@ -134,13 +134,17 @@ def register_node(client, name: str, *, csi_driver: str | None = None, attach_li
                          "annotations": {"volumes.kubernetes.io/controller-managed-attach-detach": "true"}},
             "spec": {"taints": [{"key": UNINITIALIZED, "value": "true", "effect": "NoSchedule"}]
                      if uninitialized else []}}
-    with contextlib.suppress(AlreadyExists):
-        client.create(NODE, body)
+    try:
+        node = client.create(NODE, body)
+    except AlreadyExists:
+        node = client.get(NODE, name)
     capacity = {"cpu": "4", "memory": "8Gi", "pods": "110", "ephemeral-storage": "20Gi"}
     client.patch(NODE, name, {"status": {"capacity": capacity, "allocatable": capacity}}, subresource="status")
     if csi_driver:
         with contextlib.suppress(AlreadyExists):
-            client.create(CSI_NODE, {"metadata": {"name": name}, "spec": {"drivers": [
+            # owned by its Node, as the kubelet makes it: the garbage collector removes it with the Node
+            owner = {"apiVersion": "v1", "kind": "Node", "name": name, "uid": node["metadata"]["uid"]}
+            client.create(CSI_NODE, {"metadata": {"name": name, "ownerReferences": [owner]}, "spec": {"drivers": [
                 {"name": csi_driver, "nodeID": name, "allocatable": {"count": attach_limit},
                  "topologyKeys": sorted(topology or {})}]}})
     return wait_node_ready(client, name) if wait else None
@@ -161,10 +165,12 @@ class KubeletsInVMs:
     (`dvp.deckhouse.io/hostname`) is Running and stops with it (the Node leaves kwok's selector, so its heartbeats
     stop and the node lifecycle controller sees what it sees when a VM stops). Follows the VMs of one DVP namespace
     by watch; `stop()` ends it. `register`: a Running VM's kubelet registers its Node (named for the hostname, with
-    the uninitialized taint of an external cloud provider) when there is none, as a booted machine's does."""
+    the uninitialized taint of an external cloud provider) when there is none, as a booted machine's does, with the
+    CSINode of `csi_driver` (and its `topology` segment) when the node plugin runs there."""
 
-    def __init__(self, dvp, namespace: str, guest, *, register: bool = False) -> None:
-        self.guest, self.register = guest, register
+    def __init__(self, dvp, namespace: str, guest, *, register: bool = False, csi_driver: str | None = None,
+                 topology: dict[str, str] | None = None) -> None:
+        self.guest, self.register, self.csi_driver, self.topology = guest, register, csi_driver, topology
         self.registered: set[str] = set()  # Nodes this registered (cluster-wide: the caller deletes what is left)
         self.informer = Informer(dvp, VIRTUAL_MACHINE, namespace, watch_timeout=5)
         self.informer.add_handlers(on_add=self._follow, on_update=lambda _old, new: self._follow(new),
@@ -195,4 +201,5 @@ class KubeletsInVMs:
         except NotFound:
             if running and self.register:
                 self.registered.add(node)
-                register_node(self.guest, node, uninitialized=True, wait=False)
+                register_node(self.guest, node, uninitialized=True, wait=False, csi_driver=self.csi_driver,
+                              topology=self.topology)

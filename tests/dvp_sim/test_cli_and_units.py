@@ -61,6 +61,16 @@ def test_cli_options_become_settings():
     assert cfg.delay("VirtualMachine", "Starting") is None
 
 
+def test_cli_node_labels_become_settings_and_a_bad_one_is_refused(capsys):
+    _, cfg = parse(["--kubeconfig", "k", "--node-label", "dvp-node-1:topology.kubernetes.io/zone=zone-a",
+                    "--node-label", "dvp-node-1:rack=r1", "--node-label", "dvp-node-2:topology.kubernetes.io/zone="])
+    assert cfg.node_labels == {"dvp-node-1": {"topology.kubernetes.io/zone": "zone-a", "rack": "r1"},
+                               "dvp-node-2": {"topology.kubernetes.io/zone": ""}}
+    with pytest.raises(SystemExit):
+        parse(["--kubeconfig", "k", "--node-label", "dvp-node-1=zone-a"])
+    assert "expected NODE:KEY=VALUE, got 'dvp-node-1=zone-a'" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(("fields", "message"), [
     ({"latency": {"Provisioning": 1.0}}, "SimConfig.latency['Provisioning']: expected '<Kind>.<Phase>'"),
     ({"lb_pool": "10.0.0.0/31"}, "SimConfig.lb_pool: 10.0.0.0/31 is too small"),
