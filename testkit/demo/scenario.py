@@ -1,9 +1,13 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The scenario: API servers, simulator, hooks, chart, components; then nodes, volumes, a LoadBalancer, teardown.
+"""The scenario: API servers, the guest's own control plane, simulator, hooks, chart, components; then nodes,
+volumes, a LoadBalancer, teardown.
 
 `Demo` holds the environment; `run_scenario` walks it with progress lines and returns a `Result` the e2e tests
-assert on. Nothing here sends traffic to VM addresses: the simulator's pools are loopback (127.66/127.77).
+assert on. The guest is a cluster as Deckhouse's: kube-controller-manager, kube-scheduler, kwok's kubelets (in
+DVP's VMs), the CAPI core controller, node-manager's stand-in, the CSI sidecars and snapshot-controller are real;
+only DVP's virtualization controllers are simulated. Nothing here sends traffic to VM addresses: the simulator's
+pools are loopback (127.66/127.77).
 """
 
 from __future__ import annotations
@@ -18,10 +22,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dvp_common.kube import KubeClient
-from dvp_common.kube.resources import SECRET
+import sidecar_processes
+from dvp_common.kube import AlreadyExists, KubeClient, Resource
+from dvp_common.kube.resources import (
+    MUTATING_WEBHOOK_CONFIGURATION,
+    SECRET,
+    SERVICE,
+    VALIDATING_WEBHOOK_CONFIGURATION,
+)
+from dvp_csi import DRIVER_NAME
+from dvp_csi.domain.topology import SEGMENT
 from dvp_sim import seed
-from harness.apiserver import ApiServer, ControlPlane, dvp_crd_files, guest_crd_files
+from harness.apiserver import ApiServer, ControlPlane, dvp_crd_files, guest_controllers_crd_files
+from harness.capi_controller import CapiController
+from harness.guest_controllers import GuestControllers, KubeletsInVMs
+from harness.processes import HarnessError, tool
 from harness.render import module_values, render_values
 
 from demo import seed_objects as so
@@ -36,9 +51,19 @@ DEMO_DIR = ROOT / ".tmp" / "demo"  # one run-<time>-<pid>/ per run (runs may ove
 MODULE_NS = "d8-cloud-provider-dvp"
 CAPI_NS = "d8-cloud-instance-manager"
 IP_POOL, LB_POOL = "127.66.0.0/24", "127.77.0.0/24"  # loopback: nothing ever reaches a real network
-# Rendered kinds the components need in the guest API; Deployments are started as processes instead, and no
-# webhook configuration is applied (the API would call webhooks at in-cluster Service addresses).
+ZONES = ("zone-a", "zone-b")  # the example values' zones; DVP nodes 1 and 2 are in them
+ZONE_LABEL = "topology.kubernetes.io/zone"
+# Rendered kinds the components need in the guest API; Deployments are started as processes instead, and the
+# webhook configurations are registered once their processes serve (register_webhooks).
 APPLY_KINDS = ("Namespace", "Secret", "ConfigMap", "StorageClass", "CSIDriver", "VolumeSnapshotClass")
+WEBHOOK_KINDS = {"ValidatingWebhookConfiguration": VALIDATING_WEBHOOK_CONFIGURATION,
+                 "MutatingWebhookConfiguration": MUTATING_WEBHOOK_CONFIGURATION}
+WEBHOOK_SERVERS = ("validation-webhook", "snapshot-webhooks")  # the Services the rendered configurations name
+ENDPOINT_SLICE = Resource("discovery.k8s.io", "v1", "endpointslices", "EndpointSlice")
+SIDECARS = ("csi-provisioner", "csi-attacher", "csi-resizer", "csi-snapshotter", "snapshot-controller")
+# The chart's capacity tracking (the scheduler places a claim only where a CSIStorageCapacity has room); no
+# Deployment object stands for the process here, so the capacity objects have no owner.
+PROVISIONER_CAPACITY = ["--enable-capacity", "--capacity-ownerref-level=-1", "--capacity-poll-interval=1m"]
 WAIT = 60.0
 
 
@@ -91,6 +116,23 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def host_address() -> str:
+    """A non-loopback IPv4 address of this machine for the webhooks to listen on: kube-apiserver reaches a webhook
+    Service through its EndpointSlice, and EndpointSlices refuse loopback addresses. The traffic stays on this
+    machine (the kernel delivers to its own address locally)."""
+    candidates: list[str] = []
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.connect(("192.0.2.1", 9))  # UDP: picks the outgoing address, sends nothing
+        candidates.append(s.getsockname()[0])
+    with contextlib.suppress(OSError):
+        candidates += [info[4][0] for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)]
+    for address in candidates:
+        if not address.startswith("127.") and address != "0.0.0.0":  # noqa: S104 - compared, not bound
+            return address
+    raise StepFailed("no non-loopback IPv4 address on this machine: the guest API cannot reach the webhooks "
+                     "(EndpointSlices refuse loopback addresses)")
+
+
 def wait_until(what: str, fn, timeout: float = WAIT, interval: float = 0.2):
     """Poll fn until truthy; bounded, so a stuck step fails with what it waited for."""
     deadline = time.monotonic() + timeout
@@ -113,13 +155,19 @@ class Demo:
         self.components = Components(self.work)
         self.dvp_api: ApiServer | None = None
         self.webhook_ports: dict[str, int] = {}
+        self.webhook_host = ""
         self.guest_api: ApiServer | None = None
+        self.controllers: GuestControllers | None = None
+        self.capi: CapiController | None = None
+        self.kubelets: KubeletsInVMs | None = None
+        self.ledger = None  # demo.ledger.Ledger, set by the walk; its watches end before the clients close
         self.hold_dir = self.work / "chaos"  # the controllers' in-flight announcements (demo.inflight)
         self.hold_dir.mkdir(exist_ok=True)
 
     # environment ------------------------------------------------------------------------------------------------
     def start_apis(self) -> None:
-        self.plane.start({"dvp": ("AlwaysAllow", dvp_crd_files()), "guest": ("AlwaysAllow", guest_crd_files())})
+        self.plane.start({"dvp": ("AlwaysAllow", dvp_crd_files()),
+                          "guest": ("AlwaysAllow", guest_controllers_crd_files())})
         self.dvp_api, self.guest_api = self.plane.servers["dvp"], self.plane.servers["guest"]
         self.dvp, self.guest = self.dvp_api.client(), self.guest_api.client()
         self.guest_kinds = Kinds(self.guest)
@@ -129,6 +177,21 @@ class Demo:
             path.touch(mode=0o600)  # tokens: readable by us only, before anything is written
             path.write_text(api.kubeconfig())
         self.p.line(f"   DVP API {self.dvp_api.url} (project namespace {self.project}); guest API {self.guest_api.url}")
+
+    def start_guest_control_plane(self) -> None:
+        try:
+            self.controllers = GuestControllers(self.guest_api, self.plane.pki, self.work / "guest-control-plane")
+            self.capi = CapiController(self.guest_api, workdir=self.work / "cluster-api").start()
+        except HarnessError as exc:
+            raise StepFailed(f"the guest's control plane did not start: {exc}") from None
+        self.p.line(f"   kube-controller-manager, kube-scheduler, kwok, cluster-api controller "
+                    f"(logs in {self.work / 'guest-control-plane'}, {self.capi.log})")
+
+    def start_kubelets(self) -> None:
+        """A kubelet (kwok) in each Running VM of the project registers its Node, with the CSI node plugin's
+        CSINode and topology segment, and stops with the VM."""
+        self.kubelets = KubeletsInVMs(self.dvp, self.project, self.guest, register=True, csi_driver=DRIVER_NAME,
+                                      topology=SEGMENT).start()
 
     def seed_dvp(self) -> None:
         seed.storage_class(self.dvp, "replicated-fast", default=True)
@@ -142,6 +205,7 @@ class Demo:
         sim = self.components.add("dvp-sim", [
             "-m", "dvp_sim", "--kubeconfig", str(self.work / "dvp.kubeconfig"), "--namespace", self.project,
             "--ip-pool", IP_POOL, "--lb-pool", LB_POOL, "--default-latency", str(self.s.sim_latency),
+            *(f"--node-label=dvp-node-{i}:{ZONE_LABEL}={zone}" for i, zone in enumerate(ZONES, 1)),
             *self.s.sim_args], {})
         if not sim.start():
             raise StepFailed(f"dvp_sim did not start: {sim.unavailable}")
@@ -151,7 +215,10 @@ class Demo:
             ensure_namespace(self.guest, ns)
         kubeconfig = self.dvp_api.kubeconfig(self.project)
         apply(self.guest, self.guest_kinds, so.credentials_secret(MODULE_NS, kubeconfig))
-        self.p.line(f"   guest: Secret {MODULE_NS}/d8-credentials (type cloud-provider.deckhouse.io/credentials)")
+        settings = {k: v for k, v in self.values()["cloudProviderDvp"].items() if k != "internal"}
+        apply(self.guest, self.guest_kinds, so.module_config(settings))
+        self.p.line(f"   guest: Secret {MODULE_NS}/d8-credentials (type cloud-provider.deckhouse.io/credentials), "
+                    "ModuleConfig cloud-provider-dvp")
 
     def values(self) -> dict[str, Any]:
         """The example values with every component on, our DVP project, and no internal values (hooks write them)."""
@@ -175,6 +242,29 @@ class Demo:
             applied[obj["kind"]] = applied.get(obj["kind"], 0) + 1
         return applied
 
+    def register_webhooks(self, values: dict[str, Any]) -> list[str]:
+        """The rendered webhook configurations, unchanged, in the guest API; each Service they name gets an
+        EndpointSlice to its process (kube-apiserver resolves Services through EndpointSlices here,
+        --enable-aggregator-routing), so the API server calls them by the Service's name as in a cluster."""
+        for name in WEBHOOK_SERVERS:
+            port = self.webhook_ports[name]
+            with contextlib.suppress(AlreadyExists):
+                self.guest.create(SERVICE, {"metadata": {"name": name}, "spec": {
+                    "ports": [{"name": "https", "port": 443, "targetPort": port}]}}, MODULE_NS)
+            with contextlib.suppress(AlreadyExists):
+                self.guest.create(ENDPOINT_SLICE, {
+                    "metadata": {"name": name, "labels": {"kubernetes.io/service-name": name,
+                                                          "endpointslice.kubernetes.io/managed-by": "demo"}},
+                    "addressType": "IPv4", "endpoints": [{"addresses": [self.webhook_host]}],
+                    "ports": [{"name": "https", "port": port, "protocol": "TCP"}]}, MODULE_NS)
+        names = []
+        for obj in render_values(values):
+            if obj["kind"] in WEBHOOK_KINDS and all(w["clientConfig"].get("service", {}).get("name") in
+                                                     WEBHOOK_SERVERS for w in obj["webhooks"]):
+                apply(self.guest, self.guest_kinds, obj)
+                names.append(obj["metadata"]["name"])
+        return names
+
     def credentials_env(self, secret_name: str) -> dict[str, str]:
         """What the Deployments' secretKeyRefs give the containers (templates/_helpers.tpl credentials_envs)."""
         data = self.guest.get(SECRET, secret_name, MODULE_NS)["data"]
@@ -194,23 +284,25 @@ class Demo:
             ("cloud-controller-manager", ["-m", "dvp_ccm", f"--kubeconfig={guest_kc}",
                                           "--health-probe-bind-address=0", "--metrics-bind-address=0",
                                           "--node-monitor-period=1s", "--node-status-update-frequency=30s",
+                                          # a Node whose VM is gone: out-of-service taint, then deleted (the
+                                          # chart's 90 s and 60 s, shortened)
+                                          "--out-of-service-grace-period=1s", "--out-of-service-node-delete-delay=1s",
                                           f"--workers={self.s.workers}"], env["ccm"]),
             ("capdvp-controller-manager", ["-m", "capdvp", f"--kubeconfig={guest_kc}", "--namespace", CAPI_NS,
                                            "--health-probe-bind-address=0", "--webhook-bind-address=0",
                                            "--control-plane-endpoint=127.0.0.1:6443", "--resync-seconds=30",
                                            f"--workers={self.s.workers}"],
              env["capdvp"]),
-            # The walk calls the CSI API itself, as the sidecars would, but makes no VolumeAttachments: the
-            # orphan-attachment pass would find every attachment orphaned, so it is off here.
             ("csi-controller", ["-m", "dvp_csi", "--mode=controller", f"--endpoint=unix://{self.csi_socket}",
-                                f"--guest-kubeconfig={guest_kc}", "--orphan-attachment-grace=0"], env["csi"]),
+                                f"--guest-kubeconfig={guest_kc}"], env["csi"]),
         ]
+        self.webhook_host = host_address()
         for name, mode in (("validation-webhook", "validation"), ("snapshot-webhooks", "snapshot")):
             tls = self.tls_files(f"{name}-tls")
             port = free_port()
             self.webhook_ports[name] = port
             specs.append((name, ["-m", "dvp_webhooks", mode, f"--kubeconfig={guest_kc}",
-                                 f"--listen-address=127.0.0.1:{port}", f"--tls-cert-file={tls / 'tls.crt'}",
+                                 f"--listen-address={self.webhook_host}:{port}", f"--tls-cert-file={tls / 'tls.crt'}",
                                  f"--tls-key-file={tls / 'tls.key'}"], env["discoverer"]))
         for name, argv, cenv in specs:
             spec = dict(self.s.faults or {})
@@ -220,7 +312,18 @@ class Demo:
                 argv = ["-m", "demo.faulty", argv[1], *argv[2:]]
                 cenv = {**cenv, "DEMO_FAULTS": json.dumps({**spec, "host": self.dvp_api.url})}
             self.components.add(name, argv, cenv)
-        for name, up in self.components.start_together([name for name, _, _ in specs]).items():
+        try:
+            binaries = {name: str(tool(name)) for name in SIDECARS}
+        except HarnessError as exc:
+            raise StepFailed(str(exc)) from None
+        for name in SIDECARS:  # the CSI controller pod's other containers
+            flags = sidecar_processes.flags(name, Path(guest_kc), self.csi_socket)
+            if name == "csi-provisioner":
+                flags += PROVISIONER_CAPACITY
+            self.components.add(name, flags, {"NAMESPACE": MODULE_NS}, program=binaries[name])
+        started = self.components.start_together([name for name, _, _ in specs] + list(SIDECARS))
+        self.components.keep_up(list(SIDECARS))  # a sidecar exits when the driver it calls goes; kubelet restarts
+        for name, up in started.items():
             comp = self.components.items[name]
             if up:
                 self.p.line(f"   {name}: running (pid {comp.proc.pid}, log {self.work / name}.log)")
@@ -239,7 +342,13 @@ class Demo:
         return out
 
     def stop(self) -> None:
+        for watcher in (self.ledger, self.kubelets):
+            if watcher is not None:
+                watcher.stop()
         self.components.stop_all()
+        for part in (self.capi, self.controllers):
+            if part is not None:
+                part.stop()
         for c in ("dvp", "guest"):
             client = getattr(self, c, None)
             if isinstance(client, KubeClient):

@@ -1,8 +1,8 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Guest objects made the way their real makers make them: the credentials Secret (the user / dhctl), CAPI's
-Cluster, Machines and bootstrap Secrets (node-manager + CAPI core), Nodes (a kubelet with --cloud-provider=external),
-a PVC's CSI requests (the sidecars) and a LoadBalancer Service (a user)."""
+"""Guest objects a user or dhctl writes: the credentials Secret, the module's ModuleConfig, a DVPInstanceClass and
+its NodeGroup, claims, Pods and a VolumeSnapshot of an application, a LoadBalancer Service. Everything else in the
+guest is made by its real makers (node-manager's stand-in, CAPI, kwok, kube-controller-manager, the sidecars)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,6 @@ import base64
 from typing import Any
 
 CLUSTER = "dvp"  # node-manager's Cluster name for cloud nodes
-CAPI_LABEL = "cluster.x-k8s.io/cluster-name"
-UNINITIALIZED = "node.cloudprovider.kubernetes.io/uninitialized"
 
 
 def b64(text: str | bytes) -> str:
@@ -24,44 +22,49 @@ def credentials_secret(namespace: str, kubeconfig: str) -> dict[str, Any]:
             "data": {"authScheme": b64("kubeconfig"), "secret": b64(b64(kubeconfig))}}
 
 
-def cluster() -> dict[str, Any]:
-    return {"metadata": {"name": CLUSTER}, "spec": {"infrastructureRef": {
-        "apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "DeckhouseCluster", "name": CLUSTER}}}
+def module_config(settings: dict[str, Any]) -> dict[str, Any]:
+    """The module's ModuleConfig as the user keeps it: settings schema version 2, no provider kubeconfig (the
+    credentials Secret holds it)."""
+    return {"apiVersion": "deckhouse.io/v1alpha1", "kind": "ModuleConfig", "metadata": {"name": "cloud-provider-dvp"},
+            "spec": {"enabled": True, "version": 2, "settings": settings}}
 
 
-def machine_spec(vm_class: str, image: str) -> dict[str, Any]:
-    """A DVPInstanceClass turned into a DeckhouseMachine spec (capi/machine-template.yaml shape)."""
-    return {"vmClassName": vm_class, "cpu": {"cores": 2, "cpuFraction": "50%"}, "memory": "4Gi",
-            "rootDiskSize": "20Gi", "bootDiskImageRef": {"kind": "ClusterVirtualImage", "name": image},
-            "additionalDisks": []}
+def instance_class(name: str, vm_class: str, image: str, storage_class: str) -> dict[str, Any]:
+    return {"apiVersion": "deckhouse.io/v1alpha1", "kind": "DVPInstanceClass", "metadata": {"name": name},
+            "spec": {"virtualMachine": {"virtualMachineClassName": vm_class,
+                                        "cpu": {"cores": 2, "coreFraction": "50%"}, "memory": {"size": "4Gi"}},
+                     "rootDisk": {"size": "20Gi", "storageClass": storage_class,
+                                  "image": {"kind": "ClusterVirtualImage", "name": image}}}}
 
 
-def bootstrap_secret(name: str, node_group: str) -> dict[str, Any]:
-    return {"metadata": {"name": f"{name}-bootstrap", "labels": {CAPI_LABEL: CLUSTER, "node-group": node_group}},
-            "type": "cluster.x-k8s.io/secret",
-            "data": {"value": b64("#cloud-config\nhostname: " + name + "\n"), "format": b64("cloud-config")}}
+def node_group(name: str, instance_class_name: str, per_zone: int, zones: list[str]) -> dict[str, Any]:
+    return {"apiVersion": "deckhouse.io/v1", "kind": "NodeGroup", "metadata": {"name": name},
+            "spec": {"nodeType": "CloudEphemeral", "cloudInstances": {
+                "classReference": {"kind": "DVPInstanceClass", "name": instance_class_name},
+                "minPerZone": per_zone, "maxPerZone": max(per_zone, 1) + 1, "zones": zones}}}
 
 
-def machine(name: str, node_group: str) -> dict[str, Any]:
-    return {"metadata": {"name": name, "labels": {CAPI_LABEL: CLUSTER, "node-group": node_group}}, "spec": {
-        "clusterName": CLUSTER, "bootstrap": {"dataSecretName": f"{name}-bootstrap"},
-        "infrastructureRef": {"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "DeckhouseMachine",
-                              "name": name}}}
+def claim(name: str, storage_class: str, size: str, snapshot: str | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"metadata": {"name": name}, "spec": {
+        "accessModes": ["ReadWriteOnce"], "storageClassName": storage_class,
+        "resources": {"requests": {"storage": size}}}}
+    if snapshot:
+        body["spec"]["dataSource"] = {"apiGroup": "snapshot.storage.k8s.io", "kind": "VolumeSnapshot",
+                                      "name": snapshot}
+    return body
 
 
-def deckhouse_machine(name: str, node_group: str, owner: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
-    return {"metadata": {"name": name, "labels": {CAPI_LABEL: CLUSTER, "node-group": node_group},
-                         "ownerReferences": [{"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Machine",
-                                              "name": name, "uid": owner["metadata"]["uid"], "controller": True,
-                                              "blockOwnerDeletion": True}]},
-            "spec": spec}
+def pod(name: str, claim_name: str) -> dict[str, Any]:
+    return {"metadata": {"name": name}, "spec": {
+        "containers": [{"name": "app", "image": "registry.example/app:1",
+                        "volumeMounts": [{"name": "data", "mountPath": "/data"}]}],
+        "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": claim_name}}],
+        "terminationGracePeriodSeconds": 0}}
 
 
-def node(name: str, node_group: str) -> dict[str, Any]:
-    """What kubelet --cloud-provider=external registers: no providerID, no addresses, the uninitialized taint."""
-    return {"metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, "node.deckhouse.io/group":
-                                                  node_group}},
-            "spec": {"taints": [{"key": UNINITIALIZED, "value": "true", "effect": "NoSchedule"}]}}
+def volume_snapshot(name: str, claim_name: str) -> dict[str, Any]:
+    """No class named: the snapshot webhooks' mutation fills in the one the claim's StorageClass prescribes."""
+    return {"metadata": {"name": name}, "spec": {"source": {"persistentVolumeClaimName": claim_name}}}
 
 
 def lb_service(name: str) -> dict[str, Any]:

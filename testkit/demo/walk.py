@@ -4,37 +4,44 @@
 
 from __future__ import annotations
 
-import contextlib
-import secrets
 import time
 from collections import Counter
 
 from capdvp import resources as r
-from dvp_common.kube import NotFound, get_or_none
+from dvp_common.kube import ApiError, Resource, get_or_none
 from dvp_common.kube.resources import NODE, SECRET, SERVICE
-from dvp_sim.world import KINDS
+from harness.guest_controllers import UNINITIALIZED
+from nodemanager import StandIn
 
 from demo import seed_objects as so
-from demo.admission import review
 from demo.chaos import Chaos
-from demo.csi_client import CsiClient
 from demo.hook_runner import HookRunner
 from demo.ledger import Ledger, dvp_requests
-from demo.scenario import CAPI_NS, MODULE_NS, Demo, Result, StepFailed, wait_until
+from demo.scenario import CAPI_NS, MODULE_NS, ZONES, Demo, Result, StepFailed, wait_until
 
-NODE_GROUP, REPLICAS = "worker", 2
-GIB = 1 << 30
-
+NODE_GROUP, PER_ZONE = "worker", 1
+NODE_GROUP_RES = Resource("deckhouse.io", "v1", "nodegroups", "NodeGroup", namespaced=False)
+INSTANCE_CLASS_RES = Resource("deckhouse.io", "v1alpha1", "dvpinstanceclasses", "DVPInstanceClass", namespaced=False)
+POD = Resource("", "v1", "pods", "Pod")
+PVC = Resource("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim")
+PV = Resource("", "v1", "persistentvolumes", "PersistentVolume", namespaced=False)
+VA = Resource("storage.k8s.io", "v1", "volumeattachments", "VolumeAttachment", namespaced=False)
+VS = Resource("snapshot.storage.k8s.io", "v1", "volumesnapshots", "VolumeSnapshot")
+APP_NS = "default"
+STORAGE_CLASS = "replicated-fast"
 
 def walk(d: Demo) -> Result:
     p, began = d.p, time.monotonic()
     with p.step("start the DVP and guest API servers (etcd + 2 kube-apiservers on 127.0.0.1)"):
         d.start_apis()
         d.seed_dvp()
-    ledger = Ledger(d.dvp, d.project).start()
+    with p.step("start the guest's own control plane (kube-controller-manager, kube-scheduler, kwok, CAPI)"):
+        d.start_guest_control_plane()
+    ledger = d.ledger = Ledger(d.dvp, d.project).start()
     requests_before = dvp_requests(d.dvp_api.url, d.dvp_api.token, str(d.dvp_api.ca_path))
     with p.step("start the DVP simulator (python -m dvp_sim, pools 127.66.0.0/24 and 127.77.0.0/24)"):
         d.start_simulator()
+        d.start_kubelets()
     with p.step("run the module's hooks (beforeHelm) as shell-operator does"):
         d.seed_guest()
         runner = HookRunner(d.guest, d.values())
@@ -43,17 +50,20 @@ def walk(d: Demo) -> Result:
         applied = d.render_and_apply(runner.values)
         p.line("   applied: " + ", ".join(f"{n} {k}" for k, n in sorted(applied.items())))
         d.run_hooks(runner, "afterHelm")
-    with p.step("start the components as processes"):
+    with p.step("start the components as processes; register the webhook configurations in the guest API"):
         d.start_components()
+        if d.components.available("validation-webhook") and d.components.available("snapshot-webhooks"):
+            p.line("   registered: " + ", ".join(d.register_webhooks(runner.values)))
     unavailable = {n: c.unavailable for n, c in d.components.items.items() if c.unavailable}
     chaos = Chaos(d.components, d.s.kills, d.s.seed, hold_dir=d.hold_dir).start()
 
     admission: dict[str, bool] = {}
-    with p.step("admission: the credentials Secret through the validation webhook"):
+    with p.step("admission through kube-apiserver: the credentials Secret, the DVPInstanceClass and NodeGroup"):
         if not d.components.available("validation-webhook"):
             p.line("   not available: the validation webhook did not start")
         else:
             admission = _admission(d)
+            _node_group(d, PER_ZONE)
 
     with p.step("discovery -> StorageClasses"):
         if not d.components.available("cloud-data-discoverer"):
@@ -69,23 +79,23 @@ def walk(d: Demo) -> Result:
             p.line(f"   default: {runner.values['cloudProviderDvp']['internal'].get('defaultStorageClass')}")
 
     names: list[str] = []
-    with p.step(f"NodeGroup {NODE_GROUP}: {REPLICAS} Machines -> DeckhouseMachines -> VMs Running"):
-        if not d.components.available("capdvp-controller-manager"):
-            p.line("   not available: capdvp did not start")
+    node_manager = StandIn(d.guest, CAPI_NS, so.CLUSTER, {"uuid": _cluster_uuid(d), "podSubnet": "10.111.0.0/16"})
+    with p.step(f"NodeGroup {NODE_GROUP} -> MachineDeployments -> Machines (CAPI) -> VMs Running (capdvp) -> "
+                "Nodes (kwok) initialised (CCM)"):
+        if not (d.components.available("capdvp-controller-manager")
+                and d.components.available("cloud-controller-manager")):
+            p.line("   not available: capdvp and the CCM are needed")
         else:
-            names = _grow_nodes(d)
-    initialized = 0
-    if names and d.components.available("cloud-controller-manager"):
-        with p.step("Nodes registered by kubelet -> initialised by the CCM"):
-            initialized = _init_nodes(d, names)
+            names = _grow_nodes(d, node_manager)
+    initialized = len(names)
 
-    with p.step("a PVC -> VirtualDisk attached -> resized -> snapshot -> restored PVC"):
+    with p.step("a Pod with a PVC -> Running; resized, snapshotted, restored for a second Pod"):
         if not d.components.available("csi-controller"):
             p.line("   not available: the CSI controller did not start")
         elif not names:
-            p.line("   not available: no node to attach to")
+            p.line("   not available: no node to run a Pod on")
         else:
-            _volumes(d, names[0])
+            _volumes(d)
 
     lb_address = ""
     with p.step("a LoadBalancer Service -> DVP Service with an address"):
@@ -95,7 +105,7 @@ def walk(d: Demo) -> Result:
             lb_address = _load_balancer(d)
 
     with p.step("scale down and teardown -> zero DVP objects left"):
-        _teardown(d, names, lb_address)
+        _teardown(d, node_manager, names, lb_address)
         wait_until("zero DVP objects in the project", lambda: _empty_or_none(ledger), timeout=90)
         kills_active = len(chaos.active)
         chaos.finish()
@@ -124,25 +134,42 @@ def walk(d: Demo) -> Result:
 
 
 def _admission(d: Demo) -> dict[str, bool]:
-    port, ca = d.webhook_ports["validation-webhook"], str(d.work / "validation-webhook-tls" / "ca.crt")
-    good = so.credentials_secret(MODULE_NS, d.dvp_api.kubeconfig(d.project))
+    """A bad credentials Secret is refused by kube-apiserver on the webhook's word (nothing changes); a good write
+    goes through. Waits until the API server calls the webhook (it loads new configurations asynchronously)."""
     bad = so.credentials_secret(MODULE_NS, d.dvp_api.kubeconfig(d.project))
     bad["data"]["authScheme"] = so.b64("password")
-    out = {}
-    for what, obj in (("good", good), ("bad", bad)):
-        answer = wait_until("the validation webhook answering", lambda o=obj: _try_review(port, ca, o), timeout=15)
-        out[what] = bool(answer["allowed"])
-        reason = (answer.get("status") or {}).get("message", "")
-        d.p.line(f"   Secret d8-credentials ({'authScheme kubeconfig' if what == 'good' else 'authScheme password'}):"
-                 f" {'allowed' if answer['allowed'] else 'denied: ' + reason}")
+    out: dict[str, bool] = {}
+
+    def refused() -> str | None:
+        try:
+            d.guest.patch(SECRET, "d8-credentials", {"data": bad["data"]}, MODULE_NS)
+        except ApiError as exc:
+            return str(exc) if "authScheme" in str(exc) else None
+        d.guest.patch(SECRET, "d8-credentials", {"data": so.credentials_secret(MODULE_NS, d.dvp_api.kubeconfig(
+            d.project))["data"]}, MODULE_NS)  # written before the webhook was called: put the good one back
+        return None
+
+    reason = wait_until("kube-apiserver calling the validation webhook", refused, timeout=30)
+    out["bad"] = False
+    d.p.line(f"   Secret d8-credentials with authScheme password: denied: {reason}")
+    d.guest.patch(SECRET, "d8-credentials", {"metadata": {"annotations": {"demo/checked": "true"}}}, MODULE_NS)
+    out["good"] = True
+    d.p.line("   Secret d8-credentials (authScheme kubeconfig) updated: allowed")
     return out
 
 
-def _try_review(port: int, ca: str, obj: dict):
-    try:
-        return review(port, ca, "/validate--v1-secret", obj)
-    except OSError:
-        return None
+def _node_group(d: Demo, per_zone: int) -> None:
+    ic = so.instance_class(NODE_GROUP, "generic", "ubuntu-24-04", STORAGE_CLASS)
+    ng = so.node_group(NODE_GROUP, NODE_GROUP, per_zone, list(ZONES))
+    for res, obj in ((INSTANCE_CLASS_RES, ic), (NODE_GROUP_RES, ng)):
+        if get_or_none(d.guest, res, obj["metadata"]["name"]) is None:
+            d.guest.create(res, obj)
+    d.p.line(f"   DVPInstanceClass {NODE_GROUP}, NodeGroup {NODE_GROUP} ({per_zone} per zone in "
+             f"{', '.join(ZONES)}): allowed")
+
+
+def _cluster_uuid(d: Demo) -> str:
+    return d.credentials_env("dvp-credentials-capdvp")["CLUSTER_UUID"]
 
 
 def _get(d: Demo, res, name: str, ns: str | None = None):
@@ -154,75 +181,92 @@ def _empty_or_none(ledger: Ledger):
     return True if not live else None
 
 
-def _grow_nodes(d: Demo) -> list[str]:
-    g = d.guest
-    cluster = g.create(r.CLUSTER, so.cluster(), CAPI_NS)
-    g.patch(r.CLUSTER, cluster["metadata"]["name"], {"status": {"initialization": {"infrastructureProvisioned": True}}},
-            CAPI_NS, subresource="status")
-    spec = so.machine_spec("generic", "ubuntu-24-04")
-    names = [f"{NODE_GROUP}-{secrets.token_hex(3)}" for _ in range(REPLICAS)]
-    for name in names:
-        g.create(SECRET, so.bootstrap_secret(name, NODE_GROUP), CAPI_NS)
-        owner = g.create(r.MACHINE, so.machine(name, NODE_GROUP), CAPI_NS)
-        g.create(r.DECKHOUSE_MACHINE, so.deckhouse_machine(name, NODE_GROUP, owner, spec), CAPI_NS)
-        d.p.line(f"   Machine + bootstrap Secret + DeckhouseMachine {name}")
-    for name in names:
-        vm = wait_until(f"VirtualMachine of {name} Running", lambda n=name: _vm_running(d, n), timeout=90)
-        d.p.line(f"   VM {vm['metadata']['name']} Running, address {vm['status'].get('ipAddress', '?')}")
-        dm = wait_until(f"DeckhouseMachine {name} providerID", lambda n=name: (
-            (g.get(r.DECKHOUSE_MACHINE, n, CAPI_NS).get("spec") or {}).get("providerID")))
-        d.p.line(f"   DeckhouseMachine {name}: providerID {dm}")
+def _linked(d: Demo) -> list[dict]:
+    """Machines of the group that CAPI linked to a Node."""
+    return [m for m in d.guest.list(r.MACHINE, CAPI_NS, label_selector=f"node-group={NODE_GROUP}").items
+            if ((m.get("status") or {}).get("nodeRef") or {}).get("name")]
+
+
+def _grow_nodes(d: Demo, node_manager: StandIn) -> list[str]:
+    # the registration's `dvp` subtree (templates/registration.yaml): the zones of the nodes' settings
+    zones = ((d.values()["cloudProviderDvp"].get("nodes") or {}).get("parameters") or {}).get("zones")
+    node_manager.ensure_cluster({"zones": zones} if zones else {}, d.guest_api.kubeconfig())
+    deployments = node_manager.converge(NODE_GROUP)
+    d.p.line("   node-manager (stand-in): MachineDeployment " + ", ".join(
+        f"{name} ({zone})" for zone, name in sorted(deployments.items())))
+    want = PER_ZONE * len(ZONES)
+    wait_until(f"{want} Machines linked to initialised Nodes", lambda: len(_linked(d)) >= want and all(
+        _initialised(d, m["status"]["nodeRef"]["name"]) for m in _linked(d)), timeout=120)
+    names = []
+    for machine in sorted(_linked(d), key=lambda m: m["spec"]["failureDomain"]):
+        node = d.guest.get(NODE, machine["status"]["nodeRef"]["name"])
+        addrs = ", ".join(f"{a['type']}={a['address']}" for a in (node.get("status") or {}).get("addresses", []))
+        d.p.line(f"   Machine {machine['metadata']['name']} ({machine['spec']['failureDomain']}) -> "
+                 f"{node['spec']['providerID']} -> Node {node['metadata']['name']}: {addrs}")
+        names.append(node["metadata"]["name"])
     return names
 
 
-def _vm_running(d: Demo, hostname: str):
-    vms = d.dvp.list(KINDS["VirtualMachine"], d.project, label_selector=f"dvp.deckhouse.io/hostname={hostname}").items
-    return next((v for v in vms if (v.get("status") or {}).get("phase") == "Running"), None)
-
-
-def _init_nodes(d: Demo, names: list[str]) -> int:
-    for name in names:
-        d.guest.create(NODE, so.node(name, NODE_GROUP))
-    done = 0
-    for name in names:
-        node = wait_until(f"Node {name} initialised (taint removed, providerID set)", lambda n=name: _initialised(d, n))
-        addrs = ", ".join(f"{a['type']}={a['address']}" for a in (node.get("status") or {}).get("addresses", []))
-        d.p.line(f"   Node {name}: {node['spec']['providerID']}; {addrs}")
-        done += 1
-    return done
-
-
 def _initialised(d: Demo, name: str):
-    node = d.guest.get(NODE, name)
+    node = _get(d, NODE, name)
+    if node is None:
+        return None
     taints = [t["key"] for t in node["spec"].get("taints") or []]
-    return node if node["spec"].get("providerID") and so.UNINITIALIZED not in taints else None
+    return node if node["spec"].get("providerID") and UNINITIALIZED not in taints else None
 
 
-def _volumes(d: Demo, node_name: str) -> None:
-    sc = d.guest.get(d.guest_kinds.resource("storage.k8s.io/v1", "StorageClass"), "replicated-fast")
-    with CsiClient(d.csi_socket) as csi:
-        vol = csi.create_volume(f"pvc-{secrets.token_hex(4)}", 1 * GIB, sc.get("parameters") or {})
-        d.p.line(f"   CreateVolume -> {vol.volume_id} ({vol.capacity_bytes // GIB}Gi)")
-        ctx = csi.publish(vol.volume_id, node_name)
-        d.p.line(f"   ControllerPublishVolume to {node_name} -> {dict(ctx)}")
-        size = csi.expand(vol.volume_id, 2 * GIB)
-        d.p.line(f"   ControllerExpandVolume -> {size // GIB}Gi")
-        snap = csi.snapshot(vol.volume_id, f"snapshot-{secrets.token_hex(4)}")
-        d.p.line(f"   CreateSnapshot -> {snap.snapshot_id} (ready {snap.ready_to_use})")
-        restored = csi.create_volume(f"pvc-{secrets.token_hex(4)}", 2 * GIB, sc.get("parameters") or {},
-                                     snapshot_id=snap.snapshot_id)
-        d.p.line(f"   CreateVolume from the snapshot -> {restored.volume_id}")
-        csi.unpublish(vol.volume_id, node_name)
-        csi.delete_snapshot(snap.snapshot_id)
-        csi.delete_volume(restored.volume_id)
-        csi.delete_volume(vol.volume_id)
-        d.p.line("   ControllerUnpublishVolume, DeleteSnapshot, DeleteVolume x2: done")
-        if csi.retries:
-            d.p.line(f"   CSI calls repeated as the sidecars would: {csi.retries}")
+def _phase(d: Demo, res, name: str, ns: str, phase: str):
+    obj = _get(d, res, name, ns)
+    return obj if obj is not None and (obj.get("status") or {}).get("phase") == phase else None
+
+
+def _attached(d: Demo, pv: str):
+    return next((va for va in d.guest.list(VA).items if va["spec"]["source"].get("persistentVolumeName") == pv
+                 and (va.get("status") or {}).get("attached")), None)
+
+
+def _volumes(d: Demo) -> None:
+    g, ns = d.guest, APP_NS
+    g.create(PVC, so.claim("data", STORAGE_CLASS, "1Gi"), ns)
+    g.create(POD, so.pod("app", "data"), ns)
+    app = wait_until("Pod app Running", lambda: _phase(d, POD, "app", ns, "Running"), timeout=120)
+    pvc = wait_until("PVC data Bound", lambda: _phase(d, PVC, "data", ns, "Bound"))
+    pv = pvc["spec"]["volumeName"]
+    handle = g.get(PV, pv)["spec"]["csi"]["volumeHandle"]
+    d.p.line(f"   Pod app on {app['spec']['nodeName']} (kube-scheduler); PVC data -> {pv} -> VirtualDisk {handle}")
+    va = wait_until(f"VolumeAttachment of {pv} attached", lambda: _attached(d, pv), timeout=120)
+    d.p.line(f"   VolumeAttachment {va['metadata']['name'][:16]}... attached (attach-detach controller, "
+             "external-attacher)")
+    g.patch(PVC, "data", {"spec": {"resources": {"requests": {"storage": "2Gi"}}}}, ns)
+    wait_until("PV resized to 2Gi", lambda: g.get(PV, pv)["spec"]["capacity"]["storage"] == "2Gi", timeout=120)
+    d.p.line("   PVC data resized -> 2Gi (external-resizer)")
+    g.create(VS, so.volume_snapshot("data-snap", "data"), ns)
+    snap = wait_until("VolumeSnapshot data-snap ready", lambda: (
+        (_get(d, VS, "data-snap", ns) or {}).get("status") or {}).get("readyToUse") and g.get(VS, "data-snap", ns),
+        timeout=120)
+    d.p.line(f"   VolumeSnapshot data-snap (class {snap['spec'].get('volumeSnapshotClassName')}) -> "
+             f"{snap['status'].get('boundVolumeSnapshotContentName')} (ready True)")
+    g.create(PVC, so.claim("restored", STORAGE_CLASS, "2Gi", snapshot="data-snap"), ns)
+    g.create(POD, so.pod("restorer", "restored"), ns)
+    wait_until("Pod restorer Running", lambda: _phase(d, POD, "restorer", ns, "Running"), timeout=120)
+    restored = wait_until("PVC restored Bound", lambda: _phase(d, PVC, "restored", ns, "Bound"))
+    restored_pv = restored["spec"]["volumeName"]
+    wait_until(f"VolumeAttachment of {restored_pv} attached", lambda: _attached(d, restored_pv), timeout=120)
+    d.p.line(f"   PVC restored from the snapshot -> {restored_pv}, Pod restorer Running")
+    for name in ("app", "restorer"):
+        g.delete(POD, name, ns)
+    g.delete(VS, "data-snap", ns)
+    for name in ("data", "restored"):
+        g.delete(PVC, name, ns)
+    for name in (pv, restored_pv):
+        wait_until(f"PV {name} gone (detached, deleted by the provisioner)", lambda n=name: _get(d, PV, n) is None,
+                   timeout=120)
+    wait_until("VolumeSnapshot data-snap gone", lambda: _get(d, VS, "data-snap", ns) is None, timeout=120)
+    d.p.line("   Pods, snapshot and claims deleted: volumes detached and deleted")
 
 
 def _load_balancer(d: Demo) -> str:
-    ns = "default"
+    ns = APP_NS
     d.guest.create(SERVICE, so.lb_service("web"), ns)
     svc = wait_until("Service default/web load balancer ingress", lambda: (
         (d.guest.get(SERVICE, "web", ns).get("status") or {}).get("loadBalancer", {}).get("ingress")))
@@ -231,17 +275,20 @@ def _load_balancer(d: Demo) -> str:
     return svc[0].get("ip", "")
 
 
-def _teardown(d: Demo, names: list[str], lb_address: str) -> None:
+def _teardown(d: Demo, node_manager: StandIn, names: list[str], lb_address: str) -> None:
     if lb_address:
-        d.guest.delete(SERVICE, "web", "default")
-        wait_until("Service default/web gone (CCM finalizer)", lambda: _get(d, SERVICE, "web", "default") is None)
+        d.guest.delete(SERVICE, "web", APP_NS)
+        wait_until("Service default/web gone (CCM finalizer)", lambda: _get(d, SERVICE, "web", APP_NS) is None)
         d.p.line("   LoadBalancer Service deleted")
-    for name in names:
-        d.guest.delete(r.DECKHOUSE_MACHINE, name, CAPI_NS)
-    for name in names:
-        wait_until(f"DeckhouseMachine {name} gone", lambda n=name: _get(d, r.DECKHOUSE_MACHINE, n, CAPI_NS) is None,
-                   timeout=90)
-        for res in (r.MACHINE, NODE):
-            with contextlib.suppress(NotFound):
-                d.guest.delete(res, name, CAPI_NS if res is r.MACHINE else None)
-        d.p.line(f"   {name}: DeckhouseMachine gone (VM deleted by capdvp), Machine and Node removed")
+    if get_or_none(d.guest, NODE_GROUP_RES, NODE_GROUP) is None:
+        return
+    d.guest.patch(NODE_GROUP_RES, NODE_GROUP, {"spec": {"cloudInstances": {"minPerZone": 0, "maxPerZone": 1}}})
+    node_manager.converge(NODE_GROUP)
+    wait_until("no Machine of the group left", lambda: not d.guest.list(
+        r.MACHINE, CAPI_NS, label_selector=f"node-group={NODE_GROUP}").items, timeout=120)
+    # CAPI leaves the Nodes of a cluster whose control plane it does not manage; the CCM deletes a Node whose VM
+    # is gone once the node lifecycle controller saw it NotReady
+    wait_until("their Nodes gone (NotReady, VM gone: the CCM deletes them)",
+               lambda: all(_get(d, NODE, n) is None for n in names))
+    d.p.line(f"   NodeGroup {NODE_GROUP} -> 0: Machines and VMs gone (CAPI, capdvp); Nodes {', '.join(names)} "
+             "deleted by the CCM")
