@@ -49,6 +49,18 @@ def play_dvp(env: RealEnv, stop: threading.Event) -> None:
         client.close()
 
 
+def settled(manager: Manager, env) -> bool:
+    """The handlers of the machine, VM and disk informers saw the newest version there is of their objects (the
+    last one written, etcd's revisions growing), and no key is queued."""
+    def newest(client, res, ns) -> tuple[str, str]:
+        obj = max(client.list(res, ns).items, key=lambda o: int(o["metadata"]["resourceVersion"]))
+        return f"{ns}/{obj['metadata']['name']}", obj["metadata"]["resourceVersion"]
+    return (manager.guest_informers[r.DECKHOUSE_MACHINE].last_handled == newest(env.guest, r.DECKHOUSE_MACHINE, env.ns)
+            and manager.dvp_informers[r.VIRTUAL_MACHINE].last_handled == newest(env.dvp, r.VIRTUAL_MACHINE, env.dvp_ns)
+            and manager.dvp_informers[r.VIRTUAL_DISK].last_handled == newest(env.dvp, r.VIRTUAL_DISK, env.dvp_ns)
+            and manager.machines.queue.idle())
+
+
 def wait_until(what: str, predicate) -> None:
     deadline = time.monotonic() + WAIT
     while time.monotonic() < deadline:
@@ -108,7 +120,8 @@ def test_a_changed_bootstrap_secret_alone_replaces_the_cloud_init_secret(env):
             return base64.b64decode(secret["data"]["userData"])
         wait_until("the cloud-init Secret", lambda: user_data() == b"#cloud-config\n")
         wait_until("the machine's Pending status", lambda: "Secret cloud-init-boot: present" in str(env.dm("boot")))
-        time.sleep(1.0)  # the events of the controller's own writes are handled: nothing else wakes it now
+        # the events of the controller's own writes are handled and its queue is empty: nothing else wakes it now
+        wait_until("the controller idle", lambda: settled(manager, env))
         new = base64.b64encode(b"#cloud-config\nhostname: boot\n").decode()
         env.guest.patch(r.SECRET, "boot-bootstrap", {"data": {"value": new}}, env.ns)
         wait_until("the new bootstrap data in DVP", lambda: user_data() == b"#cloud-config\nhostname: boot\n")

@@ -169,3 +169,16 @@ def test_an_index_follows_adds_updates_deletes_and_relists(setup, api):
         informer.step()
     informer.step()  # the re-list rebuilds the index
     assert [o["metadata"]["name"] for o in informer.by_index("v", "y")] == ["a", "c"]
+
+
+def test_last_handled_names_the_object_and_version_the_handlers_saw_last(setup, api):
+    _, informer, seen = setup
+    assert informer.last_handled == ("", "")
+    api.put_object(COLL, cm("a"))
+    api.put_object(COLL, cm("b"))
+    informer.step()
+    assert informer.last_handled == ("ns1/b", informer.get("ns1/b")["metadata"]["resourceVersion"])
+    api.put_object(COLL, cm("a", "2"))
+    informer.step()
+    assert seen[-1] == ("update", "a", "1", "2")
+    assert informer.last_handled == ("ns1/a", informer.get("ns1/a")["metadata"]["resourceVersion"])

@@ -80,3 +80,15 @@ def test_blocking_get_wakes_on_add_and_shutdown():
     queue.shutdown()
     worker.join(5)
     assert errors == ["shutdown"]
+
+
+def test_idle_until_nothing_is_queued_or_processing(queue):
+    assert queue.idle()
+    queue.add("a")
+    assert not queue.idle()
+    assert queue.get(0) == "a"
+    assert not queue.idle()  # handed out, not done
+    queue.done("a")
+    assert queue.idle()
+    queue.add_after("b", 5.0)
+    assert queue.idle()  # a delayed key is not work yet

@@ -54,6 +54,7 @@ class Informer:
         self.lists = 0  # how many LISTs were needed (tests and benchmarks read this)
         self.handler_errors = 0
         self.last_error = ""
+        self.last_handled: tuple[str, str] = ("", "")  # key and resourceVersion of the last object handlers saw
         self._watch: Watch | None = None
 
     def add_handlers(self, on_add: Handler | None = None, on_update: Handler | None = None,
@@ -112,6 +113,7 @@ class Informer:
                 except Exception:  # a broken handler must not stop the cache for every other one
                     self.handler_errors += 1
                     log.exception("%s handler failed for %s", self.resource.kind, key_of(args[-1]))
+        self.last_handled = (key_of(args[-1]), meta(args[-1]).get("resourceVersion", ""))
 
     def _relist(self) -> None:
         page = self.client.list_all(self.resource, self.namespace, label_selector=self.label_selector,

@@ -42,6 +42,11 @@ class WorkQueue:
         with self._cond:
             return len(self._queue)
 
+    def idle(self) -> bool:
+        """Nothing queued and nothing being processed (keys waiting out a delay are not counted)."""
+        with self._cond:
+            return not self._queue and not self._processing
+
     def add(self, key: Hashable) -> None:
         with self._cond:
             self._add(key)
