@@ -139,7 +139,8 @@ def register_node(client, name: str, *, csi_driver: str | None = None, attach_li
     except AlreadyExists:
         node = client.get(NODE, name)
     capacity = {"cpu": "4", "memory": "8Gi", "pods": "110", "ephemeral-storage": "20Gi"}
-    client.patch(NODE, name, {"status": {"capacity": capacity, "allocatable": capacity}}, subresource="status")
+    sized = {"status": {"capacity": capacity, "allocatable": capacity}}
+    client.patch(NODE, name, sized, subresource="status")
     if csi_driver:
         with contextlib.suppress(AlreadyExists):
             # owned by its Node, as the kubelet makes it: the garbage collector removes it with the Node
@@ -147,7 +148,14 @@ def register_node(client, name: str, *, csi_driver: str | None = None, attach_li
             client.create(CSI_NODE, {"metadata": {"name": name, "ownerReferences": [owner]}, "spec": {"drivers": [
                 {"name": csi_driver, "nodeID": name, "allocatable": {"count": attach_limit},
                  "topologyKeys": sorted(topology or {})}]}})
-    return wait_node_ready(client, name) if wait else None
+    if not wait:
+        return None
+    node = wait_node_ready(client, name)
+    if node["status"].get("allocatable") != capacity:
+        # kwok initialised the Node from a view older than our patch (its defaults: cpu 1k); it initialises only
+        # a Node that is not Ready, so now ours stays
+        node = client.patch(NODE, name, sized, subresource="status")
+    return node
 
 
 def wait_node_ready(client, name: str, timeout: float = READY_S) -> dict:
