@@ -1,9 +1,10 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The real CSI sidecars (built from tools/) against the guest kube-apiserver, the driver on the DVP simulator.
+"""The real CSI sidecars (built from tools/) against a guest whose own control plane runs (kube-controller-manager,
+kube-scheduler, kwok: `harness.guest_controllers`), the driver on the DVP simulator.
 
-The guest has no kube-controller-manager, scheduler or kubelet: tests do their few steps by hand (`bind`: the PV
-controller; `pvc_body`: the scheduler's selected node; a VolumeAttachment: the AD controller).
+Nothing of the guest is played here: a claim is provisioned because a Pod uses it (the scheduler selects the node,
+the PV controller binds), and only the kubelet's registration (Node, CSINode) is written, by `register_node`.
 """
 
 from __future__ import annotations
@@ -14,33 +15,30 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import sidecar_processes
 from csi_env import NODE
 from csi_sim import STORAGE_CLASS, SimEnv, sim_env
-from dvp_common.kube import KubeClient, NotFound, Resource
+from dvp_common.kube import KubeClient, Resource, WaitTimeout, get_or_none
 from dvp_common.runtime.informer import Informer
 from dvp_csi import DRIVER_NAME
-from dvp_csi.domain.topology import SEGMENT, TOPOLOGY_KEY
+from dvp_csi.domain.topology import SEGMENT
+from harness.guest_controllers import GuestControllers, register_node
 from harness.processes import Process, tool
-from sidecar_processes import ARGS
 
+POD = Resource("", "v1", "pods", "Pod")
 PV = Resource("", "v1", "persistentvolumes", "PersistentVolume", namespaced=False)
 PVC = Resource("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim")
-NODE_RES = Resource("", "v1", "nodes", "Node", namespaced=False)
 SC = Resource("storage.k8s.io", "v1", "storageclasses", "StorageClass", namespaced=False)
-CSI_NODE = Resource("storage.k8s.io", "v1", "csinodes", "CSINode", namespaced=False)
-VA = Resource("storage.k8s.io", "v1", "volumeattachments", "VolumeAttachment", namespaced=False)
 VAC = Resource("storage.k8s.io", "v1", "volumeattributesclasses", "VolumeAttributesClass", namespaced=False)
 CAPACITY = Resource("storage.k8s.io", "v1", "csistoragecapacities", "CSIStorageCapacity")
-VS = Resource("snapshot.storage.k8s.io", "v1", "volumesnapshots", "VolumeSnapshot")
-VSC = Resource("snapshot.storage.k8s.io", "v1", "volumesnapshotclasses", "VolumeSnapshotClass", namespaced=False)
 GUEST_CLASS = "dvp-fast"
-WAIT_S = 60.0
+WAIT_S = 90.0
 
 
 @dataclass
 class Sidecar:
     name: str
-    args: Sequence[str] = ()  # instead of ARGS[name]
+    args: Sequence[str] = ()  # added to sidecar_processes' flags
     env: dict[str, str] = field(default_factory=dict)
 
 
@@ -48,8 +46,9 @@ class Sidecar:
 class World:
     guest: KubeClient
     env: SimEnv
-    ns: str  # the guest namespace of the test's PVCs
+    ns: str  # the guest namespace of the test's claims and Pods
     procs: list[Process]
+    controllers: GuestControllers
 
     @property
     def dvp(self) -> KubeClient:
@@ -60,47 +59,57 @@ class World:
         return self.env.ns
 
     def logs(self) -> str:
-        return "\n".join(f"--- {p.name}\n{p.tail(8)}" for p in self.procs)
+        return f"{sidecar_processes.logs(self.procs)}\n{self.controllers.logs(8)}"
 
     def wait(self, res: Resource, name: str, predicate, ns: str | None = None, timeout: float = WAIT_S):
-        """A watch-based wait on a guest object; on timeout the sidecars' last log lines are in the message."""
+        """A watch-based wait on a guest object; on timeout the processes' last log lines are in the message."""
         try:
             return self.guest.wait_for(res, name, predicate, timeout, ns)
-        except Exception as exc:
-            raise AssertionError(f"{exc}\n{self.logs()}") from exc
+        except WaitTimeout as exc:
+            raise AssertionError(f"{exc}\n{self.logs()}") from None
+
+    def provision(self, name: str, size: str, storage_class: str = GUEST_CLASS) -> dict:
+        """A claim and a Pod that uses it, as an application makes them; returns the PV the claim is bound to."""
+        self.guest.create(PVC, claim(name, size, storage_class), self.ns)
+        self.guest.create(POD, pod(f"use-{name}", name), self.ns)
+        pvc = self.wait(PVC, name, lambda c: c is not None and (c.get("status") or {}).get("phase") == "Bound",
+                        self.ns)
+        return self.guest.get(PV, pvc["spec"]["volumeName"])
 
 
-def sidecar_world(dvp_api, guest_api, tmp_path: Path, sidecars: Sequence[Sidecar | str],
+def sidecar_world(dvp_api, controllers: GuestControllers, tmp_path: Path, sidecars: Sequence[Sidecar | str],
                   before_start: Callable[[KubeClient], None] | None = None, **sim) -> Iterator[World]:
-    """The driver on the simulator (`sim`: sim_env's keywords) and the sidecars, started after `before_start`."""
+    """The driver on the simulator (`sim`: sim_env's keywords), worker-0 registered and Ready, and the sidecars,
+    started after `before_start`; the sidecars stop before the driver they call."""
     wanted = [s if isinstance(s, Sidecar) else Sidecar(s) for s in sidecars]
     binaries = {s.name: tool(s.name) for s in wanted}  # a missing one fails: run `make tools`
-    guest = guest_api.client()
+    server = controllers.server
+    guest = server.client()
     kubeconfig = tmp_path / "guest.kubeconfig"
-    kubeconfig.write_text(guest_api.kubeconfig())
+    kubeconfig.write_text(server.kubeconfig())
     sock = tmp_path / "csi.sock"
     procs: list[Process] = []
     try:
+        register_node(guest, NODE, csi_driver=DRIVER_NAME, topology=SEGMENT)
+        ensure(guest, SC, storage_class(GUEST_CLASS, STORAGE_CLASS))
         for env in sim_env(dvp_api, tmp_path, endpoint=f"unix://{sock}", **sim):
-            guest_setup(guest)
             if before_start is not None:
                 before_start(guest)
-            for s in wanted:
-                argv = [str(binaries[s.name]), f"--kubeconfig={kubeconfig}", "--v=2"]
-                if s.name != "snapshot-controller":
-                    argv += [f"--csi-address={sock}", "--timeout=60s", *(s.args or ARGS[s.name])]
-                if s.env:  # the Downward API variables a sidecar reads (NAMESPACE, POD_NAME)
-                    argv = ["/usr/bin/env", *(f"{k}={v}" for k, v in s.env.items()), *argv]
-                procs.append(Process(s.name, argv, tmp_path / f"{s.name}.log"))
-            yield World(guest, env, guest_api.create_namespace("app"), procs)
+            try:
+                for s in wanted:
+                    argv = [str(binaries[s.name]), *sidecar_processes.flags(s.name, kubeconfig, sock), *s.args]
+                    if s.env:  # the Downward API variables a sidecar reads (NAMESPACE, POD_NAME)
+                        argv = ["/usr/bin/env", *(f"{k}={v}" for k, v in s.env.items()), *argv]
+                    procs.append(Process(s.name, argv, tmp_path / f"{s.name}.log"))
+                yield World(guest, env, server.create_namespace("app"), procs, controllers)
+            finally:
+                sidecar_processes.stop(procs)
     finally:
-        for p in procs:
-            p.stop()
         guest.close()
 
 
 def until_listed(what: str, client: KubeClient, res: Resource, ns: str | None, predicate: Callable[[list], object],
-                 procs: list[Process], timeout: float = WAIT_S):
+                 logs: Callable[[], str], timeout: float = WAIT_S):
     """Watch-based: the first truthy `predicate(objects)` over the listed objects, re-judged on every event."""
     changed = threading.Condition()
     informer = Informer(client, res, ns, watch_timeout=max(1, int(timeout)))
@@ -125,63 +134,34 @@ def until_listed(what: str, client: KubeClient, res: Resource, ns: str | None, p
                     if left <= 0:
                         break
                     changed.wait(left)
-        logs = "\n".join(f"--- {p.name}\n{p.tail(8)}" for p in procs)
-        raise AssertionError(f"timed out after {timeout:g}s waiting for {what}\n{logs}")
+        raise AssertionError(f"timed out after {timeout:g}s waiting for {what}\n{logs()}")
     finally:
         stop.set()
         thread.join(10)
 
 
-def get(client, res, name, ns=None):
-    try:
-        return client.get(res, name, ns)
-    except NotFound:
-        return None
-
-
-def guest_setup(g) -> None:
-    """Cluster-wide guest objects (the API is shared by the session): StorageClass, snapshot class, Node, CSINode."""
-    if get(g, SC, GUEST_CLASS) is None:
-        g.create(SC, storage_class(GUEST_CLASS, STORAGE_CLASS))
-        g.create(VSC, {"metadata": {"name": "dvp-snapshots"}, "driver": DRIVER_NAME, "deletionPolicy": "Delete"})
-        # as kubelet registers the node plugin: NodeGetInfo's topology as a Node label and CSINode's keys
-        g.create(NODE_RES, {"metadata": {"name": NODE, "labels": SEGMENT}})
-        g.create(CSI_NODE, {"metadata": {"name": NODE}, "spec": {"drivers": [
-            {"name": DRIVER_NAME, "nodeID": NODE, "allocatable": {"count": 14}, "topologyKeys": [TOPOLOGY_KEY]}]}})
-
-
 def storage_class(name: str, dvp_class: str) -> dict:
+    """As the chart renders it: WaitForFirstConsumer, so a claim is provisioned once a Pod using it is scheduled."""
     return {"metadata": {"name": name}, "provisioner": DRIVER_NAME, "parameters": {"dvpStorageClass": dvp_class},
             "reclaimPolicy": "Delete", "volumeBindingMode": "WaitForFirstConsumer", "allowVolumeExpansion": True}
 
 
 def ensure(g, res, body: dict) -> None:
     """A cluster-wide object the session's other tests may have made already."""
-    if get(g, res, body["metadata"]["name"]) is None:
+    if get_or_none(g, res, body["metadata"]["name"]) is None:
         g.create(res, body)
 
 
-def bind(guest, ns: str, pvc_name: str, procs) -> dict:
-    """Wait for the provisioner's PV, then bind it as the PV controller would."""
-    pvc = guest.get(PVC, pvc_name, ns)
-    uid = pvc["metadata"]["uid"]
-    pv = until_listed(f"a PV for PVC {pvc_name}", guest, PV, None, lambda pvs: next(
-        (p for p in pvs if (p["spec"].get("claimRef") or {}).get("uid") == uid), None), procs)
-    name = pv["metadata"]["name"]
-    guest.patch(PV, name, {"status": {"phase": "Bound"}}, subresource="status")
-    guest.patch(PVC, pvc_name, {"metadata": {"annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
-                                "spec": {"volumeName": name}}, ns)
-    guest.patch(PVC, pvc_name, {"status": {"phase": "Bound", "accessModes": pv["spec"]["accessModes"],
-                                           "capacity": pv["spec"]["capacity"]}}, ns, subresource="status")
-    return guest.get(PV, name)
+def claim(name: str, size: str, storage_class: str = GUEST_CLASS) -> dict:
+    return {"metadata": {"name": name}, "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": storage_class,
+                                                 "resources": {"requests": {"storage": size}}}}
 
 
-def pvc_body(name: str, size: str, data_source: dict | None = None, storage_class: str = GUEST_CLASS) -> dict:
-    body = {"metadata": {"name": name, "annotations": {
-        # what the PV controller and the scheduler would have written for a WaitForFirstConsumer class
-        "volume.kubernetes.io/storage-provisioner": DRIVER_NAME, "volume.kubernetes.io/selected-node": NODE}},
-        "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": storage_class,
-                 "resources": {"requests": {"storage": size}}}}
-    if data_source:
-        body["spec"]["dataSource"] = data_source
-    return body
+def pod(name: str, claim_name: str) -> dict:
+    """On worker-0, the node that runs the driver (other tests' kwok Nodes share the guest)."""
+    return {"metadata": {"name": name}, "spec": {
+        "nodeSelector": {"kubernetes.io/hostname": NODE},
+        "containers": [{"name": "app", "image": "registry.example/app:1", "volumeMounts": [
+            {"name": "data", "mountPath": "/data"}]}],
+        "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": claim_name}}],
+        "terminationGracePeriodSeconds": 0}}

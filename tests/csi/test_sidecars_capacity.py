@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """The real external-provisioner with capacity tracking, as the chart runs it (--enable-capacity,
 --capacity-ownerref-level=2: the CSIStorageCapacity objects belong to the controller's Deployment), publishes the
-DVP project's ResourceQuota headroom per guest StorageClass and follows the quota when it changes.
+DVP project's ResourceQuota headroom per guest StorageClass and follows the quota when it changes. The controller's
+Deployment, ReplicaSet and Pod are made by the guest's own kube-controller-manager, scheduler and kwok.
 
 Only the poll interval is shorter than the chart's minute: a quota change reaches the provisioner by its poll."""
 
@@ -11,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from csi_sidecars import ARGS, CAPACITY, GUEST_CLASS, PVC, Sidecar, World, bind, pvc_body, sidecar_world, until_listed
+from csi_env import NODE
+from csi_sidecars import CAPACITY, GUEST_CLASS, POD, Sidecar, World, sidecar_world, until_listed
 from csi_sim import STORAGE_CLASS
 from dvp_common.dvp import resources as r
 from dvp_common.dvp.quotas import class_key
@@ -19,54 +21,44 @@ from dvp_common.kube import Resource
 from dvp_csi import DRIVER_NAME
 from dvp_csi.domain.topology import SEGMENT
 from dvp_sim import SimConfig
+from harness.guest_controllers import register_node
 
 DEPLOYMENT = Resource("apps", "v1", "deployments", "Deployment")
-REPLICA_SET = Resource("apps", "v1", "replicasets", "ReplicaSet")
-POD = Resource("", "v1", "pods", "Pod")
 CONTROLLER = "csi-controller"
 POLL = "--capacity-poll-interval=1s"
 CHART_FLAGS = ["--enable-capacity", "--capacity-ownerref-level=2"]
 
 
-def owner(obj: dict) -> list[dict]:
-    return [{"apiVersion": obj["apiVersion"], "kind": obj["kind"], "name": obj["metadata"]["name"],
-             "uid": obj["metadata"]["uid"], "controller": True}]
-
-
-def controller_pod(g, ns: str) -> dict:
-    """The Deployment -> ReplicaSet -> Pod chain a kube-controller-manager would have made for the CSI controller."""
+def controller_deployment(g, ns: str) -> tuple[dict, str]:
+    """The CSI controller's Deployment; returns it and the name of the Pod kube-controller-manager made for it."""
     labels = {"app": CONTROLLER}
-    template = {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "provisioner", "image": "x"}]}}
     dep = g.create(DEPLOYMENT, {"metadata": {"name": CONTROLLER}, "spec": {
-        "selector": {"matchLabels": labels}, "template": template}}, ns)
-    dep = {**dep, "apiVersion": "apps/v1", "kind": "Deployment"}
-    rs = g.create(REPLICA_SET, {"metadata": {"name": f"{CONTROLLER}-1", "labels": labels,
-                                             "ownerReferences": owner(dep)},
-                                "spec": {"selector": {"matchLabels": labels}, "template": template}}, ns)
-    rs = {**rs, "apiVersion": "apps/v1", "kind": "ReplicaSet"}
-    g.create(POD, {"metadata": {"name": f"{CONTROLLER}-1-a", "labels": labels, "ownerReferences": owner(rs)},
-                   "spec": template["spec"]}, ns)
-    return dep
+        "replicas": 1, "selector": {"matchLabels": labels}, "template": {"metadata": {"labels": labels}, "spec": {
+            "nodeSelector": {"kubernetes.io/hostname": NODE},
+            "containers": [{"name": "provisioner", "image": "registry.example/csi-provisioner:1"}]}}}}, ns)
+    [pod] = until_listed(f"the Pod of Deployment {ns}/{CONTROLLER}", g, POD, ns, lambda pods: [
+        p for p in pods if (p.get("status") or {}).get("phase") == "Running"], lambda: "")
+    return dep, pod["metadata"]["name"]
 
 
 @pytest.fixture
-def world(dvp_api, guest_api, tmp_path) -> Iterator[tuple[World, str, dict]]:
-    ns = guest_api.create_namespace("d8-csi")  # the controller's namespace: CSIStorageCapacity objects go there
-    made: dict = {}
-
-    def deployment(g) -> None:
-        made["deployment"] = controller_pod(g, ns)
-
-    provisioner = Sidecar("csi-provisioner", [*ARGS["csi-provisioner"], *CHART_FLAGS, POLL],
-                          {"NAMESPACE": ns, "POD_NAME": f"{CONTROLLER}-1-a"})
-    for w in sidecar_world(dvp_api, guest_api, tmp_path, [provisioner], deployment, nodes={},
+def world(dvp_api, guest_controllers, tmp_path) -> Iterator[tuple[World, str, dict]]:
+    guest = guest_controllers.server.client()
+    ns = guest_controllers.server.create_namespace("d8-csi")  # the controller's: CSIStorageCapacity objects go there
+    try:
+        register_node(guest, NODE, csi_driver=DRIVER_NAME, topology=SEGMENT)  # where the controller's Pod runs
+        deployment, pod_name = controller_deployment(guest, ns)
+    finally:
+        guest.close()
+    provisioner = Sidecar("csi-provisioner", [*CHART_FLAGS, POLL], {"NAMESPACE": ns, "POD_NAME": pod_name})
+    for w in sidecar_world(dvp_api, guest_controllers, tmp_path, [provisioner], nodes={},
                            sim=SimConfig(default_latency=0.02, watch_timeout=1, quota_status=True)):
-        yield w, ns, made["deployment"]
+        yield w, ns, deployment
 
 
 def capacity_is(w: World, ns: str, want: str):
     return until_listed(f"CSIStorageCapacity of {GUEST_CLASS} = {want}", w.guest, CAPACITY, ns, lambda caps: [
-        c for c in caps if c.get("storageClassName") == GUEST_CLASS and c.get("capacity") == want], w.procs)
+        c for c in caps if c.get("storageClassName") == GUEST_CLASS and c.get("capacity") == want], w.logs)
 
 
 def set_quota(w: World, hard: str) -> None:
@@ -92,8 +84,7 @@ def test_the_real_provisioner_publishes_and_follows_the_quota_headroom(world):
     [grown] = capacity_is(w, ns, "5Gi")
     assert grown["metadata"]["uid"] == cap["metadata"]["uid"]  # updated, never deleted and re-made
 
-    w.guest.create(PVC, pvc_body("data", "2Gi"), w.ns)  # a disk takes part of it
-    bind(w.guest, w.ns, "data", w.procs)
+    w.provision("data", "2Gi")  # a disk takes part of it
     [taken] = capacity_is(w, ns, "3Gi")
     assert taken["metadata"]["uid"] == cap["metadata"]["uid"]
     # one object for the class, never a second (other tests' classes of the shared guest API have their own)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from csi_sidecars import PV, PVC, SC, VAC, World, bind, ensure, pvc_body, sidecar_world, storage_class
+from csi_sidecars import PV, PVC, SC, VAC, World, ensure, sidecar_world, storage_class
 from csi_sim import WFFC_CLASS
 from dvp_common.dvp import resources as r
 from dvp_csi import DRIVER_NAME
@@ -23,19 +23,18 @@ def vac(name: str, dvp_class: str) -> dict:
 
 
 @pytest.fixture
-def world(dvp_api, guest_api, tmp_path) -> Iterator[World]:
+def world(dvp_api, guest_controllers, tmp_path) -> Iterator[World]:
     def classes(g) -> None:
         ensure(g, SC, storage_class(LATE_CLASS, WFFC_CLASS))
         ensure(g, VAC, vac("dvp-wffc", "wffc"))
         ensure(g, VAC, vac("dvp-slow", "slow"))
         ensure(g, VAC, vac("dvp-gold", "gold"))  # DVP has no such class
 
-    yield from sidecar_world(dvp_api, guest_api, tmp_path, ["csi-provisioner", "csi-resizer"], classes)
+    yield from sidecar_world(dvp_api, guest_controllers, tmp_path, ["csi-provisioner", "csi-resizer"], classes)
 
 
 def provision(w: World, name: str, guest_class: str) -> tuple[dict, str]:
-    w.guest.create(PVC, pvc_body(name, "1Gi", storage_class=guest_class), w.ns)
-    pv = bind(w.guest, w.ns, name, w.procs)
+    pv = w.provision(name, "1Gi", guest_class)  # no attacher runs: the disk stays mounted by no VM
     return pv, pv["spec"]["csi"]["volumeHandle"]
 
 
