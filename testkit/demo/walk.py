@@ -8,8 +8,12 @@ import time
 from collections import Counter
 
 from capdvp import resources as r
+from dvp_ccm.domain.taints import SHUTDOWN
+from dvp_common.dvp.resources import VIRTUAL_MACHINE as VM
+from dvp_common.dvp.resources import VIRTUAL_MACHINE_OPERATION as VMOP
 from dvp_common.kube import ApiError, Resource, get_or_none
 from dvp_common.kube.resources import NODE, SECRET, SERVICE
+from dvp_sim.builders import vmop
 from harness.guest_controllers import UNINITIALIZED
 from nodemanager import StandIn
 
@@ -29,6 +33,7 @@ VA = Resource("storage.k8s.io", "v1", "volumeattachments", "VolumeAttachment", n
 VS = Resource("snapshot.storage.k8s.io", "v1", "volumesnapshots", "VolumeSnapshot")
 APP_NS = "default"
 STORAGE_CLASS = "replicated-fast"
+UNREACHABLE = "node.kubernetes.io/unreachable"
 
 def walk(d: Demo) -> Result:
     p, began = d.p, time.monotonic()
@@ -103,6 +108,12 @@ def walk(d: Demo) -> Result:
             p.line("   not available: the CCM (and nodes) are needed")
         else:
             lb_address = _load_balancer(d)
+
+    with p.step("a VM stops -> its Node NotReady (node lifecycle) and tainted shut down (CCM); started -> Ready"):
+        if not d.components.available("cloud-controller-manager") or not names:
+            p.line("   not available: the CCM (and nodes) are needed")
+        else:
+            _stop_and_start(d, names[0])
 
     with p.step("scale down and teardown -> zero DVP objects left"):
         _teardown(d, node_manager, names, lb_address)
@@ -273,6 +284,50 @@ def _load_balancer(d: Demo) -> str:
     dvp_services = [s["metadata"]["name"] for s in d.dvp.list(SERVICE, d.project).items]
     d.p.line(f"   DVP Service(s) {', '.join(dvp_services)}; guest Service ingress {svc[0].get('ip')}")
     return svc[0].get("ip", "")
+
+
+def _ready(node: dict | None) -> str:
+    return next((c["status"] for c in ((node or {}).get("status") or {}).get("conditions") or []
+                 if c["type"] == "Ready"), "")
+
+
+def _taints(node: dict | None) -> set[str]:
+    return {t["key"] for t in ((node or {}).get("spec") or {}).get("taints") or []}
+
+
+def _stop_and_start(d: Demo, name: str) -> None:
+    """The VM stops: kwok's kubelet in it stops, the node lifecycle controller marks the Node unreachable, the CCM
+    sees the VM stopped and taints the Node shut down; started again, the Node is Ready and both taints go."""
+    _operate(d, name, "Stop")
+    node = wait_until(f"Node {name} NotReady, unreachable and shut down", lambda: (
+        n := _get(d, NODE, name)) is not None and _ready(n) == "Unknown" and {UNREACHABLE, SHUTDOWN} <= _taints(n)
+        and n)
+    d.p.line(f"   VM {name} stopped -> Node Ready={_ready(node)}, tainted {UNREACHABLE} (node lifecycle controller) "
+             f"and {SHUTDOWN} (CCM)")
+    _operate(d, name, "Start")
+    node = wait_until(f"Node {name} Ready again, untainted", lambda: (
+        n := _get(d, NODE, name)) is not None and _ready(n) == "True" and not {UNREACHABLE, SHUTDOWN} & _taints(n)
+        and n)
+    d.p.line(f"   VM {name} started -> Node Ready={_ready(node)}, neither taint left")
+
+
+def _operate(d: Demo, vm: str, kind: str) -> None:
+    """A VirtualMachineOperation, as a user runs one: created, awaited Completed, then deleted."""
+    op = f"{vm}-{kind.lower()}"
+    d.dvp.create(VMOP, vmop(op, vm, kind), d.project)
+
+    def finished():
+        obj = get_or_none(d.dvp, VMOP, op, d.project)
+        return obj if ((obj or {}).get("status") or {}).get("phase") in ("Completed", "Failed") else None
+    try:
+        done = wait_until(f"VirtualMachineOperation {op} finished", finished)
+    except StepFailed as exc:
+        status = (get_or_none(d.dvp, VMOP, op, d.project) or {}).get("status")
+        vm_phase = ((get_or_none(d.dvp, VM, vm, d.project) or {}).get("status") or {}).get("phase")
+        raise StepFailed(f"{exc}; its status {status}; VM {vm} {vm_phase}") from None
+    d.dvp.delete(VMOP, op, d.project)
+    if done["status"]["phase"] != "Completed":
+        raise StepFailed(f"VirtualMachineOperation {op} {done['status']['phase']}: {done['status']}")
 
 
 def _teardown(d: Demo, node_manager: StandIn, names: list[str], lb_address: str) -> None:

@@ -22,7 +22,8 @@ from demo.walk import walk
 # 2 VMs (one per zone of the NodeGroup) with a root disk, a cloud-init Secret and an address each; 2 CSI volumes
 # (one restored from the snapshot), each attached for its Pod; 1 snapshot; 1 LoadBalancer Service.
 EXPECTED = {"VirtualMachine": 2, "VirtualDisk": 4, "VirtualMachineBlockDeviceAttachment": 2,
-            "VirtualDiskSnapshot": 1, "VirtualMachineIPAddress": 2, "Secret": 2, "Service": 1}
+            "VirtualDiskSnapshot": 1, "VirtualMachineIPAddress": 2, "VirtualMachineOperation": 2, "Secret": 2,
+            "Service": 1}
 LB_POOL = ipaddress.ip_network("127.77.0.0/24")
 # The 10 beforeHelm hooks twice (install, then after discovery) and the 2 afterHelm hooks once.
 HOOK_RUNS = 22
@@ -59,7 +60,9 @@ def test_scenario_creates_exactly_what_it_needs_and_leaves_nothing(tmp_path):
     for line in ("StorageClasses: local-thin (DVP local-thin, WaitForFirstConsumer), replicated-fast "
                  "(DVP replicated-fast, WaitForFirstConsumer)", "PVC data resized -> 2Gi (external-resizer)",
                  "(class cloud-provider-dvp)", "(ready True)", "admission webhook \"credentials.cloud-provider-dvp."
-                 "deckhouse.io\" denied the request", "Nodes (kwok) initialised (CCM): done"):
+                 "deckhouse.io\" denied the request", "Nodes (kwok) initialised (CCM): done",
+                 "stopped -> Node Ready=Unknown, tainted node.kubernetes.io/unreachable (node lifecycle controller) "
+                 "and node.cloudprovider.kubernetes.io/shutdown (CCM)", "started -> Node Ready=True, neither taint"):
         assert line in log, log
 
 
