@@ -1,18 +1,19 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""cloud-controller-manager: 500 Nodes and 100 LoadBalancer Services against real kube-apiservers (testkit/harness).
+"""cloud-controller-manager: n Nodes and n LoadBalancer Services against real kube-apiservers (testkit/harness), for
+each n of the growth curve (bench.measure.sizes), and 5000 Nodes once the curve reaches 1000.
 
-The DVP side holds 500 VMs of our cluster (status written directly: no simulator, so the figures are the CCM's
-own). `run()` measures, with the whole Manager (informers, queues, workers):
+The DVP side holds n VMs of our cluster (status written directly: no simulator, so the figures are the CCM's
+own). `run(n)` measures, with the whole Manager (informers, queues, workers):
 
-* time from start to all 500 Nodes initialised (providerID, addresses, uninitialized taint removed);
+* time from start to all n Nodes initialised (providerID, addresses, uninitialized taint removed);
 * DVP requests of a cold start (LIST + WATCH per cache) and of one full resync (every Node and Service
   reconciled again from the caches): the goal is <= 5, i.e. lists and watches, never a GET per Node;
-* 100 LoadBalancer Services backed by 10 eligible Nodes (the other 490 are labelled
+* n LoadBalancer Services backed by 10 eligible Nodes (the others are labelled
   node.kubernetes.io/exclude-from-external-load-balancers), once as plain Services and once as
-  ServiceWithHealthchecks: time to all ensured (goal <= 10 s), DVP requests per first ensure (GET+create, one label
-  patch per backing VM) and per steady-state ensure (expected 0);
-* idle RSS of `python -m dvp_ccm` (a separate process, all caches full, 500 Nodes), with either kind.
+  ServiceWithHealthchecks: time to all ensured, DVP requests per first ensure (GET+create, and one label patch per
+  backing VM the first Service makes) and per steady-state ensure (expected 0);
+* idle RSS of `python -m dvp_ccm` (a separate process, all caches full, n Nodes), with either kind.
 """
 
 from __future__ import annotations
@@ -27,13 +28,13 @@ import time
 import uuid
 from pathlib import Path
 
-from bench.measure import figure
+from bench.measure import figure, sizes
 
 ROOT = Path(__file__).resolve().parents[1]
 
-NODES = 500
-SERVICES = 100
 LB_NODES = 10
+ENSURE_S_PER_SERVICE = 1.0  # the waits' bound per Service (ensure or release; 0.1-0.2 s each at n = 100)
+MANY_NODES = 5000  # the resync figure once the curve reaches 1000 (Nodes and VMs only, no Services)
 TIMEOUT_S = 300.0
 UNINIT = {"key": "node.cloudprovider.kubernetes.io/uninitialized", "value": "true", "effect": "NoSchedule"}
 
@@ -43,7 +44,7 @@ def _wait(check, what: str, timeout: float = TIMEOUT_S) -> float:
     while not check():
         if time.monotonic() - started > timeout:
             raise RuntimeError(f"ccm bench: timed out after {timeout:g}s waiting for {what}")
-        time.sleep(0.5)  # polling lists 500 Nodes: keep it from loading the API server being measured
+        time.sleep(0.5)  # polling lists every Node: keep it from loading the API server being measured
     return time.monotonic() - started
 
 
@@ -60,7 +61,7 @@ def _quiet(metrics, settle: float = 1.5, timeout: float = TIMEOUT_S) -> int:
     return last
 
 
-def _seed(dvp, guest, ns: str, cluster_uuid: str, prefix: str) -> list[str]:
+def _seed(dvp, guest, ns: str, cluster_uuid: str, prefix: str, nodes: int) -> list[str]:
     from concurrent.futures import ThreadPoolExecutor
 
     from dvp_ccm.domain.loadbalancer import EXCLUDE_LABEL
@@ -68,7 +69,7 @@ def _seed(dvp, guest, ns: str, cluster_uuid: str, prefix: str) -> list[str]:
     from dvp_common.dvp.resources import VIRTUAL_MACHINE
     from dvp_common.kube.resources import NODE
 
-    names = [f"{prefix}-{i:03d}" for i in range(NODES)]
+    names = [f"{prefix}-{i:04d}" for i in range(nodes)]
 
     def one(i_name):
         i, name = i_name
@@ -97,8 +98,10 @@ def _rss_kib(pid: int) -> int:
     raise RuntimeError("no VmRSS")
 
 
-def _lb_phase(dvp_api, guest_api, guest, ns: str, guest_ns: str, cluster_uuid: str, settings, key: str) -> dict:
-    """100 LoadBalancer Services ensured by a fresh manager as `settings.load_balancer_kind`; figures under `key`."""
+def _lb_phase(dvp_api, guest_api, guest, ns: str, guest_ns: str, cluster_uuid: str, settings, key: str,
+              services: int) -> dict:
+    """`services` LoadBalancer Services ensured by a fresh manager as `settings.load_balancer_kind`; figures under
+    `key`."""
     from dvp_ccm import settings as S
     from dvp_ccm.manager import Manager
     from dvp_common.dvp import DVPConnection
@@ -116,31 +119,34 @@ def _lb_phase(dvp_api, guest_api, guest, ns: str, guest_ns: str, cluster_uuid: s
             lb.kinds.served()  # its cache starts once the kind is seen served (a reconcile does it otherwise)
         metrics = conn.client.metrics
         base = _quiet(metrics)
-        for i in range(SERVICES):
-            guest.create(SERVICE, {"metadata": {"name": f"svc-{i:03d}"}, "spec": {
+        for i in range(services):
+            guest.create(SERVICE, {"metadata": {"name": f"svc-{i:04d}"}, "spec": {
                 "type": "LoadBalancer", "selector": {"app": "x"}, "ports": [{"port": 80 + i % 3}]}}, guest_ns)
 
         def all_ensured() -> bool:
             svcs = guest.list(SERVICE, guest_ns).items
-            return len(svcs) == SERVICES and all(s["metadata"].get("finalizers") for s in svcs) and \
-                len(cache.items()) >= SERVICES
-        out[f"{key}_ensure_all_s"] = _wait(all_ensured, f"100 Services ensured as {settings.load_balancer_kind}")
-        out[f"{key}_first_ensure_dvp_requests"] = (_quiet(metrics) - base) / SERVICES
+            return len(svcs) == services and all(s["metadata"].get("finalizers") for s in svcs) and \
+                len(cache.items()) >= services
+        out[f"{key}_ensure_all_s"] = _wait(all_ensured, f"{services} Services ensured as {settings.load_balancer_kind}",
+                                           timeout=max(TIMEOUT_S, ENSURE_S_PER_SERVICE * services))
+        out[f"{key}_first_ensure_dvp_requests"] = (_quiet(metrics) - base) / services
         out[f"{key}_first_detail"] = metrics.snapshot()
         metrics.reset()
         for svc in guest.list(SERVICE, guest_ns).items:
             lb.by_name[S.SERVICE].enqueue(f"{guest_ns}/{svc['metadata']['name']}")
-        out[f"{key}_steady_ensure_dvp_requests"] = _quiet(metrics) / SERVICES
+        out[f"{key}_steady_ensure_dvp_requests"] = _quiet(metrics) / services
         for svc in guest.list(SERVICE, guest_ns).items:  # released, so the next phase starts from nothing
             guest.delete(SERVICE, svc["metadata"]["name"], guest_ns)
-        _wait(lambda: not guest.list(SERVICE, guest_ns).items and not cache.items(), "LoadBalancers released")
+        _wait(lambda: not guest.list(SERVICE, guest_ns).items and not cache.items(), "LoadBalancers released",
+              timeout=max(TIMEOUT_S, ENSURE_S_PER_SERVICE * services))
     finally:
         lb.shutdown()
         conn.close()
     return out
 
 
-def run() -> dict:
+def run(nodes: int, services: int | None = None, rss: bool = True) -> dict:
+    """n Nodes (and `services` LoadBalancer Services, default n; 0: none) measured as the module docstring says."""
     from dvp_ccm import settings as S
     from dvp_ccm.domain import taints as T
     from dvp_ccm.domain.lifecycle import LifecycleConfig
@@ -150,13 +156,14 @@ def run() -> dict:
     from harness.apiserver import ControlPlane, dvp_crd_files, guest_crd_files
     from prometheus_client import CollectorRegistry
 
-    out: dict = {"nodes": NODES, "services": SERVICES, "lb_nodes": LB_NODES}
+    services = nodes if services is None else services
+    out: dict = {"nodes": nodes, "services": services, "lb_nodes": min(LB_NODES, nodes)}
     with ControlPlane() as plane:
         plane.start({"dvp": ("AlwaysAllow", dvp_crd_files()), "guest": ("AlwaysAllow", guest_crd_files())})
         dvp_api, guest_api = plane.servers["dvp"], plane.servers["guest"]
         dvp, guest = dvp_api.client(), guest_api.client()
         ns, cluster_uuid = dvp_api.create_namespace("ccm"), str(uuid.uuid4())
-        names = _seed(dvp, guest, ns, cluster_uuid, "bench")
+        names = _seed(dvp, guest, ns, cluster_uuid, "bench", nodes)
         conn = DVPConnection(dvp_api.client(), ns, cluster_uuid)
         settings = S.Settings(dvp=None, health_bind=None, metrics_bind=None, workers=8,  # type: ignore[arg-type]
                               controllers=frozenset({S.NODE, S.LIFECYCLE}), address_refresh=3600.0,
@@ -169,7 +176,7 @@ def run() -> dict:
             def all_initialised() -> bool:
                 items = guest.list(NODE, label_selector=None).items
                 mine = [n for n in items if n["metadata"]["name"].startswith("bench-")]
-                return len(mine) == NODES and not any(T.has(n, T.UNINITIALIZED) for n in mine)
+                return len(mine) == nodes and not any(T.has(n, T.UNINITIALIZED) for n in mine)
             _wait(all_initialised, "all Nodes initialised")
             out["init_all_s"] = time.monotonic() - started
             out["cold_start_dvp_requests"] = _quiet(metrics)
@@ -181,11 +188,11 @@ def run() -> dict:
         finally:
             manager.shutdown()
 
-        # LoadBalancer: a manager with the service controller, 100 Services over 10 eligible Nodes, once per kind
-        for kind, key in (("Service", "lb"), ("ServiceWithHealthchecks", "swhc")):
+        # LoadBalancer: a manager with the service controller, the Services over 10 eligible Nodes, once per kind
+        for kind, key in (("Service", "lb"), ("ServiceWithHealthchecks", "swhc")) if services else ():
             out.update(_lb_phase(dvp_api, guest_api, guest, ns, guest_api.create_namespace("ccm"), cluster_uuid,
                                  dataclasses.replace(settings, controllers=frozenset({S.SERVICE}),
-                                                     load_balancer_kind=kind), key))
+                                                     load_balancer_kind=kind), key, services))
 
         # idle RSS of the real process, every controller on, caches full
         with tempfile.TemporaryDirectory() as tmp:
@@ -196,7 +203,8 @@ def run() -> dict:
                    "CLUSTER_UUID": cluster_uuid,
                    "PYTHONPATH": os.pathsep.join(str(ROOT / p) for p in ("images/dvp-common",
                                                                           "images/cloud-controller-manager"))}
-            for kind, key in (("Service", "idle_rss_mib"), ("ServiceWithHealthchecks", "idle_rss_swhc_mib")):
+            for kind, key in (("Service", "idle_rss_mib"), ("ServiceWithHealthchecks", "idle_rss_swhc_mib")) if rss \
+                    else ():
                 proc = subprocess.Popen([sys.executable, "-m", "dvp_ccm", f"--kubeconfig={kubeconfig}",
                                          "--health-probe-bind-address=127.0.0.1:0", "--metrics-bind-address=0",
                                          f"--load-balancer-kind={kind}", "--log-level=Warn"], env=env,
@@ -216,26 +224,35 @@ def run() -> dict:
 
 
 def figures():
-    res = run()
-    yield figure(f"ccm: {res['nodes']} Nodes, time from start to all initialised", round(res["init_all_s"], 2), "s")
-    yield figure("ccm: DVP requests of a cold start (LIST+WATCH of VMs)", res["cold_start_dvp_requests"], "calls",
-                 "<= 5")
-    yield figure(f"ccm: DVP requests per full resync of {res['nodes']} Nodes", res["resync_dvp_requests"], "calls",
-                 "<= 5")
-    for key, kind in (("lb", "Service"), ("swhc", "ServiceWithHealthchecks")):
-        yield figure(f"ccm: {res['services']} LoadBalancer Services as {kind}, time to all ensured",
-                     round(res[f"{key}_ensure_all_s"], 2), "s", "<= 10")
-        yield figure(f"ccm: DVP requests per first ensure as {kind} ({res['lb_nodes']} backing VMs)",
-                     round(res[f"{key}_first_ensure_dvp_requests"], 2), "calls",
-                     f"= 2 + {res['lb_nodes']} VM label patches")
-        yield figure(f"ccm: DVP requests per steady-state ensure as {kind}",
-                     round(res[f"{key}_steady_ensure_dvp_requests"], 2), "calls", "0")
-    for key, kind in (("idle_rss_mib", "Service"), ("idle_rss_swhc_mib", "ServiceWithHealthchecks")):
-        yield figure(f"ccm: idle RSS of python -m dvp_ccm, LoadBalancers as {kind} ({res['nodes']} Nodes)",
-                     round(res[key], 1), "MiB")
+    curve = sizes()
+    for n in curve:
+        res = run(n)
+        yield figure(f"ccm n={n}: {n} Nodes, time from start to all initialised", round(res["init_all_s"], 2), "s",
+                     "<= 60")
+        yield figure(f"ccm n={n}: DVP requests of a cold start (LIST+WATCH of VMs)", res["cold_start_dvp_requests"],
+                     "calls", "<= 5")
+        yield figure(f"ccm n={n}: DVP requests per full resync of {n} Nodes", res["resync_dvp_requests"], "calls",
+                     "<= 5")
+        for key, kind in (("lb", "Service"), ("swhc", "ServiceWithHealthchecks")):
+            yield figure(f"ccm n={n}: {n} LoadBalancer Services as {kind}, time to all ensured",
+                         round(res[f"{key}_ensure_all_s"], 2), "s")
+            yield figure(f"ccm n={n}: DVP requests per first ensure as {kind} ({res['lb_nodes']} backing VMs)",
+                         round(res[f"{key}_first_ensure_dvp_requests"], 2), "calls",
+                         f"= 2 + {res['lb_nodes']} VM label patches")
+            yield figure(f"ccm n={n}: DVP requests per steady-state ensure as {kind}",
+                         round(res[f"{key}_steady_ensure_dvp_requests"], 2), "calls", "0")
+        for key, kind in (("idle_rss_mib", "Service"), ("idle_rss_swhc_mib", "ServiceWithHealthchecks")):
+            yield figure(f"ccm n={n}: idle RSS of python -m dvp_ccm, LoadBalancers as {kind} ({n} Nodes)",
+                         round(res[key], 1), "MiB")
+    if max(curve) >= 1000:
+        res = run(MANY_NODES, services=0, rss=False)
+        yield figure(f"ccm: {MANY_NODES} Nodes, time from start to all initialised", round(res["init_all_s"], 2),
+                     "s", "<= 60")
+        yield figure(f"ccm: DVP requests per full resync of {MANY_NODES} Nodes", res["resync_dvp_requests"], "calls",
+                     "<= 5")
 
 
 if __name__ == "__main__":
     import json
 
-    print(json.dumps(run(), indent=1, default=str))
+    print(json.dumps(run(100), indent=1, default=str))
