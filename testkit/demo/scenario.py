@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 import sidecar_processes
-from dvp_common.kube import AlreadyExists, KubeClient, Resource
+from dvp_common.kube import AlreadyExists, KubeClient
 from dvp_common.kube.resources import (
+    ENDPOINT_SLICE,
     MUTATING_WEBHOOK_CONFIGURATION,
     SECRET,
     SERVICE,
@@ -59,7 +60,6 @@ APPLY_KINDS = ("Namespace", "Secret", "ConfigMap", "StorageClass", "CSIDriver", 
 WEBHOOK_KINDS = {"ValidatingWebhookConfiguration": VALIDATING_WEBHOOK_CONFIGURATION,
                  "MutatingWebhookConfiguration": MUTATING_WEBHOOK_CONFIGURATION}
 WEBHOOK_SERVERS = ("validation-webhook", "snapshot-webhooks")  # the Services the rendered configurations name
-ENDPOINT_SLICE = Resource("discovery.k8s.io", "v1", "endpointslices", "EndpointSlice")
 SIDECARS = ("csi-provisioner", "csi-attacher", "csi-resizer", "csi-snapshotter", "snapshot-controller")
 # The chart's capacity tracking (the scheduler places a claim only where a CSIStorageCapacity has room); no
 # Deployment object stands for the process here, so the capacity objects have no owner.

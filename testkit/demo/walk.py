@@ -8,12 +8,16 @@ import time
 from collections import Counter
 
 from capdvp import resources as r
-from dvp_ccm.domain.taints import SHUTDOWN
+from dvp_ccm.domain import taints
 from dvp_common.dvp.resources import VIRTUAL_MACHINE as VM
 from dvp_common.dvp.resources import VIRTUAL_MACHINE_OPERATION as VMOP
 from dvp_common.kube import ApiError, Resource, get_or_none
-from dvp_common.kube.resources import NODE, SECRET, SERVICE
+from dvp_common.kube.resources import NODE, POD, SECRET, SERVICE
+from dvp_common.kube.resources import PERSISTENT_VOLUME as PV
+from dvp_common.kube.resources import PERSISTENT_VOLUME_CLAIM as PVC
+from dvp_common.kube.resources import VOLUME_ATTACHMENT as VA
 from dvp_sim.builders import vmop
+from dvp_webhooks import lookups
 from harness.guest_controllers import UNINITIALIZED
 from nodemanager import StandIn
 
@@ -24,12 +28,6 @@ from demo.ledger import Ledger, dvp_requests
 from demo.scenario import CAPI_NS, MODULE_NS, ZONES, Demo, Result, StepFailed, wait_until
 
 NODE_GROUP, PER_ZONE = "worker", 1
-NODE_GROUP_RES = Resource("deckhouse.io", "v1", "nodegroups", "NodeGroup", namespaced=False)
-INSTANCE_CLASS_RES = Resource("deckhouse.io", "v1alpha1", "dvpinstanceclasses", "DVPInstanceClass", namespaced=False)
-POD = Resource("", "v1", "pods", "Pod")
-PVC = Resource("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim")
-PV = Resource("", "v1", "persistentvolumes", "PersistentVolume", namespaced=False)
-VA = Resource("storage.k8s.io", "v1", "volumeattachments", "VolumeAttachment", namespaced=False)
 VS = Resource("snapshot.storage.k8s.io", "v1", "volumesnapshots", "VolumeSnapshot")
 APP_NS = "default"
 STORAGE_CLASS = "replicated-fast"
@@ -172,7 +170,7 @@ def _admission(d: Demo) -> dict[str, bool]:
 def _node_group(d: Demo, per_zone: int) -> None:
     ic = so.instance_class(NODE_GROUP, "generic", "ubuntu-24-04", STORAGE_CLASS)
     ng = so.node_group(NODE_GROUP, NODE_GROUP, per_zone, list(ZONES))
-    for res, obj in ((INSTANCE_CLASS_RES, ic), (NODE_GROUP_RES, ng)):
+    for res, obj in ((lookups.DVP_INSTANCE_CLASS, ic), (lookups.NODE_GROUP, ng)):
         if get_or_none(d.guest, res, obj["metadata"]["name"]) is None:
             d.guest.create(res, obj)
     d.p.line(f"   DVPInstanceClass {NODE_GROUP}, NodeGroup {NODE_GROUP} ({per_zone} per zone in "
@@ -291,22 +289,20 @@ def _ready(node: dict | None) -> str:
                  if c["type"] == "Ready"), "")
 
 
-def _taints(node: dict | None) -> set[str]:
-    return {t["key"] for t in ((node or {}).get("spec") or {}).get("taints") or []}
-
-
 def _stop_and_start(d: Demo, name: str) -> None:
     """The VM stops: kwok's kubelet in it stops, the node lifecycle controller marks the Node unreachable, the CCM
     sees the VM stopped and taints the Node shut down; started again, the Node is Ready and both taints go."""
     _operate(d, name, "Stop")
     node = wait_until(f"Node {name} NotReady, unreachable and shut down", lambda: (
-        n := _get(d, NODE, name)) is not None and _ready(n) == "Unknown" and {UNREACHABLE, SHUTDOWN} <= _taints(n)
+        n := _get(d, NODE, name)) is not None and _ready(n) == "Unknown" and taints.has(n, UNREACHABLE)
+        and taints.has(n, taints.SHUTDOWN)
         and n)
     d.p.line(f"   VM {name} stopped -> Node Ready={_ready(node)}, tainted {UNREACHABLE} (node lifecycle controller) "
-             f"and {SHUTDOWN} (CCM)")
+             f"and {taints.SHUTDOWN} (CCM)")
     _operate(d, name, "Start")
     node = wait_until(f"Node {name} Ready again, untainted", lambda: (
-        n := _get(d, NODE, name)) is not None and _ready(n) == "True" and not {UNREACHABLE, SHUTDOWN} & _taints(n)
+        n := _get(d, NODE, name)) is not None and _ready(n) == "True" and not taints.has(n, UNREACHABLE)
+        and not taints.has(n, taints.SHUTDOWN)
         and n)
     d.p.line(f"   VM {name} started -> Node Ready={_ready(node)}, neither taint left")
 
@@ -335,9 +331,9 @@ def _teardown(d: Demo, node_manager: StandIn, names: list[str], lb_address: str)
         d.guest.delete(SERVICE, "web", APP_NS)
         wait_until("Service default/web gone (CCM finalizer)", lambda: _get(d, SERVICE, "web", APP_NS) is None)
         d.p.line("   LoadBalancer Service deleted")
-    if get_or_none(d.guest, NODE_GROUP_RES, NODE_GROUP) is None:
+    if get_or_none(d.guest, lookups.NODE_GROUP, NODE_GROUP) is None:
         return
-    d.guest.patch(NODE_GROUP_RES, NODE_GROUP, {"spec": {"cloudInstances": {"minPerZone": 0, "maxPerZone": 1}}})
+    d.guest.patch(lookups.NODE_GROUP, NODE_GROUP, {"spec": {"cloudInstances": {"minPerZone": 0, "maxPerZone": 1}}})
     node_manager.converge(NODE_GROUP)
     wait_until("no Machine of the group left", lambda: not d.guest.list(
         r.MACHINE, CAPI_NS, label_selector=f"node-group={NODE_GROUP}").items, timeout=120)

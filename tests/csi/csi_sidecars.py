@@ -19,16 +19,16 @@ import sidecar_processes
 from csi_env import NODE
 from csi_sim import STORAGE_CLASS, SimEnv, sim_env
 from dvp_common.kube import KubeClient, Resource, WaitTimeout, get_or_none
+from dvp_common.kube.resources import PERSISTENT_VOLUME as PV
+from dvp_common.kube.resources import PERSISTENT_VOLUME_CLAIM as PVC
+from dvp_common.kube.resources import POD
+from dvp_common.kube.resources import STORAGE_CLASS as SC
 from dvp_common.runtime.informer import Informer
 from dvp_csi import DRIVER_NAME
 from dvp_csi.domain.topology import SEGMENT
 from harness.guest_controllers import GuestControllers, register_node
 from harness.processes import Process, tool
 
-POD = Resource("", "v1", "pods", "Pod")
-PV = Resource("", "v1", "persistentvolumes", "PersistentVolume", namespaced=False)
-PVC = Resource("", "v1", "persistentvolumeclaims", "PersistentVolumeClaim")
-SC = Resource("storage.k8s.io", "v1", "storageclasses", "StorageClass", namespaced=False)
 VAC = Resource("storage.k8s.io", "v1", "volumeattributesclasses", "VolumeAttributesClass", namespaced=False)
 CAPACITY = Resource("storage.k8s.io", "v1", "csistoragecapacities", "CSIStorageCapacity")
 GUEST_CLASS = "dvp-fast"
