@@ -108,3 +108,21 @@ def test_pool_allocation_goes_round_from_the_last_address_taken():
     taken.discard("10.0.0.3")  # released: found again on the way round
     assert world.next_free("p", hosts, is_taken) == "10.0.0.3"
     assert world.next_free("other", hosts, lambda ip: False) == "10.0.0.2"  # each pool keeps its own place
+
+
+@pytest.mark.parametrize(("spec", "reused"), [({"type": "Auto"}, True),
+                                              ({"type": "Static", "staticIP": "10.66.0.40"}, True),
+                                              ({"type": "Static", "staticIP": "10.66.0.41"}, False)])
+def test_an_address_whose_lease_the_cache_has_not_seen_yet_keeps_its_address(spec, reused):
+    """The address object says 10.66.0.40 (written through), its lease is not in the cache yet: the same address is
+    leased again, never a second one (which made the VM's address flip between the two)."""
+    objs = machines(1)
+    objs["VirtualMachineIPAddressLease"] = []
+    objs["VirtualMachineIPAddress"][0].update(spec=spec, status={"phase": "Bound", "address": "10.66.0.40"})
+    world = indexed_world(objs)
+    plan = RECONCILERS["VirtualMachineIPAddress"](objs["VirtualMachineIPAddress"][0], world,
+                                                 SimConfig(namespace=NS))
+    want = "10.66.0.40" if reused else "10.66.0.41"
+    assert [(kind, body["metadata"]["name"]) for kind, body in plan.creates] == \
+        [("VirtualMachineIPAddressLease", f"ip-{want.replace('.', '-')}")]
+    assert plan.status["address"] == want

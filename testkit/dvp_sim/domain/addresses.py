@@ -45,8 +45,15 @@ def reconcile_ip(vmip: Obj, world, cfg) -> Plan:
     st = new_status(vmip)
     mine = next((lease for lease in world.by(LEASE, ix.lease_address, ix.in_ns(ns, name))
                  if lease_ref(lease) == (ns, name)), None)
+    kept = (vmip.get("status") or {}).get("address")
+    kept = kept if spec(vmip).get("type") != "Static" or kept == spec(vmip).get("staticIP") else None
     if mine is not None:
         address = lease_ip(meta(mine)["name"])
+    elif kept and world.get(LEASE, None, lease_name(kept)) is None:
+        # Allocated before, its lease not yet in the cache: the same address again (the create meets
+        # AlreadyExists until the cache catches up), never a second lease for one address object.
+        address = kept
+        plan.creates.append((LEASE, _lease(address, ns, name)))
     elif spec(vmip).get("type") == "Static":
         address = spec(vmip).get("staticIP", "")
         taken = world.get(LEASE, None, lease_name(address))
