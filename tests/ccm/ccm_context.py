@@ -8,6 +8,7 @@ import datetime as dt
 from dataclasses import dataclass
 
 from ccm_fakes import UUID, FakeKube, dvp_connection
+from dvp_ccm import indexes
 from dvp_ccm.cloud import Cloud
 from dvp_ccm.controllers.context import Context
 from dvp_ccm.domain.lifecycle import LifecycleConfig
@@ -35,6 +36,7 @@ class World:
 
 def world(lifecycle: LifecycleConfig | None = None, prober=None, prefixes: tuple[str, ...] = ()) -> World:
     guest, dvp = FakeKube(), FakeKube()
+    indexes.install(dvp.store(VIRTUAL_MACHINE), guest.store(NODE), guest.store(SERVICE), [dvp.store(SERVICE)])
     cloud = Cloud(dvp_connection(dvp), dvp.store(VIRTUAL_MACHINE), dvp.store(SERVICE))
     ctx = Context(guest=guest, cloud=cloud, nodes=guest.store(NODE), events=EventRecorder(guest),  # type: ignore
                   services=guest.store(SERVICE), lifecycle=lifecycle or LifecycleConfig(),

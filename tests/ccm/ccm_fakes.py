@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import itertools
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from dvp_common.dvp import DVPConnection
@@ -27,6 +28,7 @@ class FakeKube:
         self.objects: dict[tuple[str, str | None, str], dict] = {}
         self.calls: list[tuple[str, ...]] = []
         self._rv = itertools.count(1)
+        self._stores: dict[str, Store] = {}
 
     # helpers for tests ---------------------------------------------------------------------------------------
     def put(self, res: Resource, obj: dict) -> dict:
@@ -47,7 +49,8 @@ class FakeKube:
         return [c for c in self.calls if c[0] in ("create", "patch", "delete")]
 
     def store(self, res: Resource) -> Store:
-        return Store(self, res)
+        """The cache view of a kind: one per kind, so the indexes installed on it stay."""
+        return self._stores.setdefault(res.plural, Store(self, res))
 
     # the KubeClient surface --------------------------------------------------------------------------------
     def _key(self, res: Resource, name: str, namespace: str | None) -> tuple[str, str | None, str]:
@@ -120,10 +123,11 @@ class FakeKube:
 
 
 class Store:
-    """What an Informer offers the controllers (get by key, items), read live from the fake."""
+    """What an Informer offers the controllers (get by key, items, indexes), read live from the fake."""
 
     def __init__(self, kube: FakeKube, res: Resource) -> None:
         self.kube, self.res = kube, res
+        self.index_fns: dict[str, Callable[[dict], list[str]]] = {}
 
     def get(self, key: str) -> dict | None:
         ns, _, name = key.rpartition("/")
@@ -131,6 +135,21 @@ class Store:
 
     def items(self) -> list[dict]:
         return [copy.deepcopy(o) for (plural, _, _), o in self.kube.objects.items() if plural == self.res.plural]
+
+    def add_index(self, name: str, fn: Callable[[dict], list[str]]) -> None:
+        self.index_fns[name] = fn
+
+    def by_index(self, name: str, value: str) -> list[dict]:
+        if name not in self.index_fns:
+            raise AssertionError(f"index {name!r} is not installed on the {self.res.kind} store")
+        found = [o for o in self.items() if value in self.index_fns[name](o)]
+        return sorted(found, key=lambda o: (o["metadata"].get("namespace") or "", o["metadata"]["name"]))
+
+    def count(self, name: str, value: str) -> int:
+        return len(self.by_index(name, value))
+
+    def assume(self, obj: dict) -> None:
+        """Reads are live here: nothing to cache."""
 
 
 def dvp_connection(kube: FakeKube) -> DVPConnection:

@@ -8,6 +8,7 @@ from dvp_ccm.domain import loadbalancer as LB
 from dvp_ccm.domain import taints as T
 
 UID = "0c1f2e3d-4b5a-6978-8a9b-acbdcedf0011"
+CU = "11111111-2222-3333-4444-555555555555"  # our cluster UUID
 
 
 def svc(**kw):
@@ -36,7 +37,7 @@ def test_desired_dvp_service():
     s = svc(ports=[{"name": "http", "protocol": "TCP", "port": 80, "nodePort": 30080},
                    {"protocol": "UDP", "port": 53, "nodePort": 30053}], etp="Local", hc_port=32000,
             loadBalancerIP="192.0.2.7", annotations={"metallb.universe.tf/address-pool": "p", "other/x": "y"})
-    want = LB.desired(s, ("metallb.universe.tf/",))
+    want = LB.desired(s, CU, ("metallb.universe.tf/",))
     assert want.name == "a0c1f2e3d4b5a69788a9bacbdcedf001"
     assert want.label_key == "dvp.deckhouse.io/a0c1f2e3d4b5a69788a9bacbdcedf001"
     assert want.spec == {"type": "LoadBalancer", "externalTrafficPolicy": "Local", "loadBalancerIP": "192.0.2.7",
@@ -45,7 +46,25 @@ def test_desired_dvp_service():
                                    {"protocol": "UDP", "port": 53, "targetPort": 30053}]}
     assert want.annotations == {"metallb.universe.tf/address-pool": "p", LB.GUEST_SERVICE: "shop/web",
                                 LB.GUEST_SERVICE_UID: UID}
-    assert LB.desired(svc()).annotations == {LB.GUEST_SERVICE: "shop/web", LB.GUEST_SERVICE_UID: UID}
+    assert LB.desired(svc(), CU).annotations == {LB.GUEST_SERVICE: "shop/web", LB.GUEST_SERVICE_UID: UID}
+
+
+def test_a_service_that_filters_no_node_selects_the_shared_backends():
+    want = LB.desired(svc(), CU)
+    assert want.shared and want.label_key == "dvp.deckhouse.io/a0c1f2e3d4b5a69788a9bacbdcedf001"
+    assert want.spec["selector"] == {"dvp.deckhouse.io/cluster-uuid": CU,
+                                     "dvp.deckhouse.io/load-balancer-backend": "loadbalancer"}
+    assert LB.backends(svc()) == LB.SHARED and LB.backends(svc(etp="Local", hc_port=32000)) == LB.FILTERED
+    assert LB.backends(svc(etp="Local")) == LB.SHARED  # no health check port: no node can be filtered
+    assert not LB.desired(svc(etp="Local", hc_port=32000), CU).shared
+
+
+def test_selector_changes_only_for_an_existing_object_that_selects_otherwise():
+    shared, own = LB.desired(svc(), CU), LB.desired(svc(etp="Local", hc_port=32000), CU)
+    assert not LB.selector_changes(None, shared)
+    assert not LB.selector_changes({"spec": dict(shared.spec)}, shared)
+    assert LB.selector_changes({"spec": dict(own.spec)}, shared)
+    assert LB.selector_changes({"spec": dict(shared.spec)}, own)
 
 
 @pytest.mark.parametrize(("kw", "message"), [
@@ -57,7 +76,7 @@ def test_desired_dvp_service():
 ])
 def test_bad_services_are_refused_naming_the_field(kw, message):
     with pytest.raises(LB.BadService) as err:
-        LB.desired(svc(**kw))
+        LB.desired(svc(**kw), CU)
     assert str(err.value).startswith(message)
 
 
@@ -74,7 +93,7 @@ def test_node_eligibility():
 def test_local_traffic_and_spec_matches():
     assert LB.local_traffic(svc(etp="Local", hc_port=32000)) == 32000
     assert LB.local_traffic(svc(etp="Cluster", hc_port=32000)) is None
-    want = LB.desired(svc())
+    want = LB.desired(svc(), CU)
     current = {"metadata": {"annotations": dict(want.annotations)},
                "spec": {**want.spec, "clusterIP": "10.1.1.1",
                         "ports": [{**p, "nodePort": 31111} for p in want.spec["ports"]]}}
@@ -89,20 +108,20 @@ def test_healthchecks_add_one_tcp_probe_per_distinct_tcp_target_port():
                    {"name": "alt", "protocol": "TCP", "port": 8080, "nodePort": 30080},
                    {"name": "dns", "protocol": "UDP", "port": 53, "nodePort": 30053},
                    {"name": "tls", "protocol": "TCP", "port": 443, "nodePort": 30443}])
-    want = LB.desired(s, (), LB.Healthchecks(initial_delay=10, period=10, timeout=1))
+    want = LB.desired(s, CU, (), LB.Healthchecks(initial_delay=10, period=10, timeout=1))
     assert want.kind == LB.HEALTHCHECKS_KIND
     assert want.spec["healthcheck"] == {"initialDelaySeconds": 10, "periodSeconds": 10, "probes": [
         {"mode": "TCP", "timeoutSeconds": 1, "tcp": {"targetPort": 30080}},
         {"mode": "TCP", "timeoutSeconds": 1, "tcp": {"targetPort": 30443}}]}
-    assert LB.desired(s).kind == LB.SERVICE_KIND and "healthcheck" not in LB.desired(s).spec
+    assert LB.desired(s, CU).kind == LB.SERVICE_KIND and "healthcheck" not in LB.desired(s, CU).spec
     udp_only = svc(ports=[{"protocol": "UDP", "port": 53, "nodePort": 30053}])
-    assert LB.desired(udp_only, (), LB.Healthchecks()).kind == LB.SERVICE_KIND  # no TCP probe could pass
+    assert LB.desired(udp_only, CU, (), LB.Healthchecks()).kind == LB.SERVICE_KIND  # no TCP probe could pass
 
 
 def test_the_address_of_the_guest_service_is_asked_for_when_the_parent_object_is_made_anew():
     s = svc()
     s["status"] = {"loadBalancer": {"ingress": [{"ip": "192.0.2.9"}]}}
-    want = LB.desired(s)
+    want = LB.desired(s, CU)
     assert want.keep_ip == "192.0.2.9" and "loadBalancerIP" not in want.spec
     assert want.create_spec()["loadBalancerIP"] == "192.0.2.9"
     current = {"metadata": {"annotations": dict(want.annotations)}, "spec": dict(want.spec)}
@@ -113,4 +132,4 @@ def test_the_address_of_the_guest_service_is_asked_for_when_the_parent_object_is
     assert not LB.spec_matches(current, want)
     asked = svc(loadBalancerIP="192.0.2.50")
     asked["status"] = s["status"]
-    assert LB.desired(asked).create_spec()["loadBalancerIP"] == "192.0.2.50"  # the guest's own ask wins
+    assert LB.desired(asked, CU).create_spec()["loadBalancerIP"] == "192.0.2.50"  # the guest's own ask wins

@@ -45,13 +45,14 @@ def test_served_kind_gets_probes_per_target_port_and_only_healthy_nodes_get_traf
                 healthchecks=LB.Healthchecks(initial_delay=1, period=1, timeout=1))
     svc = lb_service(env)
     name = L.lb_name(svc["metadata"]["uid"])
-    key = L.lb_label_key(name)
     ingress = eventually(lambda: guest_ingress(env), what="address on the guest Service")
-    parent = env.dvp.get(SWHC, name, env.ns)
+    # the guest's address may come from DVP's child Service before the parent reports it
+    parent = eventually(lambda: (p := env.dvp.get(SWHC, name, env.ns)).get("status", {}).get("loadBalancer") and p,
+                        what="the ServiceWithHealthchecks' own address")
     node_ports = sorted(p["nodePort"] for p in env.guest.get(SERVICE, "web", env.guest_ns)["spec"]["ports"])
     assert parent["spec"]["healthcheck"] == {"initialDelaySeconds": 1, "periodSeconds": 1, "probes": [
         {"mode": "TCP", "timeoutSeconds": 1, "tcp": {"targetPort": p}} for p in node_ports]}
-    assert parent["spec"]["selector"] == {key: "loadbalancer"}
+    assert parent["spec"]["selector"] == LB.shared_selector(env.uuid)
     assert parent["metadata"]["labels"][L.COMPONENT] == L.CCM and parent["metadata"]["labels"][
         L.CLUSTER_UUID] == env.uuid
     assert ingress == parent["status"]["loadBalancer"]["ingress"]
@@ -68,7 +69,7 @@ def test_served_kind_gets_probes_per_target_port_and_only_healthy_nodes_get_traf
     # the guest's service stops answering on one node's second NodePort: only the other node gets traffic
     env.dvp.patch(VIRTUAL_MACHINE, "h1", {"metadata": {"annotations": {FAILING_PORTS: str(node_ports[1])}}}, env.ns)
     eventually(lambda: endpoints() == [ips["h0"]], what="the failing node out of the balancer")
-    assert {v for v in vms if key in env.vm_labels(v)} == set(vms)  # the CCM's node set is unchanged
+    assert {v for v in vms if L.LB_BACKEND in env.vm_labels(v)} == set(vms)  # the CCM's node set is unchanged
     env.guest.delete(SERVICE, "web", env.guest_ns)
     eventually(lambda: get(env.guest, SERVICE, "web", env.guest_ns) is None, what="guest Service finalised")
     assert get(env.dvp, SWHC, name, env.ns) is None

@@ -56,12 +56,12 @@ def test_ccm_works_with_the_rendered_rbac_only(env, rbac_api):
         env.node("bad", provider_id="dvp://x/y")  # an Event on a Node
         m = env.manager(guest_token=token, leader_elect=True, lease_duration=3.0, renew_deadline=2.0,
                         retry_period=0.5)
-        svc = admin.create(SERVICE, {"metadata": {"name": "web"}, "spec": {
+        admin.create(SERVICE, {"metadata": {"name": "web"}, "spec": {
             "type": "LoadBalancer", "selector": {"app": "web"}, "ports": [{"port": 80}]}}, ns)
         eventually(lambda: not T.has(env.get_node(name), T.UNINITIALIZED), what="node initialised")
         eventually(lambda: admin.get(SERVICE, "web", ns).get("status", {}).get("loadBalancer", {}).get("ingress"),
                    what="service ensured")
-        assert L.lb_label_key(L.lb_name(svc["metadata"]["uid"])) in env.vm_labels("rb0")
+        eventually(lambda: L.LB_BACKEND in env.vm_labels("rb0"), what="the shared backend label")
         admin.delete(SERVICE, "web", ns)
         eventually(lambda: not admin.list(SERVICE, ns).items, what="service finalized")
         denied = {k: n for k, n in m.guest.metrics.errors.items() if k[2] == 403}

@@ -129,7 +129,7 @@ def test_load_balancer_lifecycle(env):
     env.manager(controllers=frozenset({"service-lb-controller"}))
     svc = lb_service(env)
     lb_name = L.lb_name(svc["metadata"]["uid"])
-    key = L.lb_label_key(lb_name)
+    key = L.LB_BACKEND  # a Service that filters no node selects the shared backends
     got = eventually(lambda: (s := env.guest.get(SERVICE, "web", env.guest_ns)).get("status", {}).get(
         "loadBalancer", {}).get("ingress") and s, what="ingress copied")
     dvp_svc = env.dvp.get(DVP_SERVICE, lb_name, env.ns)
@@ -137,8 +137,9 @@ def test_load_balancer_lifecycle(env):
     assert got["metadata"]["finalizers"] == [LB.FINALIZER]
     node_port = got["spec"]["ports"][0]["nodePort"]
     assert [(p["port"], p["targetPort"], p["protocol"]) for p in dvp_svc["spec"]["ports"]] == [(80, node_port, "TCP")]
-    assert dvp_svc["spec"]["selector"] == {key: "loadbalancer"}
-    assert {n for n in ("lb0", "lb1", "lb2") if key in env.vm_labels(n)} == {"lb0", "lb1"}
+    assert dvp_svc["spec"]["selector"] == {L.CLUSTER_UUID: env.uuid, key: "loadbalancer"}
+    eventually(lambda: {n for n in ("lb0", "lb1", "lb2") if key in env.vm_labels(n)} == {"lb0", "lb1"},
+               what="eligible VMs labelled")
     # the node set changes: labels follow
     env.guest.patch(NODE, n0, {"metadata": {"labels": {LB.EXCLUDE_LABEL: "true"}}})
     env.guest.patch(NODE, n2, {"metadata": {"labels": {LB.EXCLUDE_LABEL: None}}})
@@ -148,7 +149,8 @@ def test_load_balancer_lifecycle(env):
     env.guest.delete(SERVICE, "web", env.guest_ns)
     eventually(lambda: not _exists(env.guest, SERVICE, "web", env.guest_ns), what="guest Service gone")
     assert not _exists(env.dvp, DVP_SERVICE, lb_name, env.ns)
-    assert not any(key in env.vm_labels(n) for n in ("lb0", "lb1", "lb2"))
+    eventually(lambda: not any(key in env.vm_labels(n) for n in ("lb0", "lb1", "lb2")),
+               what="the shared label gone with the last Service that selects it")
 
 
 def _exists(client, res, name, ns) -> bool:
@@ -199,8 +201,8 @@ def test_attacker_service_cannot_reach_foreign_vms_or_services(env):
     eventually(lambda: "UnsupportedLoadBalancer" in events_for(env, "grab", env.guest_ns), what="refused")
     assert not _exists(env.dvp, DVP_SERVICE, L.lb_name(bad["metadata"]["uid"]), env.ns)
     # 2. a normal Service: only our VM is labelled, never the foreign ones
-    svc = lb_service(env, "web")
-    key = L.lb_label_key(L.lb_name(svc["metadata"]["uid"]))
+    lb_service(env, "web")
+    key = L.LB_BACKEND
     eventually(lambda: key in env.vm_labels("mine"), what="our VM labelled")
     assert env.dvp.get(VIRTUAL_MACHINE, "theirs", env.ns)["metadata"]["labels"] == theirs_before
     assert key not in env.vm_labels("nolabel")
@@ -241,7 +243,7 @@ def test_restart_in_the_middle_of_operations(env):
     eventually(lambda: _exists(env.dvp, DVP_SERVICE, lb_name, env.ns), what="DVP Service created")
     eventually(lambda: env.get_node(name)["status"].get("addresses"), what="addresses written")
     first.shutdown()
-    key = L.lb_label_key(lb_name)
+    key = L.LB_BACKEND
     assert key not in env.vm_labels("r0") and T.has(env.get_node(name), T.UNINITIALIZED)
     env.manager()
     eventually(lambda: key in env.vm_labels("r0"), what="label after restart")
@@ -273,11 +275,10 @@ def test_lost_leader_lease_stops_the_leader_and_the_standby_takes_over(env):
     eventually(lambda: env.exits == ["lost"], what="a gives up the lease")
     a.shutdown()  # what os._exit does in production
     eventually(lambda: b.leading.is_set(), timeout=20, what="b takes over once the thief's lease expires")
-    svc = lb_service(env)
+    lb_service(env)
     env.vm("le0")
     env.node("le0", provider_id="dvp://le0", taints=[])
-    key = L.lb_label_key(L.lb_name(svc["metadata"]["uid"]))
-    eventually(lambda: key in env.vm_labels("le0"), what="b serves")
+    eventually(lambda: L.LB_BACKEND in env.vm_labels("le0"), what="b serves")
 
 
 def test_guest_initiated_shutdown_race_is_caught_by_the_recheck(env):

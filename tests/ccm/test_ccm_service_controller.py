@@ -5,7 +5,7 @@ from __future__ import annotations
 from ccm_builders import node, service, vm
 from ccm_context import UUID, world
 from ccm_fakes import NS
-from dvp_ccm.controllers.service import ServiceController
+from dvp_ccm.controllers.service import BACKENDS, SWITCH_RECHECK, ServiceController
 from dvp_ccm.domain import events as E
 from dvp_ccm.domain import loadbalancer as LB
 from dvp_ccm.runner import DONE, Result
@@ -15,7 +15,7 @@ from dvp_common.kube.resources import NODE, SERVICE
 
 UID = "0c1f2e3d-4b5a-6978-8a9b-acbdcedf0011"
 LBN = "a0c1f2e3d4b5a69788a9bacbdcedf001"
-KEY = L.LB_LABEL_PREFIX + LBN
+KEY = L.LB_LABEL_PREFIX + LBN  # the Service's own label
 
 
 def setup(w, **svc_kw):
@@ -31,31 +31,36 @@ def setup(w, **svc_kw):
     w.guest.put(SERVICE, svc)
 
 
-def labelled(w) -> set[str]:
+def labelled(w, key: str = KEY) -> set[str]:
     return {n for n in ("w-0", "w-1", "w-2", "victim")
-            if KEY in w.dvp.obj(VIRTUAL_MACHINE, n, NS)["metadata"]["labels"]}
+            if key in w.dvp.obj(VIRTUAL_MACHINE, n, NS)["metadata"]["labels"]}
 
 
-def test_ensure_creates_dvp_service_labels_our_eligible_vms_and_copies_ingress():
+def shared(w) -> set[str]:
+    return labelled(w, L.LB_BACKEND)
+
+
+def test_ensure_creates_dvp_service_selecting_the_shared_backends_and_copies_ingress():
     w = world()
     setup(w)
     c = ServiceController(w.ctx)
     assert c.reconcile("shop/web") == DONE
     assert w.guest_writes() == [("patch", "Service", "web")]
     assert w.guest.obj(SERVICE, "web", "shop")["metadata"]["finalizers"] == [LB.FINALIZER]
-    assert w.dvp.writes() == [("create", "Service", LBN), ("patch", "VirtualMachine", "w-0"),
-                                           ("patch", "VirtualMachine", "w-1")]
+    assert w.dvp.writes() == [("create", "Service", LBN)]
     dvp_svc = w.dvp.obj(SERVICE, LBN, NS)
     assert dvp_svc["spec"] == {"type": "LoadBalancer", "externalTrafficPolicy": "Cluster",
-                               "selector": {KEY: "loadbalancer"},
+                               "selector": {L.CLUSTER_UUID: UUID, L.LB_BACKEND: "loadbalancer"},
                                "ports": [{"name": "http", "protocol": "TCP", "port": 80, "targetPort": 30080}]}
     assert dvp_svc["metadata"]["labels"] == {L.MANAGED_BY: "deckhouse", L.CLUSTER_UUID: UUID, L.COMPONENT: L.CCM}
-    assert labelled(w) == {"w-0", "w-1"}
+    assert c.reconcile(BACKENDS) == DONE  # queued by the Service's event: the shared label on our eligible VMs
+    assert w.dvp.writes()[1:] == [("patch", "VirtualMachine", "w-0"), ("patch", "VirtualMachine", "w-1")]
+    assert shared(w) == {"w-0", "w-1"} and labelled(w) == set()
     # DVP assigns an address: the next pass copies it and writes nothing in DVP
     w.dvp.patch(SERVICE, LBN, {"status": {"loadBalancer": {"ingress": [{"ip": "192.0.2.1"}]}}}, NS,
                 subresource="status")
     before = len(w.dvp.writes())
-    assert c.reconcile("shop/web") == DONE
+    assert c.reconcile("shop/web") == DONE and c.reconcile(BACKENDS) == DONE
     assert len(w.dvp.writes()) == before
     assert w.guest.obj(SERVICE, "web", "shop")["status"] == {"loadBalancer": {"ingress": [{"ip": "192.0.2.1"}]}}
     assert (E.ENSURED_LB, "web", 'Service "shop/web": load balancer at 192.0.2.1') in w.events()
@@ -63,15 +68,80 @@ def test_ensure_creates_dvp_service_labels_our_eligible_vms_and_copies_ingress()
     assert len(w.guest_writes()) == 2  # finalizer, status: a steady state writes nothing
 
 
-def test_node_set_changes_move_the_label():
+def test_many_services_share_one_label_per_vm():
+    w = world()
+    setup(w)
+    for i in range(5):
+        more = service(f"web-{i}", "shop")
+        more["metadata"]["uid"] = f"0c1f2e3d-4b5a-6978-8a9b-acbdcedf01{i:02d}"
+        w.guest.put(SERVICE, more)
+    c = ServiceController(w.ctx)
+    for name in ["web", *(f"web-{i}" for i in range(5))]:
+        assert c.reconcile(f"shop/{name}") == DONE
+    c.reconcile(BACKENDS)
+    assert [op for op in w.dvp.writes() if op[1] == "VirtualMachine"] == [("patch", "VirtualMachine", "w-0"),
+                                                                          ("patch", "VirtualMachine", "w-1")]
+    assert w.dvp.obj(VIRTUAL_MACHINE, "w-0", NS)["metadata"]["labels"] == {
+        **vm("w-0", UUID)["metadata"]["labels"], L.LB_BACKEND: "loadbalancer"}
+
+
+def test_node_set_changes_move_the_shared_label():
     w = world()
     setup(w)
     c = ServiceController(w.ctx)
     c.reconcile("shop/web")
+    c.reconcile(BACKENDS)
     w.guest.patch(NODE, "w-1", {"metadata": {"labels": {LB.EXCLUDE_LABEL: ""}}})
     w.guest.patch(NODE, "w-2", {"metadata": {"labels": {LB.EXCLUDE_LABEL: None}}})
+    before = len(w.dvp.writes())
+    c.reconcile(BACKENDS)
+    assert sorted(w.dvp.writes()[before:]) == [("patch", "VirtualMachine", "w-1"), ("patch", "VirtualMachine", "w-2")]
+    assert shared(w) == {"w-0", "w-2"}
+
+
+def test_the_shared_label_goes_with_the_last_service_that_selects_it():
+    w = world()
+    setup(w)
+    c = ServiceController(w.ctx)
     c.reconcile("shop/web")
-    assert labelled(w) == {"w-0", "w-2"}
+    c.reconcile(BACKENDS)
+    w.guest.patch(SERVICE, "web", {"spec": {"externalTrafficPolicy": "Local", "healthCheckNodePort": 32100}}, "shop")
+    assert c.reconcile(BACKENDS) == DONE  # a filtering Service has its own label: the shared one selects nothing
+    assert shared(w) == set()
+
+
+def test_a_selector_switches_to_the_shared_backends_only_once_they_carry_the_label():
+    w = world()  # a LoadBalancer made with its own label (by an earlier policy, or by an earlier release)
+    setup(w, etp="Local", hc_port=32100)
+    c = ServiceController(w.ctx)
+    c.reconcile("shop/web")
+    assert labelled(w) == {"w-0", "w-1"} and w.dvp.obj(SERVICE, LBN, NS)["spec"]["selector"] == {KEY: "loadbalancer"}
+    w.guest.patch(SERVICE, "web", {"spec": {"externalTrafficPolicy": "Cluster", "healthCheckNodePort": None}},
+                  "shop")
+    before = len(w.dvp.writes())
+    assert c.reconcile("shop/web") == Result(requeue_after=SWITCH_RECHECK)
+    assert w.dvp.writes()[before:] == []  # no shared label yet: the old selector stays
+    c.reconcile(BACKENDS)
+    assert c.reconcile("shop/web") == DONE
+    assert w.dvp.writes()[before:] == [("patch", "VirtualMachine", "w-0"), ("patch", "VirtualMachine", "w-1"),
+                                       ("patch", "Service", LBN),
+                                       ("patch", "VirtualMachine", "w-0"), ("patch", "VirtualMachine", "w-1")]
+    assert w.dvp.obj(SERVICE, LBN, NS)["spec"]["selector"] == LB.shared_selector(UUID)
+    assert shared(w) == {"w-0", "w-1"} and labelled(w) == set()
+
+
+def test_a_selector_switches_to_its_own_label_once_the_vms_carry_it():
+    w = world()
+    setup(w)
+    c = ServiceController(w.ctx)
+    c.reconcile("shop/web")
+    c.reconcile(BACKENDS)
+    w.guest.patch(SERVICE, "web", {"spec": {"externalTrafficPolicy": "Local", "healthCheckNodePort": 32100}}, "shop")
+    before = len(w.dvp.writes())
+    assert c.reconcile("shop/web") == DONE
+    assert w.dvp.writes()[before:] == [("patch", "VirtualMachine", "w-0"), ("patch", "VirtualMachine", "w-1"),
+                                       ("patch", "Service", LBN)]
+    assert w.dvp.obj(SERVICE, LBN, NS)["spec"]["selector"] == {KEY: "loadbalancer"}
 
 
 def test_local_traffic_labels_only_nodes_passing_the_health_check():
@@ -83,9 +153,11 @@ def test_local_traffic_labels_only_nodes_passing_the_health_check():
 
     w = world(prober=prober)
     setup(w, etp="Local", hc_port=32100)
-    ServiceController(w.ctx).reconcile("shop/web")
+    c = ServiceController(w.ctx)
+    c.reconcile("shop/web")
+    c.reconcile(BACKENDS)
     assert sorted(probed) == [("10.66.0.10", 32100), ("10.66.0.11", 32100)]
-    assert labelled(w) == {"w-1"}
+    assert labelled(w) == {"w-1"} and shared(w) == set()
 
 
 def test_unsupported_service_is_an_event_and_nothing_else():
@@ -111,7 +183,7 @@ def test_foreign_dvp_service_of_the_same_name_is_left_alone():
                                   "spec": {"type": "LoadBalancer", "selector": {"app": "theirs"}}})
     assert ServiceController(w.ctx).reconcile("shop/web") == Result(requeue_after=300.0)
     assert w.dvp.obj(SERVICE, LBN, NS) == foreign
-    assert w.dvp.writes() == []
+    assert w.dvp.calls == [("create", "Service", LBN), ("get", "Service", LBN)]  # AlreadyExists; read; not ours
     assert labelled(w) == set()
     assert [e[0] for e in w.events()] == [E.LB_NOT_OURS]
 
@@ -121,9 +193,10 @@ def test_deletion_releases_everything_and_removes_the_finalizer_last():
     setup(w)
     c = ServiceController(w.ctx)
     c.reconcile("shop/web")
+    c.reconcile(BACKENDS)
     w.guest.patch(SERVICE, "web", {"metadata": {"deletionTimestamp": "2026-01-01T00:00:00Z"}}, "shop")
-    assert c.reconcile("shop/web") == DONE
-    assert w.dvp.obj(SERVICE, LBN, NS) is None and labelled(w) == set()
+    assert c.reconcile("shop/web") == DONE and c.reconcile(BACKENDS) == DONE
+    assert w.dvp.obj(SERVICE, LBN, NS) is None and labelled(w) == set() and shared(w) == set()
     assert w.guest.obj(SERVICE, "web", "shop")["metadata"].get("finalizers") is None
     assert w.guest_writes()[-1] == ("patch", "Service", "web")
     assert [e[0] for e in w.events()][-1] == E.DELETED_LB
@@ -148,9 +221,10 @@ def test_orphaned_dvp_service_is_released_when_the_guest_service_is_gone():
     setup(w)
     c = ServiceController(w.ctx)
     c.reconcile("shop/web")
+    c.reconcile(BACKENDS)
     del w.guest.objects[("services", "shop", "web")]
-    assert c.reconcile("shop/web") == DONE
-    assert w.dvp.obj(SERVICE, LBN, NS) is None and labelled(w) == set()
+    assert c.reconcile("shop/web") == DONE and c.reconcile(BACKENDS) == DONE
+    assert w.dvp.obj(SERVICE, LBN, NS) is None and labelled(w) == set() and shared(w) == set()
 
 
 def test_a_recreated_service_releases_the_load_balancer_of_its_predecessor():
@@ -164,7 +238,5 @@ def test_a_recreated_service_releases_the_load_balancer_of_its_predecessor():
     w.guest.put(SERVICE, again)
     c.reconcile("shop/web")
     assert w.dvp.obj(SERVICE, LBN, NS) is None
-    new_key = L.lb_label_key(L.lb_name(again["metadata"]["uid"]))
-    assert labelled(w) == set()
-    assert {n for n in ("w-0", "w-1") if new_key in w.dvp.obj(VIRTUAL_MACHINE, n, NS)["metadata"]["labels"]} == \
-        {"w-0", "w-1"}
+    assert w.dvp.obj(SERVICE, L.lb_name(again["metadata"]["uid"]), NS)["spec"]["selector"] == \
+        LB.shared_selector(UUID)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from ccm_builders import vm
 from ccm_fakes import NS, UUID, FakeKube, dvp_connection
-from dvp_ccm.cloud import VM_INDEXES, Cloud
-from dvp_common.dvp.resources import VIRTUAL_MACHINE
+from dvp_ccm.cloud import Cloud
+from dvp_ccm.indexes import VM_INDEXES
 
 LB_KEY = "dvp.deckhouse.io/a1b2"
 
@@ -47,13 +47,3 @@ def test_a_node_vm_and_lb_backends_are_index_lookups():
     labelled = sorted(v["metadata"]["name"] for v in cloud.vms_with_label(LB_KEY))
     assert labelled == sorted(f"vm-{i * 100 + 7}" for i in range(10))
     assert store.lookups == [("hostname", "node-42"), ("hostname", "node-3"), ("label-keys", LB_KEY)]
-
-
-def test_a_plain_store_answers_the_same_by_scanning():
-    kube = FakeKube()
-    for obj in fleet(30):
-        kube.put(VIRTUAL_MACHINE, obj)
-    cloud = Cloud(dvp_connection(kube), kube.store(VIRTUAL_MACHINE))
-    assert [v["metadata"]["name"] for v in cloud.vm_by_hostname("node-12")] == ["vm-12"]
-    assert [v["metadata"]["name"] for v in cloud.vms_with_label(LB_KEY)] == ["vm-7"]
-

@@ -318,3 +318,22 @@ def test_read_only_kinds(conn, api):
     scs = StorageClasses(conn)
     assert [s["metadata"]["name"] for s in scs.list()] == ["fast"]
     assert scs.is_default(scs.get("fast")) and scs.binding_mode("fast") == "WaitForFirstConsumer"
+
+
+def test_services_ensure_creates_first_and_writes_nothing_when_the_live_object_matches(conn, api):
+    svcs = Services(conn, L.CCM)
+    spec = {"type": "LoadBalancer", "ports": [{"port": 80, "targetPort": 30080}],
+            "selector": {"dvp.deckhouse.io/a1": "loadbalancer"}}
+    metrics = conn.client.metrics
+    metrics.reset()
+    created = svcs.ensure("a3", spec)
+    assert metrics.snapshot() == {"create services": 1}  # new: one request
+    metrics.reset()
+    # a cache that has not seen it yet: created again, found, and already as wanted
+    same = svcs.ensure("a3", spec, matches=lambda live: live["spec"]["ports"] == spec["ports"])
+    assert same["metadata"]["uid"] == created["metadata"]["uid"]
+    assert metrics.snapshot() == {"create services": 1, "get services": 1}
+    metrics.reset()
+    svcs.ensure("a3", {**spec, "ports": [{"port": 443, "targetPort": 30443}]}, known=True,
+                matches=lambda live: False)  # cached and different: read, then patch
+    assert metrics.snapshot() == {"get services": 1, "patch services": 1}

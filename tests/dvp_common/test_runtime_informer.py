@@ -158,10 +158,12 @@ def test_an_index_follows_adds_updates_deletes_and_relists(setup, api):
     api.put_object(COLL, cm("b", "x"))
     informer.step()
     assert [o["metadata"]["name"] for o in informer.by_index("v", "x")] == ["a", "b"]
+    assert (informer.count("v", "x"), informer.count("v", "y")) == (2, 0)
     api.put_object(COLL, cm("a", "y"))
     api.remove_object(COLL, NS, "b")
     informer.step()
     assert informer.by_index("v", "x") == [] and [o["metadata"]["name"] for o in informer.by_index("v", "y")] == ["a"]
+    assert (informer.count("v", "x"), informer.count("v", "y")) == (0, 1)
     informer.resource_version = "1"
     api.put_object(COLL, cm("c", "y"))
     api.compact()
@@ -169,6 +171,25 @@ def test_an_index_follows_adds_updates_deletes_and_relists(setup, api):
         informer.step()
     informer.step()  # the re-list rebuilds the index
     assert [o["metadata"]["name"] for o in informer.by_index("v", "y")] == ["a", "c"]
+
+
+def test_an_assumed_write_is_seen_until_the_watch_brings_it_and_never_replaces_a_newer_one(setup, api):
+    client, informer, seen = setup
+    informer.add_index("v", lambda o: [o["data"]["v"]])
+    api.put_object(COLL, cm("a"))
+    informer.step()
+    written = client.patch(CONFIG_MAP, "a", {"data": {"v": "2"}}, NS)
+    informer.assume(written)  # before any event: the cache and its index show the write, no handler ran
+    assert informer.get("ns1/a")["data"] == {"v": "2"} and informer.count("v", "2") == 1
+    assert seen == [("add", "a")]
+    stale = {**written, "metadata": {**written["metadata"], "resourceVersion": "1"}, "data": {"v": "old"}}
+    informer.assume(stale)  # an older version never replaces a newer one
+    assert informer.get("ns1/a")["data"] == {"v": "2"}
+    created = client.create(CONFIG_MAP, cm("b"), NS)
+    informer.assume(created)
+    assert informer.keys() == ["ns1/a", "ns1/b"]
+    informer.step()  # the watch brings both: handlers run then, from the assumed versions
+    assert seen[1:] == [("update", "a", "2", "2"), ("update", "b", "1", "1")]
 
 
 def test_last_handled_names_the_object_and_version_the_handlers_saw_last(setup, api):

@@ -18,6 +18,7 @@ from dvp_common.dvp import DVPConnection, Services, ServicesWithHealthchecks, Vi
 from dvp_common.dvp import labels as L
 from dvp_common.dvp.services import owned_by_healthchecks
 
+from dvp_ccm import indexes
 from dvp_ccm.domain.instances import considered, labels, name
 from dvp_ccm.domain.loadbalancer import HEALTHCHECKS_KIND, SERVICE_KIND
 
@@ -25,23 +26,17 @@ Obj = dict[str, Any]
 
 
 class Store(Protocol):
+    """An informer's cache as the controllers read it (dvp_ccm.indexes names the indexes)."""
+
     def get(self, key: str) -> Obj | None: ...
 
     def items(self) -> list[Obj]: ...
 
+    def by_index(self, name: str, value: str) -> list[Obj]: ...
 
-def hostnames(vm: Obj) -> list[str]:
-    host = labels(vm).get(L.HOSTNAME)
-    return [host] if host else []
+    def count(self, name: str, value: str) -> int: ...
 
-
-def label_keys(vm: Obj) -> list[str]:
-    return list(labels(vm))
-
-
-# The VM informer's indexes (the Manager adds them): a Node's VM and a LoadBalancer's backing VMs are dict lookups,
-# where a scan of the cache made every Node initialisation and every Service ensure O(VMs of the namespace).
-VM_INDEXES: dict[str, Callable[[Obj], list[str]]] = {"hostname": hostnames, "label-keys": label_keys}
+    def assume(self, obj: Obj) -> None: ...
 
 
 class Cloud:
@@ -69,15 +64,8 @@ class Cloud:
         vm = self.vms.get(self._key(vm_name))
         return vm if considered(vm, self.uuid) else None
 
-    def _vms_by(self, index: str, value: str) -> list[Obj]:
-        """An informer answers from its index; a plain store (tests' fakes) by a scan with the same function."""
-        by_index = getattr(self.vms, "by_index", None)
-        if by_index is not None:
-            return by_index(index, value)
-        return [vm for vm in self.vms.items() if value in VM_INDEXES[index](vm)]
-
     def vm_by_hostname(self, hostname: str) -> list[Obj]:
-        return [vm for vm in self._vms_by("hostname", hostname)
+        return [vm for vm in self.vms.by_index(indexes.VM_HOSTNAME, hostname)
                 if labels(vm).get(L.HOSTNAME) == hostname and considered(vm, self.uuid)]
 
     def vm_live(self, vm_name: str) -> tuple[Obj | None, bool]:
@@ -86,11 +74,13 @@ class Cloud:
         return (vm if considered(vm, self.uuid) else None), vm is not None
 
     def vms_with_label(self, key: str) -> list[Obj]:
-        return [vm for vm in self._vms_by("label-keys", key) if key in labels(vm)]
+        return [vm for vm in self.vms.by_index(indexes.VM_LABEL_KEYS, key) if key in labels(vm)]
 
     def set_vm_labels(self, vm: Obj, changes: dict[str, str | None]) -> Obj:
         """Merge labels onto one of our VMs (None removes a key); ownership keys are never changed."""
-        return self.vm_kind.set_labels(name(vm), changes, vm)
+        out = self.vm_kind.set_labels(name(vm), changes, vm)
+        self.vms.assume(out)  # the next look (before the watch event) sees the labels: no second patch
+        return out
 
     # Services ------------------------------------------------------------------------------------------------
     def service(self, svc_name: str) -> Obj | None:
@@ -122,16 +112,25 @@ class Cloud:
         found = self.service(name)
         return found if owned_by_healthchecks(found) else None
 
-    def our_services(self) -> list[Obj]:
-        """Our parent objects of both kinds (children of a ServiceWithHealthchecks excluded)."""
-        items = self.services_store.items() if self.services_store is not None else []
-        out = [s for s in items if self.services.is_ours(s) and not owned_by_healthchecks(s)]
+    def load_balancers_of(self, guest_key: str) -> list[Obj]:
+        """Our parent objects of both kinds made for that guest Service (children of a ServiceWithHealthchecks
+        excluded)."""
+        found = [] if self.services_store is None else self.services_store.by_index(indexes.GUEST_SERVICE, guest_key)
+        out = [s for s in found if self.services.is_ours(s) and not owned_by_healthchecks(s)]
         if self.healthchecks_store is not None and self.healthchecks_synced():
-            out += [s for s in self.healthchecks_store.items() if self.swhc.is_ours(s)]
+            made = self.healthchecks_store.by_index(indexes.GUEST_SERVICE, guest_key)
+            out += [s for s in made if self.swhc.is_ours(s)]
         return out
 
-    def ensure_load_balancer(self, kind: str, name: str, spec: Obj, annotations: dict[str, str]) -> Obj:
-        return self.kinds[kind].ensure(name, spec, annotations=annotations)
+    def ensure_load_balancer(self, kind: str, name: str, spec: Obj, annotations: dict[str, str], *,
+                             known: bool, matches: Callable[[Obj], bool]) -> Obj:
+        """`known`: the cache holds it (read first, else created first); `matches`: no write when the live one
+        already does."""
+        out = self.kinds[kind].ensure(name, spec, annotations=annotations, known=known, matches=matches)
+        store = self.healthchecks_store if kind == HEALTHCHECKS_KIND else self.services_store
+        if store is not None:  # the next reconcile (before the watch event) finds it: no create again
+            store.assume(out)
+        return out
 
     def delete_load_balancer(self, kind: str, name: str) -> bool:
         """Delete our object of that kind, judged on a live read (the cache may not hold a fresh one yet); a

@@ -26,12 +26,13 @@ from dvp_common.runtime import Informer
 from dvp_common.runtime.manager import Manager as Lifecycle
 from prometheus_client import CollectorRegistry
 
+from dvp_ccm import indexes
 from dvp_ccm import settings as S
-from dvp_ccm.cloud import VM_INDEXES, Cloud, Prober
+from dvp_ccm.cloud import Cloud, Prober
 from dvp_ccm.controllers.context import Context
 from dvp_ccm.controllers.lifecycle import LifecycleController
 from dvp_ccm.controllers.node import NodeController
-from dvp_ccm.controllers.service import ServiceController
+from dvp_ccm.controllers.service import BACKENDS, ServiceController
 from dvp_ccm.domain import instances as I
 from dvp_ccm.domain import loadbalancer as LB
 from dvp_ccm.events import EventRecorder
@@ -58,8 +59,6 @@ class Manager(Lifecycle):
         self.nodes = Informer(guest, NODE, **kw)
         ours = {L.CLUSTER_UUID: dvp.cluster_uuid}
         self.vms = Informer(dvp.client, VIRTUAL_MACHINE, dvp.namespace, label_selector=ours, **kw)
-        for index, fn in VM_INDEXES.items():
-            self.vms.add_index(index, fn)
         self.informers = [self.nodes, self.vms]
         self.services = self.slices = self.dvp_services = self.dvp_healthchecks = None
         self.kinds = KindChooser(dvp.client, settings.load_balancer_kind, settings.load_balancer_kind_recheck,
@@ -75,6 +74,9 @@ class Manager(Lifecycle):
             # started only once DVP is seen to serve the kind: an informer of an unserved kind would never sync
             self.dvp_healthchecks = Informer(dvp.client, SERVICE_WITH_HEALTHCHECKS, dvp.namespace,
                                              watch_timeout=watch_timeout, label_selector=ccm_objects)
+            indexes.install(self.vms, self.nodes, self.services, [self.dvp_services, self.dvp_healthchecks])
+        else:
+            indexes.install(self.vms)
         cloud = Cloud(dvp, self.vms, self.dvp_services, self.dvp_healthchecks)
         if self.dvp_healthchecks is not None:
             cloud.healthchecks_synced = self.dvp_healthchecks.synced.is_set
@@ -128,6 +130,13 @@ class Manager(Lifecycle):
                 if LB.wants_lb(svc) or LB.has_finalizer(svc):
                     self.by_name[S.SERVICE].enqueue(LB.key(svc))
 
+    def _node_set_changed(self) -> None:
+        """The eligible nodes changed: the shared backends, and each Service that filters them."""
+        if S.SERVICE in self.by_name and self.services is not None:
+            self.by_name[S.SERVICE].enqueue(BACKENDS)
+            for svc in self.services.by_index(indexes.SERVICE_BACKENDS, LB.FILTERED):
+                self.by_name[S.SERVICE].enqueue(LB.key(svc))
+
     def _wire(self) -> None:
         def node_event(node: Obj) -> None:
             self._enqueue_node(I.name(node))
@@ -135,11 +144,11 @@ class Manager(Lifecycle):
         def node_changed(old: Obj, new: Obj) -> None:
             self._enqueue_node(I.name(new))
             if LB.node_eligible(old) != LB.node_eligible(new):
-                self._enqueue_lb_services()
+                self._node_set_changed()
 
         def node_set_changed(node: Obj) -> None:
             self._enqueue_node(I.name(node))
-            self._enqueue_lb_services()
+            self._node_set_changed()
 
         self.nodes.add_handlers(node_set_changed, node_changed, node_set_changed)
 
@@ -147,6 +156,8 @@ class Manager(Lifecycle):
             self._enqueue_node(I.labels(vm).get(L.HOSTNAME, ""))
             if I.name(vm) != I.labels(vm).get(L.HOSTNAME):
                 self._enqueue_node(I.name(vm))
+            if S.SERVICE in self.by_name:  # its address or labels may change what the shared label should be on
+                self.by_name[S.SERVICE].enqueue(BACKENDS)
 
         self.vms.add_handlers(vm_event, lambda old, new: vm_event(new), vm_event)
         if S.SERVICE not in self.by_name:
@@ -158,7 +169,22 @@ class Manager(Lifecycle):
             if LB.wants_lb(svc) or LB.has_finalizer(svc):
                 lbc.enqueue(LB.key(svc))
 
-        self.services.add_handlers(svc_event, lambda old, new: svc_event(new), lambda svc: lbc.enqueue(LB.key(svc)))
+        def svc_added(svc: Obj) -> None:
+            svc_event(svc)
+            if indexes.service_backends(svc) == [LB.SHARED]:
+                lbc.enqueue(BACKENDS)
+
+        def svc_changed(old: Obj, new: Obj) -> None:
+            svc_event(new)
+            if indexes.service_backends(old) != indexes.service_backends(new):
+                lbc.enqueue(BACKENDS)
+
+        def svc_deleted(svc: Obj) -> None:
+            lbc.enqueue(LB.key(svc))
+            if indexes.service_backends(svc) == [LB.SHARED]:
+                lbc.enqueue(BACKENDS)
+
+        self.services.add_handlers(svc_added, svc_changed, svc_deleted)
 
         def slice_event(es: Obj) -> None:  # ETP Local: the backing nodes follow the endpoints
             ns, svc_name = es["metadata"].get("namespace"), I.labels(es).get(SERVICE_NAME_LABEL)

@@ -6,11 +6,14 @@ copied.
 The DVP object is a ServiceWithHealthchecks when the parent serves it (lbkinds), else a Service. Order of an
 ensure: the cleanup finalizer on the guest Service; our object of the other kind under that name deleted first
 (a switch; the new one is created only once the old is gone, so DVP's LB can give its address to the new one,
-which asks for it); the DVP object (only when the cached one differs); the selector label on the VMs of eligible
-nodes (and off the others); then status.loadBalancer once DVP reports an ingress (the ServiceWithHealthchecks'
-status, else its child Service's). Informers bring the ingress (no polling). Cleanup deletes both kinds and
-removes the finalizer last, so a restart at any point resumes the same work. A DVP object of that name that is
-not ours is never changed (the ownership rule); a write that meets a newer version (409) is retried with backoff.
+which asks for it); the DVP object (only when the cached one differs); for a Service that filters nodes, its own
+label on the VMs of the nodes that pass (and off the others); then status.loadBalancer once DVP reports an ingress
+(the ServiceWithHealthchecks' status, else its child Service's). The shared backend label (every other Service's
+selector) is one reconcile of its own, key BACKENDS: on the VMs of eligible nodes while any such Service wants a
+load balancer, on none otherwise. A selector that changes switches only once its VMs carry the label.
+Informers bring the ingress (no polling). Cleanup deletes both kinds and removes the finalizer last, so a restart
+at any point resumes the same work. A DVP object of that name that is not ours is never changed (the ownership
+rule); a write that meets a newer version (409) is retried with backoff.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from dvp_common.dvp.ownership import NotOurs
 from dvp_common.kube import Conflict, NotFound
 from dvp_common.kube.resources import SERVICE
 
+from dvp_ccm import indexes
 from dvp_ccm.controllers.context import Context
 from dvp_ccm.domain import events as E
 from dvp_ccm.domain import instances as I
@@ -33,6 +37,7 @@ log = logging.getLogger("dvp_ccm.service")
 NOT_OURS_RECHECK = 300.0  # seconds: someone may remove the foreign Service; no hot loop meanwhile
 SWITCH_RECHECK = 1.0  # seconds between looks while the object of the other kind is being removed
 OTHER = {LB.SERVICE_KIND: LB.HEALTHCHECKS_KIND, LB.HEALTHCHECKS_KIND: LB.SERVICE_KIND}
+BACKENDS = "@backends"  # the shared backend label's key (a Service's key is "<namespace>/<name>")
 
 
 class ServiceController:
@@ -41,6 +46,8 @@ class ServiceController:
         self.ctx = ctx
 
     def reconcile(self, key: str) -> Result:
+        if key == BACKENDS:
+            return self._shared_backends()
         svc = self.ctx.services.get(key) if self.ctx.services is not None else None
         try:
             if svc is None:
@@ -57,7 +64,7 @@ class ServiceController:
     def _ensure(self, svc: dict) -> Result:
         try:
             timing = self.ctx.healthchecks if self.ctx.use_healthchecks() else None
-            want = LB.desired(svc, self.ctx.lb_annotation_prefixes, timing)
+            want = LB.desired(svc, self.ctx.cloud.uuid, self.ctx.lb_annotation_prefixes, timing)
         except LB.BadService as exc:
             self.ctx.events.record(svc, "Warning", E.UNSUPPORTED_SERVICE, str(exc))
             return DONE
@@ -69,10 +76,15 @@ class ServiceController:
         if self._other_kind_present(want):
             return Result(requeue_after=SWITCH_RECHECK)
         current = self.ctx.cloud.load_balancer(want.kind, want.name)
+        backends = None if want.shared else self._backends(svc)
         if not LB.spec_matches(current, want):
+            if LB.selector_changes(current, want) and not self._selector_ready(want, backends):
+                return Result(requeue_after=SWITCH_RECHECK)
             try:
                 spec = want.create_spec() if current is None else want.spec
-                current = self.ctx.cloud.ensure_load_balancer(want.kind, want.name, spec, want.annotations)
+                current = self.ctx.cloud.ensure_load_balancer(
+                    want.kind, want.name, spec, want.annotations, known=current is not None,
+                    matches=lambda live: LB.spec_matches(live, want))
             except NotOurs:
                 self.ctx.events.record(svc, "Warning", E.LB_NOT_OURS,
                                        f'Service "{LB.key(svc)}": DVP {want.kind} "{want.name}" exists and is not '
@@ -81,15 +93,22 @@ class ServiceController:
             except NotFound:  # the kind is no longer served (module switched off): discover again
                 self.ctx.kind_not_served()
                 return Result(retry=True)
-        for stale in self.ctx.cloud.our_services():  # a same-named Service recreated without our cleanup
-            annotations = stale["metadata"].get("annotations") or {}
-            if annotations.get(LB.GUEST_SERVICE) == LB.key(svc) and stale["metadata"]["name"] != want.name:
+        for stale in self.ctx.cloud.load_balancers_of(LB.key(svc)):  # the guest Service recreated meanwhile
+            if stale["metadata"]["name"] != want.name:
                 self._release(stale["metadata"]["name"], L.lb_label_key(stale["metadata"]["name"]))
-        self._label_vms(want.label_key, self._backends(svc))
+        self._label_vms(want.label_key, backends or set())  # shared: its own label from an earlier policy goes
         found = LB.ingress(current)
         if not found and want.kind == LB.HEALTHCHECKS_KIND:
             found = LB.ingress(self.ctx.cloud.child_service(want.name))
         return self._status(svc, found)
+
+    def _selector_ready(self, want: LB.Desired, backends: set[str] | None) -> bool:
+        """Whether the VMs the new selector names carry its label: the shared one is put on by BACKENDS (queued
+        by the Service's event), a Service's own label here, before the switch."""
+        if backends is not None:
+            self._label_vms(want.label_key, backends)
+            return True
+        return all(L.LB_BACKEND in I.labels(vm) for vm in map(self.ctx.cloud.vm, self._eligible_vms()) if vm)
 
     def _other_kind_present(self, want: LB.Desired) -> bool:
         """Deletes our object of the other kind under this name; True until it (and a child Service) is gone."""
@@ -102,12 +121,10 @@ class ServiceController:
         # a ServiceWithHealthchecks' child Service keeps the name until DVP's garbage collector removes it
         return want.kind == LB.SERVICE_KIND and self.ctx.cloud.child_service(want.name) is not None
 
-    def _backends(self, svc: dict) -> set[str]:
-        """Names of our VMs behind eligible nodes (filtered by kube-proxy's health check for ETP Local)."""
+    def _eligible_vms(self) -> dict[str, str]:
+        """Our VMs behind eligible nodes, with their addresses (a VM without one cannot take traffic)."""
         vms: dict[str, str] = {}
-        for node in self.ctx.nodes.items():
-            if not LB.node_eligible(node):
-                continue
+        for node in self.ctx.nodes.by_index(indexes.NODE_LB_ELIGIBLE, indexes.ELIGIBLE):
             try:
                 ref = I.vm_ref(node)
             except I.BadProviderID:
@@ -115,6 +132,11 @@ class ServiceController:
             vm = self.ctx.cloud.vm(ref.name) if ref and ref.name else None
             if vm is not None and I.vm_ip(vm):
                 vms[I.name(vm)] = I.vm_ip(vm)
+        return vms
+
+    def _backends(self, svc: dict) -> set[str]:
+        """Names of our VMs behind eligible nodes, filtered by kube-proxy's health check for ETP Local."""
+        vms = self._eligible_vms()
         port = LB.local_traffic(svc)
         if port is None or self.ctx.prober is None:
             return set(vms)
@@ -122,6 +144,16 @@ class ServiceController:
         with ThreadPoolExecutor(max_workers=min(16, max(1, len(vms)))) as pool:
             healthy = dict(zip(vms, pool.map(lambda ip: prober(ip, port), vms.values()), strict=True))
         return {n for n, ok in healthy.items() if ok}
+
+    def _shared_backends(self) -> Result:
+        """The shared label on the VMs of eligible nodes while a Service selects it, else on none."""
+        assert self.ctx.services is not None
+        wanted = self.ctx.services.count(indexes.SERVICE_BACKENDS, LB.SHARED) > 0
+        try:
+            self._label_vms(L.LB_BACKEND, set(self._eligible_vms()) if wanted else set())
+        except Conflict:
+            return Result(retry=True)
+        return DONE
 
     def _label_vms(self, label_key: str, wanted: set[str]) -> None:
         for vm in self.ctx.cloud.vms_with_label(label_key):
@@ -171,8 +203,7 @@ class ServiceController:
 
     def _orphans(self, key: str) -> Result:
         """The guest Service is gone (deleted while we were away, finalizer removed by hand): release its LB."""
-        for dvp_svc in self.ctx.cloud.our_services():
-            if (dvp_svc["metadata"].get("annotations") or {}).get(LB.GUEST_SERVICE) == key:
-                lb_name = dvp_svc["metadata"]["name"]
-                self._release(lb_name, L.lb_label_key(lb_name))
+        for dvp_svc in self.ctx.cloud.load_balancers_of(key):
+            lb_name = dvp_svc["metadata"]["name"]
+            self._release(lb_name, L.lb_label_key(lb_name))
         return DONE

@@ -4,9 +4,16 @@
 
 - Served: `type: LoadBalancer` without a `loadBalancerClass` (a class names another implementation).
 - The DVP Service: named `"a" + uid without dashes`, cut to 32 (upstream's name); `type: LoadBalancer`; one port
-  per guest port (name, protocol, port) targeting that port's NodePort; selector `{dvp.deckhouse.io/<name>:
-  loadbalancer}`, a label the CCM puts on the VMs of eligible nodes; `externalTrafficPolicy` and `loadBalancerIP`
-  copied. Not copied, on purpose (tenant isolation): `externalIPs` (a guest user could claim any address in DVP, as in
+  per guest port (name, protocol, port) targeting that port's NodePort; `externalTrafficPolicy` and
+  `loadBalancerIP` copied. Its selector names the VMs of the backing nodes by a label the CCM puts on them:
+  - shared: every Service that does not filter nodes (all but `externalTrafficPolicy: Local`) has the same
+    backends, so it selects `{dvp.deckhouse.io/cluster-uuid: <ours>, dvp.deckhouse.io/load-balancer-backend:
+    loadbalancer}`, one label on each VM of an eligible node for all of them. Upstream puts a label per Service on
+    every backing VM: n Services made each VM carry n labels and cost n writes per VM on every node change.
+  - filtered (`Local`): `{dvp.deckhouse.io/<name>: loadbalancer}`, on the VMs that pass its health check.
+  A Service whose selector changes (an upgrade from per-Service labels, a policy change) switches only once the
+  new selector's VMs carry its label, so it never selects no backend in between.
+- Not copied, on purpose (tenant isolation): `externalIPs` (a guest user could claim any address in DVP, as in
   CVE-2020-8554) and annotations, except keys under configured prefixes.
 - Refused with an Event (nothing changed in DVP): protocols other than TCP/UDP, ports without a NodePort, no
   ports, `externalIPs`, a `spec.selector`-less Service is fine (endpoints are the guest's business).
@@ -41,6 +48,7 @@ GUEST_SERVICE_UID = "dvp.deckhouse.io/guest-service-uid"
 
 
 SERVICE_KIND, HEALTHCHECKS_KIND = "Service", "ServiceWithHealthchecks"
+SHARED, FILTERED = "shared", "filtered"  # which backends a LoadBalancer selects (see the module docstring)
 
 
 @dataclass(frozen=True)
@@ -59,11 +67,12 @@ class BadService(ValueError):
 @dataclass(frozen=True)
 class Desired:
     name: str
-    label_key: str
+    label_key: str  # the Service's own label: its selector when filtered, to be removed from VMs when shared
     spec: Obj
     annotations: dict[str, str]
     kind: str = SERVICE_KIND
     keep_ip: str = ""  # the address the guest Service has now: asked for when the parent object is made anew
+    shared: bool = True  # selects the shared backends (else its own label)
 
     def create_spec(self) -> Obj:
         """The spec of a new parent object: the guest's loadBalancerIP, else the address it already has."""
@@ -100,6 +109,15 @@ def names(svc: Obj) -> tuple[str, str]:
     return name, L.lb_label_key(name)
 
 
+def backends(svc: Obj) -> str:
+    """SHARED, or FILTERED when nodes are filtered by their local endpoints."""
+    return FILTERED if local_traffic(svc) is not None else SHARED
+
+
+def shared_selector(cluster_uuid: str) -> dict[str, str]:
+    return {L.CLUSTER_UUID: cluster_uuid, L.LB_BACKEND: L.LB_LABEL_VALUE}
+
+
 def healthcheck(ports: list[Obj], timing: Healthchecks) -> Obj | None:
     """One TCP probe per distinct TCP target port; None when no port is TCP."""
     targets = sorted({p["targetPort"] for p in ports if p["protocol"] == "TCP"})
@@ -109,7 +127,8 @@ def healthcheck(ports: list[Obj], timing: Healthchecks) -> Obj | None:
             "probes": [{"mode": "TCP", "timeoutSeconds": timing.timeout, "tcp": {"targetPort": t}} for t in targets]}
 
 
-def desired(svc: Obj, annotation_prefixes: tuple[str, ...] = (), healthchecks: Healthchecks | None = None) -> Desired:
+def desired(svc: Obj, cluster_uuid: str, annotation_prefixes: tuple[str, ...] = (),
+            healthchecks: Healthchecks | None = None) -> Desired:
     """`healthchecks`: the parent serves ServiceWithHealthchecks and we use it (None: a plain Service)."""
     spec = svc.get("spec") or {}
     where = f'Service "{key(svc)}"'
@@ -131,7 +150,9 @@ def desired(svc: Obj, annotation_prefixes: tuple[str, ...] = (), healthchecks: H
             item["name"] = port["name"]
         out_ports.append(item)
     name, label_key = names(svc)
-    out: Obj = {"type": "LoadBalancer", "ports": out_ports, "selector": {label_key: L.LB_LABEL_VALUE},
+    shared = backends(svc) == SHARED
+    selector = shared_selector(cluster_uuid) if shared else {label_key: L.LB_LABEL_VALUE}
+    out: Obj = {"type": "LoadBalancer", "ports": out_ports, "selector": selector,
                 "externalTrafficPolicy": spec.get("externalTrafficPolicy") or "Cluster"}
     if spec.get("loadBalancerIP"):
         out["loadBalancerIP"] = spec["loadBalancerIP"]
@@ -144,7 +165,7 @@ def desired(svc: Obj, annotation_prefixes: tuple[str, ...] = (), healthchecks: H
         out["healthcheck"] = probes
         kind = HEALTHCHECKS_KIND
     ips = [i.get("ip") for i in ingress(svc) if i.get("ip")]
-    return Desired(name, label_key, out, annotations, kind, ips[0] if ips else "")
+    return Desired(name, label_key, out, annotations, kind, ips[0] if ips else "", shared)
 
 
 def local_traffic(svc: Obj) -> int | None:
@@ -159,6 +180,11 @@ def node_eligible(node: Obj) -> bool:
     if is_foreign(node) or not provider_id(node) or EXCLUDE_LABEL in labels(node):
         return False
     return not T.has(node, T.UNINITIALIZED) and not T.has(node, T.TO_BE_DELETED)
+
+
+def selector_changes(current: Obj | None, want: Desired) -> bool:
+    """Whether our existing DVP object selects other VMs than wanted (a new object changes no selector)."""
+    return current is not None and ((current.get("spec") or {}).get("selector") or {}) != want.spec["selector"]
 
 
 def spec_matches(current: Obj | None, want: Desired) -> bool:

@@ -27,6 +27,9 @@ VIRTUAL_MACHINE_NAME = "virtualMachineName"
 
 LB_LABEL_PREFIX = "dvp.deckhouse.io/"
 LB_LABEL_VALUE = "loadbalancer"
+# On our VMs behind eligible nodes: the backends of every LoadBalancer that does not filter nodes (its DVP object
+# selects this label and the cluster UUID label), so n such LoadBalancers put one label on a VM, not n.
+LB_BACKEND = LB_LABEL_PREFIX + "load-balancer-backend"
 
 PROVIDER_ID_PREFIX = "dvp://"
 _PROVIDER_ID = re.compile(r"^dvp://(.+)$")

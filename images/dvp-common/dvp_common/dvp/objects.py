@@ -96,11 +96,12 @@ class Objects:
         return {"apiVersion": self.resource.api_version, "kind": self.resource.kind, "metadata": metadata,
                 "spec": spec, **extra}
 
-    def create(self, body: Obj) -> Obj:
-        """Create with our labels; an existing object of the same name is returned if ours, else NotOurs."""
+    def create(self, body: Obj, *, existing: bool = True) -> Obj:
+        """Create with our labels; an existing object of the same name is returned if ours, else NotOurs
+        (`existing=False`: AlreadyExists is raised instead, without a read)."""
         labels = body.setdefault("metadata", {}).setdefault("labels", {})
         labels.update(owned_labels(self.conn.cluster_uuid, self._me()))
-        out = self.kube.create(self.resource, body, self.ns, get_existing=True)
+        out = self.kube.create(self.resource, body, self.ns, get_existing=existing)
         return require_ours(out, self.conn.cluster_uuid, self._me(), self.resource.kind)
 
     def owner_ref(self, obj: Obj, controller: bool = True) -> Obj:

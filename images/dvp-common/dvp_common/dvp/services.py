@@ -6,9 +6,11 @@ are updated or deleted, every write guarded by the object's uid."""
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Callable
 from typing import Any
 
-from ..kube.errors import NotFound
+from ..kube.errors import AlreadyExists, NotFound
 from ..kube.resources import SERVICE
 from . import labels as L
 from .connection import DVPConnection
@@ -29,13 +31,24 @@ class Services(Objects):
     resource = SERVICE
 
     def ensure(self, name: str, spec: Obj, labels: dict[str, str] | None = None,
-               annotations: dict[str, str] | None = None) -> Obj:
-        """Create, or bring our existing Service to `spec` (a foreign Service of that name raises NotOurs)."""
+               annotations: dict[str, str] | None = None, *, known: bool = False,
+               matches: Callable[[Obj], bool] | None = None) -> Obj:
+        """Create, or bring our existing Service to `spec` (a foreign Service of that name raises NotOurs).
+        `known`: the caller's cache holds it, so it is read first; otherwise created first, one request for a new
+        one. `matches(live)`: the existing object already says what is wanted, so nothing is written (a cache that
+        had not seen it yet costs a read, not a patch)."""
         body = self.build(name, spec, labels, metadata={"annotations": annotations or {}})
-        current = self.get_or_none(name)
+        current = None
+        if known:
+            current = self.get_or_none(name)
         if current is None:
-            return self.create(body)
+            try:
+                return self.create(copy.deepcopy(body), existing=False)
+            except AlreadyExists:
+                current = self.get(name)
         self.require_ours(current)
+        if matches is not None and matches(current):
+            return current
         old_meta, old_spec = current.get("metadata") or {}, current.get("spec") or {}
         patch = {"metadata": {"labels": _replacing(old_meta.get("labels"), body["metadata"]["labels"]),
                               "annotations": _replacing(old_meta.get("annotations"), annotations or {})},

@@ -33,6 +33,14 @@ def key_of(obj: Obj) -> str:
     return f"{md['namespace']}/{md['name']}" if md.get("namespace") else str(md.get("name"))
 
 
+def _older(old: Obj, new: Obj) -> bool:
+    """Whether `old` precedes `new` (etcd's resourceVersions are integers; anything else counts as newer)."""
+    try:
+        return int(meta(old).get("resourceVersion") or 0) < int(meta(new).get("resourceVersion") or 0)
+    except ValueError:
+        return True
+
+
 class Informer:
     def __init__(self, client: KubeClient, resource: Resource, namespace: str | None = None, *,
                  label_selector: str | dict[str, str] | None = None, field_selector: str | None = None,
@@ -75,6 +83,11 @@ class Informer:
         with self._lock:
             keys = self._indexes[name].get(value, ())
             return [self._cache[k] for k in sorted(keys)]
+
+    def count(self, name: str, value: str) -> int:
+        """How many cached objects index `name` puts under `value` (no copy of them)."""
+        with self._lock:
+            return len(self._indexes[name].get(value, ()))
 
     def _index(self, name: str, key: str, obj: Obj, add: bool) -> None:
         index = self._indexes[name]
@@ -153,6 +166,18 @@ class Informer:
             self._emit(0, obj)
         else:
             self._emit(1, old, obj)
+
+    def assume(self, obj: Obj) -> None:
+        """Cache an object this process has just written, until the watch brings it (client-go's mutation cache):
+        a reconcile that runs before the event sees the write instead of doing it again. Never replaces a newer
+        version; handlers run when the watch event comes."""
+        key = key_of(obj)
+        with self._lock:
+            old = self._cache.get(key)
+            if old is not None and not _older(old, obj):
+                return
+            self._cache[key] = obj
+            self._reindex(key, old, obj)
 
     def resync(self) -> None:
         for obj in self.items():
