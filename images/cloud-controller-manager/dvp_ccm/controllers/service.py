@@ -108,7 +108,7 @@ class ServiceController:
         if backends is not None:
             self._label_vms(want.label_key, backends)
             return True
-        return all(L.LB_BACKEND in I.labels(vm) for vm in map(self.ctx.cloud.vm, self._eligible_vms()) if vm)
+        return all(L.LB_BACKEND in I.labels(self.ctx.cloud.vm(name)) for name in self._eligible_vms())
 
     def _other_kind_present(self, want: LB.Desired) -> bool:
         """Deletes our object of the other kind under this name; True until it (and a child Service) is gone."""
