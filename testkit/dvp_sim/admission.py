@@ -22,6 +22,7 @@ from dvp_common.kube import KubeClient, NotFound, Resource, get_or_none
 from dvp_common.kube.resources import STORAGE_CLASS, VALIDATING_WEBHOOK_CONFIGURATION
 
 from .domain import admission as rules
+from .domain.addresses import lease_name
 
 CONFIGURATION = "virtualization-controller-admission-webhook"
 GROUP = R.GROUP
@@ -35,6 +36,8 @@ WEBHOOKS = (
     ("vmbda.virtualization-controller.validate.d8-virtualization", "/validate-virtualization-deckhouse-io-v1alpha2-"
      "virtualmachineblockdeviceattachment", "VirtualMachineBlockDeviceAttachment",
      "virtualmachineblockdeviceattachments"),
+    ("vmip.virtualization-controller.validate.d8-virtualization", "/validate-virtualization-deckhouse-io-v1alpha2-"
+     "virtualmachineipaddress", "VirtualMachineIPAddress", "virtualmachineipaddresses"),
 )
 
 
@@ -45,7 +48,7 @@ class Reviews:
     def __init__(self, client: KubeClient) -> None:
         self.client = client
         self.by_kind = {"VirtualMachine": self._vm, "VirtualDisk": self._vd,
-                        "VirtualMachineBlockDeviceAttachment": self._vmbda}
+                        "VirtualMachineBlockDeviceAttachment": self._vmbda, "VirtualMachineIPAddress": self._vmip}
         self.webhook = {kind: name for name, _, kind, _ in WEBHOOKS}
 
     def decide(self, req: Request) -> Verdict | None:
@@ -80,6 +83,11 @@ class Reviews:
     def _vmbda(self, req: Request, _lookups: Any) -> Verdict:
         siblings = self.client.list(R.VMBDA, req.namespace).items if req.operation == "CREATE" else []
         return _verdict(rules.attachment(req.operation, req.obj or {}, req.old, siblings))
+
+    def _vmip(self, req: Request, _lookups: Any) -> Verdict:
+        static_ip = ((req.obj or {}).get("spec") or {}).get("staticIP") or ""
+        lease = self._get(R.VIRTUAL_MACHINE_IP_ADDRESS_LEASE, lease_name(static_ip)) if static_ip else None
+        return _verdict(rules.ip_address(req.operation, req.obj or {}, req.old, lease))
 
 
 class DvpAdmission:

@@ -34,6 +34,9 @@ class SimConfig:
     # VM addresses (VirtualMachineIPAddress + leases). Wide: a test session's DVP API is never cleaned (no namespace
     # controller runs), so every test's leases stay taken until the session ends.
     ip_pool: str = "10.66.0.0/16"
+    # Seconds a lease stays Released once its address is gone, before it is deleted (DVP's
+    # VIRTUAL_MACHINE_IP_LEASES_RETENTION_DURATION, 10m by default); 0: deleted at once, the IP is free again.
+    lease_retention: float = 0.0
     lb_pool: str = "192.0.2.0/24"  # LoadBalancer ingress addresses (TEST-NET-1)
     nodes: tuple[str, ...] = ("dvp-node-1", "dvp-node-2", "dvp-node-3")  # DVP nodes VMs run on
     # Labels of those nodes (e.g. topology.kubernetes.io/zone); a VM runs only on a node its nodeSelector matches.
@@ -75,6 +78,8 @@ class SimConfig:
         for key, value in self.latency.items():
             if "." not in key or value < 0:
                 raise SettingsInvalid(f"SimConfig.latency[{key!r}]: expected '<Kind>.<Phase>' and seconds >= 0")
+        if self.lease_retention < 0:
+            raise SettingsInvalid("SimConfig.lease_retention: must be >= 0")
         if self.default_latency < 0:
             raise SettingsInvalid("SimConfig.default_latency: must be >= 0")
         if self.workers < 1:

@@ -128,7 +128,8 @@ def test_master_node_apply_converge_and_destroy(tofu, dvp_api, world, tmp_path):
     assert after["metadata"]["uid"] == vm["metadata"]["uid"]
     assert (after["spec"]["cpu"]["cores"], after["spec"]["memory"]["size"]) == (4, "8Gi")
 
-    # A new static address: a new VirtualMachineIPAddress made before the old one goes; the VM is updated.
+    # A new static address: a new VirtualMachineIPAddress made before the old one goes; the VM is updated
+    # (test_converge_rules.py applies it).
     moved = variables(kc, ns)
     moved["instanceClasses"]["master"]["spec"]["virtualMachine"].update(cpu={"cores": 4}, memory={"size": "8Gi"})
     moved["settings"]["spec"]["settings"]["nodes"]["parameters"]["ipAddresses"]["master"] = ["10.77.0.51"]
@@ -136,6 +137,7 @@ def test_master_node_apply_converge_and_destroy(tofu, dvp_api, world, tmp_path):
     assert planned_actions(tofu, cwd) == {
         VM: ["update"],
         "module.ipv4_address.kubernetes_manifest.address": ["create", "delete"],
+        "module.ipv4_address.terraform_data.ready": ["update"],
     }
 
     # A new image: a new root disk, and the VM (with its cloud-init Secret) is replaced.

@@ -1,9 +1,10 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
 """What a converge meets when DVP is slow, refuses, or was edited by hand, with the real OpenTofu and provider
-against the real DVP API while the simulator plays DVP: readiness never taints the VM or its disks, DVP's own
-reason ends a run at once, our fields are taken back after a manual edit, and bad or missing inputs are refused
-at plan, before anything exists, naming the field to fix."""
+against the real DVP API while the simulator plays DVP: readiness never taints the VM, its disks or its address,
+DVP's own reason ends a run at once, an address whose creation did not finish never blocks the next run, our
+fields are taken back after a manual edit, and bad or missing inputs are refused at plan, before anything exists,
+naming the field to fix."""
 
 import io
 import json
@@ -55,7 +56,7 @@ def project(dvp_api):
 
 def _release_addresses(client, ns: str) -> None:
     """Every layout here asks for the same static IP: a test that ends without a destroy must not keep it
-    leased (leases are cluster-wide), or the next test's address stays Pending with AddressInUse."""
+    leased (leases are cluster-wide), or DVP refuses the next test's address (the IP is still allocated)."""
     names = [o["metadata"]["name"] for o in client.list(R.VIRTUAL_MACHINE_IP_ADDRESS, ns).items]
     for name in names:
         client.delete(R.VIRTUAL_MACHINE_IP_ADDRESS, name, ns, missing_ok=True)
@@ -89,6 +90,19 @@ def state(tofu, cwd) -> dict[str, dict]:
 
     walk(json.loads(res.out)["values"]["root_module"])
     return out
+
+
+def tainted(tofu, cwd) -> list[str]:
+    return [a for a, r in state(tofu, cwd).items() if r.get("tainted")]
+
+
+def short_address_wait(cwd, seconds: int = 15) -> None:
+    """The address's create wait cut from 10 minutes (an override file in this run's copy of candi/), so a run
+    whose wait times out ends in seconds here."""
+    module = cwd.parents[2] / "terraform-modules" / "ipv4-address"
+    (module / "short_wait_override.tf").write_text(
+        'resource "kubernetes_manifest" "address" {\n  timeouts {\n'
+        f'    create = "{seconds}s"\n    update = "{seconds}s"\n    delete = "5m"\n  }}\n}}\n')
 
 
 def plan_actions(tofu, cwd) -> dict[str, list[str]]:
@@ -240,17 +254,22 @@ def test_removing_a_named_additional_disk_leaves_the_others(tofu, dvp_api, proje
 INDEX_KEYED = "615fdd40c64ec409e0061e9bd062a1f85d9edb89"
 
 
+def layouts_of(commit: str, where):
+    """candi/ as it was at `commit` (an earlier release's layouts), extracted under `where`."""
+    where.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "candi"], capture_output=True,
+                             check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(where, filter="tar")
+    return where / "candi"
+
+
 def test_index_keyed_disks_of_an_earlier_release_move_in_state_without_changes(tofu, dvp_api, project, tmp_path):
     client, ns, simulate = project
     simulate()
-    old = tmp_path / "old"
-    old.mkdir()
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", INDEX_KEYED, "candi"], capture_output=True,
-                             check=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(old, filter="tar")
+    old = layouts_of(INDEX_KEYED, tmp_path / "old")
     inputs = variables(dvp_api.kubeconfig(ns), ns)
-    before = Tofu(env=tofu.env, candi=old / "candi").step(tmp_path / "before", "master-node", inputs)
+    before = Tofu(env=tofu.env, candi=old).step(tmp_path / "before", "master-node", inputs)
     assert run(tofu, before, "apply", "-auto-approve", timeout=900).rc == 0
     disk = client.get(R.VIRTUAL_DISK, "candi-master-0-additional-disk-0", ns)
 
@@ -326,3 +345,197 @@ def test_masters_converge_one_at_a_time_while_dvp_restarts_one(tofu, dvp_api, pr
     running_with(client, ns, "candi-master-1", 4)
     for cwd in reversed(masters):
         assert run(tofu, cwd, "destroy", "-auto-approve").rc == 0
+
+
+# Addresses ---------------------------------------------------------------------------------------------------------
+ADDRESS = "module.ipv4_address.kubernetes_manifest.address"
+HELD_IP = "10.77.0.52"  # this test's own: another project holds it, and a failed test must not leave it held
+
+
+def with_ip(kubeconfig, ns, ip, **overrides):
+    out = variables(kubeconfig, ns, **overrides)
+    out["settings"]["spec"]["settings"]["nodes"]["parameters"]["ipAddresses"]["master"] = [ip]
+    return out
+
+
+def other_projects_lease(client, ip: str, released: bool) -> dict:
+    """The lease DVP keeps for an address of another project: bound to it, or released when it went (DVP keeps a
+    released lease for VIRTUAL_MACHINE_IP_LEASES_RETENTION_DURATION, 10m by default). The simulator plays only
+    this test's project, so the test writes the other project's lease as DVP leaves it."""
+    name = "ip-" + ip.replace(".", "-")
+    ref = {"namespace": "another-project", "name": "" if released else "their-vm"}
+    lease = client.create(R.VIRTUAL_MACHINE_IP_ADDRESS_LEASE, {"metadata": {"name": name}, "spec": {
+        "virtualMachineIPAddressRef": ref}}, get_existing=True)
+    if lease["spec"]["virtualMachineIPAddressRef"] != ref:
+        lease = client.patch(R.VIRTUAL_MACHINE_IP_ADDRESS_LEASE, name, {"spec": {"virtualMachineIPAddressRef": ref}})
+    bound = {"type": "Bound", "status": "False" if released else "True", "reason": "Released" if released else "Bound",
+             "message": "VirtualMachineIPAddressLease is not bound to any VirtualMachineIPAddress." if released else "",
+             "lastTransitionTime": "2026-01-01T00:00:00Z"}
+    lease["status"] = {"phase": "Released" if released else "Bound", "conditions": [bound]}
+    return client.update_status(R.VIRTUAL_MACHINE_IP_ADDRESS_LEASE, lease)
+
+
+def test_a_static_ip_another_project_holds_then_releases_never_blocks_the_next_converge(tofu, dvp_api, project,
+                                                                                          tmp_path):
+    client, ns, simulate = project
+    simulate()
+    cwd = tofu.step(tmp_path, "master-node", with_ip(dvp_api.kubeconfig(ns), ns, HELD_IP))
+    short_address_wait(cwd)
+    name = "candi-master-0-" + HELD_IP.replace(".", "-")
+    lease = "ip-" + HELD_IP.replace(".", "-")
+    try:
+        # Another project's VM holds the IP: DVP refuses the address at once, and nothing of it is in the state.
+        other_projects_lease(client, HELD_IP, released=False)
+        refused = run(tofu, cwd, "apply", "-auto-approve")
+        assert refused.rc == 1, refused.out
+        assert (f"the VirtualMachineIPAddress cannot be created: the specified IP address {HELD_IP} has already been "
+                "allocated and has not been released") in one_line(refused.out), refused.out
+        assert ADDRESS not in state(tofu, cwd) and tainted(tofu, cwd) == []
+
+        # Their VM goes; DVP keeps the lease for their project a while: the address is made, DVP cannot bind it,
+        # and the run ends with DVP's reason naming the address, not with a wait that timed out.
+        other_projects_lease(client, HELD_IP, released=True)
+        applied = run(tofu, cwd, "apply", "-auto-approve")
+        reason = 'The VirtualMachineIPAddressLease "ip-10-77-0-52" belongs to a different namespace.'
+        client.wait_for(R.VIRTUAL_MACHINE_IP_ADDRESS, name, lambda o: o and any(
+            c.get("message") == reason for c in o.get("status", {}).get("conditions", [])), 60, ns)
+        planned = run(tofu, cwd, "plan")
+        for res in ([applied] if applied.rc else []) + [planned]:
+            assert res.rc == 1, res.out
+            text = one_line(res.out)
+            assert (f"VirtualMachineIPAddress {ns}/{name} ({HELD_IP}): phase Pending, Bound=False "
+                    f"VirtualMachineIPAddressLeaseNotReady: {reason}") in text, text
+            assert "timed out" not in text
+        assert ADDRESS in state(tofu, cwd) and tainted(tofu, cwd) == []
+        made = client.get(R.VIRTUAL_MACHINE_IP_ADDRESS, name, ns)
+
+        # The lease's retention ends (DVP deletes it): DVP binds the address by itself and the next converge
+        # finishes the node without anyone untainting anything; the address is the one made before.
+        client.delete(R.VIRTUAL_MACHINE_IP_ADDRESS_LEASE, lease)
+        client.wait_for(R.VIRTUAL_MACHINE_IP_ADDRESS, name,
+                        lambda o: o and o.get("status", {}).get("phase") in ("Bound", "Attached"), 60, ns)
+        res = run(tofu, cwd, "apply", "-auto-approve")
+        assert res.rc == 0, res.out
+        vm = client.wait_for(R.VIRTUAL_MACHINE, "candi-master-0",
+                             lambda o: o and o.get("status", {}).get("phase") == "Running", 120, ns)
+        assert (vm["spec"]["virtualMachineIPAddressName"], vm["status"]["ipAddress"]) == (name, HELD_IP)
+        assert client.get(R.VIRTUAL_MACHINE_IP_ADDRESS, name, ns)["metadata"]["uid"] == made["metadata"]["uid"]
+        assert plan_actions(tofu, cwd) == {}
+        assert run(tofu, cwd, "destroy", "-auto-approve").rc == 0
+    finally:
+        client.delete(R.VIRTUAL_MACHINE_IP_ADDRESS_LEASE, lease, missing_ok=True)
+
+
+def test_a_static_address_dvp_is_slow_to_bind_is_not_waited_for(tofu, dvp_api, project, tmp_path):
+    client, ns, simulate = project
+    simulate(start=False)  # DVP takes its time: nothing processes the objects
+    cwd = tofu.step(tmp_path, "master-node", variables(dvp_api.kubeconfig(ns), ns))
+    short_address_wait(cwd)
+
+    res = run(tofu, cwd, "apply", "-auto-approve")
+    assert res.rc == 0, res.out
+    out = json.loads(tofu.run(cwd, "output", "-json").out)
+    assert (out["master_ip_address_for_ssh"]["value"], out["node_internal_ip_address"]["value"]) == (
+        "10.77.0.50", "10.77.0.50")
+    assert tainted(tofu, cwd) == []
+    assert "status" not in client.get(R.VIRTUAL_MACHINE_IP_ADDRESS, "candi-master-0-10-77-0-50", ns)
+
+    # DVP gets there later: the next converge has nothing to do.
+    simulate()
+    client.wait_for(R.VIRTUAL_MACHINE, "candi-master-0", lambda o: o and o.get("status", {}).get("phase") == "Running",
+                    120, ns)
+    assert plan_actions(tofu, cwd) == {}
+    assert run(tofu, cwd, "destroy", "-auto-approve").rc == 0
+
+
+def test_an_auto_address_whose_wait_timed_out_is_taken_over_by_a_new_one(tofu, dvp_api, project, tmp_path):
+    client, ns, simulate = project
+    simulate(start=False)  # DVP does not allocate within the wait
+    inputs = variables(dvp_api.kubeconfig(ns), ns, nodeGroupName="worker", nodeIndex=1)
+    cwd = tofu.step(tmp_path, "static-node", inputs)
+    short_address_wait(cwd)
+
+    timed_out = run(tofu, cwd, "apply", "-auto-approve")
+    assert timed_out.rc == 1 and "timed out" in timed_out.out, timed_out.out
+    vms = client.list(R.VIRTUAL_MACHINE, ns).items
+
+    # DVP comes back and binds the address late, after the wait gave up on it.
+    simulate()
+    late = client.wait_for(R.VIRTUAL_MACHINE_IP_ADDRESS, "candi-worker-1-auto",
+                           lambda o: o and o.get("status", {}).get("phase") == "Bound", 60, ns)
+
+    # The next converge needs no hand-work: the unfinished address is replaced under the next free name.
+    res = run(tofu, cwd, "apply", "-auto-approve")
+    assert res.rc == 0, res.out
+    assert tainted(tofu, cwd) == []
+    assert vms == []  # the VM waited for its address: it never pointed at the unfinished one
+    vm = client.wait_for(R.VIRTUAL_MACHINE, "candi-worker-1",
+                         lambda o: o and o.get("status", {}).get("phase") == "Running", 120, ns)
+    assert vm["spec"]["virtualMachineIPAddressName"] == "candi-worker-1-auto-1"
+    address = client.get(R.VIRTUAL_MACHINE_IP_ADDRESS, "candi-worker-1-auto-1", ns)
+    out = json.loads(tofu.run(cwd, "output", "-json").out)
+    assert out["node_internal_ip_address"]["value"] == address["status"]["address"] == vm["status"]["ipAddress"]
+    assert client.wait_for(R.VIRTUAL_MACHINE_IP_ADDRESS, "candi-worker-1-auto", lambda o: o is None, 60, ns) is None
+    assert late["metadata"]["uid"] != address["metadata"]["uid"]
+    assert plan_actions(tofu, cwd) == {}
+    assert run(tofu, cwd, "destroy", "-auto-approve").rc == 0
+    assert client.list(R.VIRTUAL_MACHINE_IP_ADDRESS, ns).items == []
+
+
+def running_at(client, ns, ip):
+    """The master once DVP runs it on `ip`."""
+    return client.wait_for(R.VIRTUAL_MACHINE, "candi-master-0", lambda o: o and o.get("status", {}).get(
+        "phase") == "Running" and o.get("status", {}).get("ipAddress") == ip, 120, ns)
+
+
+def test_a_new_static_address_is_made_the_vm_moved_onto_it_and_the_old_one_deleted(tofu, dvp_api, project,
+                                                                                     tmp_path):
+    client, ns, simulate = project
+    simulate()
+    kc = dvp_api.kubeconfig(ns)
+    cwd = tofu.step(tmp_path, "master-node", variables(kc, ns))
+    assert run(tofu, cwd, "apply", "-auto-approve").rc == 0
+    vm = running_at(client, ns, "10.77.0.50")
+
+    write_vars(cwd, with_ip(kc, ns, "10.77.0.51"))
+    res = run(tofu, cwd, "apply", "-auto-approve")
+    assert res.rc == 0, res.out
+    out = json.loads(tofu.run(cwd, "output", "-json").out)
+    assert out["master_ip_address_for_ssh"]["value"] == "10.77.0.51"
+    moved = client.get(R.VIRTUAL_MACHINE, "candi-master-0", ns)
+    assert (moved["metadata"]["uid"], moved["spec"]["virtualMachineIPAddressName"]) == (
+        vm["metadata"]["uid"], "candi-master-0-10-77-0-51")
+    assert [o["metadata"]["name"] for o in client.list(R.VIRTUAL_MACHINE_IP_ADDRESS, ns).items] == [
+        "candi-master-0-10-77-0-51"]
+    # DVP restarts the VM onto the new address (restartApprovalMode Automatic)
+    running_at(client, ns, "10.77.0.51")
+    assert plan_actions(tofu, cwd) == {}
+    assert run(tofu, cwd, "destroy", "-auto-approve").rc == 0
+
+
+# The last commit whose layouts waited on every address and marked none as created.
+WAITING_ADDRESSES = "220717d471cae45748c1a96b74eb17ae5828a655"
+
+
+def test_an_auto_address_made_by_an_earlier_release_is_kept(tofu, dvp_api, project, tmp_path):
+    client, ns, simulate = project
+    simulate()
+    inputs = variables(dvp_api.kubeconfig(ns), ns, nodeGroupName="worker", nodeIndex=1)
+    old = layouts_of(WAITING_ADDRESSES, tmp_path / "old")
+    before = Tofu(env=tofu.env, candi=old).step(tmp_path / "before", "static-node", inputs)
+    assert run(tofu, before, "apply", "-auto-approve", timeout=900).rc == 0
+    address = client.get(R.VIRTUAL_MACHINE_IP_ADDRESS, "candi-worker-1-auto", ns)
+
+    cwd = tofu.step(tmp_path / "after", "static-node", inputs)  # today's layouts over the same state
+    shutil.copy(before / "terraform.tfstate", cwd / "terraform.tfstate")
+    # the address keeps its name (the VM uses it) and is only marked; nothing is replaced or deleted
+    assert plan_actions(tofu, cwd) == {
+        "module.ipv4_address.kubernetes_annotations.created[0]": ["create"],
+        "module.ipv4_address.terraform_data.ready": ["create"],
+    }
+    assert tofu.run(cwd, "apply", "-input=false", "-no-color", "tfplan", timeout=QUICK).rc == 0
+    now = client.get(R.VIRTUAL_MACHINE_IP_ADDRESS, "candi-worker-1-auto", ns)
+    assert now["metadata"]["uid"] == address["metadata"]["uid"]
+    assert now["metadata"]["annotations"] == {"dvp.deckhouse.io/address-created": "true"}
+    assert plan_actions(tofu, cwd) == {}
+    assert run(tofu, cwd, "destroy", "-auto-approve").rc == 0

@@ -23,7 +23,7 @@ from memory_api import MemoryApi
 
 FAST = 0.02  # seconds per phase: lifecycles finish quickly but every phase is still written and visible
 BOTH_WORLDS = frozenset({"test_api_semantics", "test_disks", "test_vms", "test_attachments", "test_collection",
-                         "test_wakeups",
+                         "test_wakeups", "test_addresses",
                          "test_admission"})
 # Tests of those modules that assert a schema answer (422): the in-memory API validates no schema.
 SCHEMA_TESTS = frozenset({"test_vm_refuses_more_than_sixteen_static_devices"})

@@ -3,17 +3,34 @@
 
 // The node's VirtualMachineIPAddress. Owning it (rather than letting DVP make one per VM) keeps the address
 // when the VM is replaced. A new static address is a new object, made before the old one goes.
+//
+// No create may leave state that blocks the next converge. A Static address never waits: its value is the input,
+// and readiness is the read-back below, which reports DVP's reason when the address cannot be bound. An Auto
+// address has to wait, since dhctl needs the address DVP allocates right after the apply; a wait that times out
+// on create taints it, and a tainted resource is replaced, created before the old object goes. So that the
+// replacement never meets the object it replaces (the provider never creates an object that exists), an Auto
+// address is named after the node only while that name is free or in use: the one the node's VM uses, or one this
+// module finished creating (it then marks it). Any other address of ours with that name is a creation that did
+// not finish, and its replacement takes the next free name, <name>-<n>. The VM depends on the address, so it
+// never points at one whose creation did not finish.
 
 variable "namespace" {
   type = string
 }
 
 variable "name" {
-  type = string
+  description = "The address's name: <hostname>-<address with dots as dashes>, or <hostname>-auto."
+  type        = string
+}
+
+variable "vm_name" {
+  description = "The node's VirtualMachine, the one that uses this address."
+  type        = string
 }
 
 variable "labels" {
-  type = map(string)
+  description = "The node's identity labels (they also find its addresses)."
+  type        = map(string)
 }
 
 variable "address" {
@@ -26,26 +43,79 @@ variable "address" {
   }
 }
 
+locals {
+  auto = var.address == "Auto"
+  // On an Auto address whose creation (and wait) finished; never on a Static one, which has nothing to wait for.
+  created = "dvp.deckhouse.io/address-created"
+  // DVP's Bound reasons of an address that stays unbound until someone acts; VirtualMachineIPAddressLeaseNotReady
+  // also means "setting the lease up", so only its messages about a lease it cannot take or an empty pool count.
+  stuck_reasons  = ["VirtualMachineIPAddressIsOutOfTheValidRange", "VirtualMachineIPAddressLeaseAlreadyExists", "VirtualMachineIPAddressLeaseLost"]
+  stuck_messages = "belongs to a different namespace|already has a reference to another VirtualMachineIPAddress|no remaining ips"
+}
+
+// At plan, for an Auto address: the node's addresses and the one its VM uses, to name the address (above).
+data "kubernetes_resources" "ours" {
+  count = local.auto ? 1 : 0
+
+  api_version    = "virtualization.deckhouse.io/v1alpha2"
+  kind           = "VirtualMachineIPAddress"
+  namespace      = var.namespace
+  label_selector = join(",", [for k in sort(keys(var.labels)) : "${k}=${var.labels[k]}"])
+}
+
+data "kubernetes_resources" "vm" {
+  count = local.auto ? 1 : 0
+
+  api_version    = "virtualization.deckhouse.io/v1alpha2"
+  kind           = "VirtualMachine"
+  namespace      = var.namespace
+  field_selector = "metadata.name=${var.vm_name}"
+}
+
+locals {
+  ours    = { for o in flatten([try(data.kubernetes_resources.ours[0].objects, [])]) : try(format("%s", o.metadata.name), "") => o }
+  vm_uses = try(format("%s", flatten([data.kubernetes_resources.vm[0].objects])[0].spec.virtualMachineIPAddressName), "")
+  // The node's name first, then <name>-1, <name>-2 ...: one more than there are addresses, so one is always free.
+  candidates = concat([var.name], [for k in range(1, length(local.ours) + 2) : "${var.name}-${k}"])
+  in_use = [for n in local.candidates : n
+  if contains(keys(local.ours), n) && (n == local.vm_uses || try(local.ours[n].metadata.annotations[local.created], "") != "")]
+  unfinished = [for n in local.candidates : local.ours[n] if contains(keys(local.ours), n) && !contains(local.in_use, n)]
+  free       = [for n in local.candidates : n if !contains(keys(local.ours), n)]
+  name       = !local.auto ? var.name : length(local.in_use) > 0 ? local.in_use[0] : local.free[0]
+
+  // An unfinished creation DVP says it cannot bind (an empty pool) stops the plan before another attempt waits.
+  unfinished_stuck = flatten([for o in local.unfinished : [for c in flatten([try(o.status.conditions, [])]) :
+    "VirtualMachineIPAddress ${var.namespace}/${o.metadata.name} (Auto): phase ${try(format("%s", o.status.phase), "")}, Bound=False ${try(format("%s", c.reason), "")}: ${try(format("%s", c.message), "")}"
+    if try(format("%s", c.type), "") == "Bound" && try(format("%s", c.status), "") == "False" && (
+      contains(local.stuck_reasons, try(format("%s", c.reason), "")) ||
+      (try(format("%s", c.reason), "") == "VirtualMachineIPAddressLeaseNotReady" && can(regex(local.stuck_messages, try(format("%s", c.message), ""))))
+  )]])
+}
+
 resource "kubernetes_manifest" "address" {
   manifest = {
     apiVersion = "virtualization.deckhouse.io/v1alpha2"
     kind       = "VirtualMachineIPAddress"
     metadata = {
-      name      = var.name
+      name      = local.name
       namespace = var.namespace
       labels    = var.labels
     }
     // An object, not a map: the provider cannot fit a map missing staticIP into the CRD's object type.
     spec = { for k, v in {
-      type     = var.address == "Auto" ? "Auto" : "Static"
-      staticIP = var.address == "Auto" ? null : var.address
+      type     = local.auto ? "Auto" : "Static"
+      staticIP = local.auto ? null : var.address
     } : k => v if v != null }
   }
 
-  // Attached once the VM uses it; an update of a running node must not wait for Bound again.
-  wait {
-    fields = {
-      "status.phase" = "^(Bound|Attached)$"
+  // Only an Auto address waits (for the address DVP allocates); Attached once the VM uses it, so an update of a
+  // running node does not wait for Bound again.
+  dynamic "wait" {
+    for_each = local.auto ? [true] : []
+    content {
+      fields = {
+        "status.phase" = "^(Bound|Attached)$"
+      }
     }
   }
 
@@ -62,26 +132,72 @@ resource "kubernetes_manifest" "address" {
 
   lifecycle {
     create_before_destroy = true
+
+    precondition {
+      condition     = length(local.unfinished_stuck) == 0
+      error_message = join("\n", local.unfinished_stuck)
+    }
   }
 }
 
-output "name" {
-  value = var.name
+// Reached only once the Auto address was created and DVP bound it within the wait.
+resource "kubernetes_annotations" "created" {
+  count = local.auto ? 1 : 0
+
+  api_version = "virtualization.deckhouse.io/v1alpha2"
+  kind        = "VirtualMachineIPAddress"
+  metadata {
+    name      = kubernetes_manifest.address.manifest.metadata.name
+    namespace = var.namespace
+  }
+  annotations = {
+    (local.created) = "true"
+  }
+  // Not the address's field manager: its apply would take the annotation back.
+  field_manager = "dhctl-address-created"
 }
 
-// kubernetes_manifest keeps no status in its state; the bound address is read back.
+output "name" {
+  description = "The address's name; referring to it makes the VM wait for the address."
+  value       = kubernetes_manifest.address.manifest.metadata.name
+}
+
+// Read back after every apply and on every plan (kubernetes_manifest keeps no status in its state).
 data "kubernetes_resource" "address" {
   api_version = "virtualization.deckhouse.io/v1alpha2"
   kind        = "VirtualMachineIPAddress"
   metadata {
-    name      = var.name
+    name      = kubernetes_manifest.address.manifest.metadata.name
     namespace = var.namespace
   }
 
-  depends_on = [kubernetes_manifest.address]
+  depends_on = [kubernetes_manifest.address, kubernetes_annotations.created]
+}
+
+locals {
+  phase = try(format("%s", data.kubernetes_resource.address.object.status.phase), "")
+  stuck = [for c in flatten([try(data.kubernetes_resource.address.object.status.conditions, [])]) :
+    "VirtualMachineIPAddress ${var.namespace}/${local.name} (${var.address}): phase ${local.phase}, Bound=False ${try(format("%s", c.reason), "")}: ${try(format("%s", c.message), "")}"
+    if try(format("%s", c.type), "") == "Bound" && try(format("%s", c.status), "") == "False" && (
+      contains(local.stuck_reasons, try(format("%s", c.reason), "")) ||
+      (try(format("%s", c.reason), "") == "VirtualMachineIPAddressLeaseNotReady" && can(regex(local.stuck_messages, try(format("%s", c.message), ""))))
+  )]
+}
+
+// Readiness, apart from the address resource: it fails with DVP's Bound condition when the address cannot be
+// bound by itself, and failing taints only this marker.
+resource "terraform_data" "ready" {
+  input = local.name
+
+  lifecycle {
+    precondition {
+      condition     = length(local.stuck) == 0
+      error_message = join("\n", local.stuck)
+    }
+  }
 }
 
 output "address" {
-  description = "The address DVP bound (the node's internal address)."
-  value       = try(data.kubernetes_resource.address.object.status.address, "")
+  description = "The node's internal address: the static one as configured, or the one DVP allocated."
+  value       = local.auto ? try(format("%s", data.kubernetes_resource.address.object.status.address), "") : var.address
 }

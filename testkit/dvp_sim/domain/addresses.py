@@ -1,7 +1,8 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""VirtualMachineIPAddress (Auto from the pool, or Static) bound through a cluster-wide lease `ip-a-b-c-d`;
-a lease whose address object is gone is deleted (the address returns to the pool)."""
+"""VirtualMachineIPAddress (Auto from the pool, or Static) bound through a cluster-wide lease `ip-a-b-c-d`, with
+DVP's conditions (CONTRACT.md C22); a lease whose address object is gone is deleted, so the address returns to the
+pool (C23: DVP first keeps it Released for its retention time)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,16 @@ import ipaddress
 from .. import conditions as C
 from .. import indexes as ix
 from ..world import deleting, meta, phase, spec, status
-from .plan import Obj, Plan, changed, new_status
+from .plan import Obj, Plan, Write, changed, new_status
 
 KIND = "VirtualMachineIPAddress"
 LEASE = "VirtualMachineIPAddressLease"
 GROUP_VERSION = "virtualization.deckhouse.io/v1alpha2"
+# DVP's Bound reasons (vmipcondition) and the lease's (vmiplcondition)
+R_BOUND = "Bound"
+R_LEASE_NOT_READY = "VirtualMachineIPAddressLeaseNotReady"
+R_RELEASED = "Released"
+RELEASED_MESSAGE = "VirtualMachineIPAddressLease is not bound to any VirtualMachineIPAddress."
 
 
 def lease_name(ip: str) -> str:
@@ -35,6 +41,22 @@ def lease_ref(lease: Obj) -> tuple[str, str]:
 def pool(cidr: str) -> tuple[str, ...]:
     net = ipaddress.ip_network(cidr)
     return tuple(str(h) for h in list(net.hosts())[1:])  # the first host is the gateway
+
+
+def released(lease: Obj) -> bool:
+    """DVP released the lease (its address object is gone): the lease's Bound condition says so."""
+    return (C.find(status(lease), C.BOUND) or {}).get("reason") == R_RELEASED
+
+
+def holder_problem(lease: Obj, ns: str) -> str | None:
+    """Why an address of `ns` cannot take `lease` (DVP's take-lease step), or None when it may."""
+    ref_ns, ref_name = lease_ref(lease)
+    name = meta(lease)["name"]
+    if ref_ns and ref_ns != ns:
+        return f'The VirtualMachineIPAddressLease "{name}" belongs to a different namespace.'
+    if ref_name:
+        return f'The VirtualMachineIPAddressLease "{name}" already has a reference to another VirtualMachineIPAddress.'
+    return None
 
 
 def reconcile_ip(vmip: Obj, world, cfg) -> Plan:
@@ -58,18 +80,27 @@ def reconcile_ip(vmip: Obj, world, cfg) -> Plan:
         address = spec(vmip).get("staticIP", "")
         taken = world.get(LEASE, None, lease_name(address))
         if taken is not None:
-            st["phase"] = "Pending"
-            C.put(st, C.BOUND, False, "AddressInUse", f"{address} is leased to {'/'.join(lease_ref(taken))}")
-            plan.status = changed(vmip, st)
-            return plan
-        plan.creates.append((LEASE, _lease(address, ns, name)))
+            problem = holder_problem(taken, ns)
+            if problem is not None:
+                # DVP's bind step shows the lease's address before the take-lease step refuses it
+                st.update(phase="Pending", address=address)
+                st.pop("virtualMachineName", None)
+                C.put(st, C.BOUND, False, R_LEASE_NOT_READY, problem)
+                plan.status = changed(vmip, st)
+                return plan
+            # a lease released in this namespace is taken over (guarded: its retention may end meanwhile)
+            plan.first.append(Write(LEASE, taken, patch={
+                "metadata": {"resourceVersion": meta(taken).get("resourceVersion")},
+                "spec": {"virtualMachineIPAddressRef": {"namespace": ns, "name": name}}}))
+        else:
+            plan.creates.append((LEASE, _lease(address, ns, name)))
     else:
         # An address without a lease: a lookup per address tried, not a list of every lease.
         free = world.next_free(f"ip:{cfg.ip_pool}", pool(cfg.ip_pool),
                                lambda ip: world.get(LEASE, None, lease_name(ip)) is not None)
         if free is None:
             st["phase"] = "Pending"
-            C.put(st, C.BOUND, False, "PoolExhausted", f"no free address in {cfg.ip_pool}")
+            C.put(st, C.BOUND, False, R_LEASE_NOT_READY, "Failed to allocate new IP address: no remaining ips.")
             plan.status = changed(vmip, st)
             return plan
         address = free
@@ -84,7 +115,7 @@ def reconcile_ip(vmip: Obj, world, cfg) -> Plan:
     else:
         st["phase"] = "Bound"
         st.pop("virtualMachineName", None)
-    C.put(st, C.BOUND, True, "Bound", f"bound to lease {lease_name(address)}")
+    C.put(st, C.BOUND, True, R_BOUND)
     plan.status = changed(vmip, st)
     return plan
 
@@ -101,14 +132,32 @@ def reconcile_lease(lease: Obj, world, cfg) -> Plan:
     ns, name = lease_ref(lease)
     if cfg.namespace is not None and ns != cfg.namespace:
         return plan  # a simulator scoped to one namespace leaves other namespaces' leases alone
-    if world.get(KIND, ns, name) is None:
-        plan.deletes.append((LEASE, "", meta(lease)["name"]))
-        plan.verify_missing = (KIND, ns, name)  # the cache may lag behind a just-created address
+    if name and world.get(KIND, ns, name) is not None:
+        st = new_status(lease)
+        st["phase"] = "Bound"
+        C.put(st, C.BOUND, True, R_BOUND)
+        plan.status = changed(lease, st)
         return plan
-    st = new_status(lease)
-    st["phase"] = "Bound"
-    plan.status = changed(lease, st)
+    # Its address is gone: DVP releases the lease, and deletes it once it stayed Released for the retention time.
+    if cfg.lease_retention > 0 and not released(lease):
+        if name:
+            plan.verify_missing = (KIND, ns, name)  # the cache may lag behind a just-created address
+            plan.patch = {"spec": {"virtualMachineIPAddressRef": {"namespace": ns, "name": ""}}}
+        st = new_status(lease)
+        st["phase"] = "Released"
+        C.put(st, C.BOUND, False, R_RELEASED, RELEASED_MESSAGE)
+        plan.status = changed(lease, st)
+        world.enter(lease, "Released")
+        plan.wake(cfg.lease_retention)
+        return plan
+    left = cfg.lease_retention - world.since(lease, "Released")
+    if left > 0:
+        plan.wake(left)
+        return plan
+    plan.deletes.append((LEASE, "", meta(lease)["name"]))
+    if name:
+        plan.verify_missing = (KIND, ns, name)
     return plan
 
 
-__all__ = ["reconcile_ip", "reconcile_lease", "status"]
+__all__ = ["holder_problem", "reconcile_ip", "reconcile_lease", "released", "status"]

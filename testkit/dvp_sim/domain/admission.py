@@ -10,6 +10,7 @@ from collections.abc import Iterable
 
 from .. import quantity
 from ..world import meta, phase, spec, status
+from . import addresses
 from .plan import Obj
 
 VM_NAME_MAX = 63  # DVP: the VM name flows into label values of KubeVirt's pods (63 at most)
@@ -217,4 +218,17 @@ def conflicting(att: Obj, siblings: list[Obj]) -> Obj | None:
         theirs = meta(other).get("creationTimestamp") or ""
         if theirs < created or (theirs == created and meta(other)["name"] < meta(att).get("name", "")):
             return other
+    return None
+
+
+# VirtualMachineIPAddress ---------------------------------------------------------------------------------------
+def ip_address(operation: str, vmip: Obj, old: Obj | None, lease: Obj | None) -> str | None:
+    """`lease`: the lease of the address's static IP, if any. DVP checks a static IP on create and when an update
+    changes it: the IP must not be allocated to a lease DVP has not released."""
+    static_ip = spec(vmip).get("staticIP") or ""
+    if not static_ip or (operation == "UPDATE" and spec(old).get("staticIP") == static_ip):
+        return None
+    if lease is not None and not addresses.released(lease):
+        return (f"the VirtualMachineIPAddress cannot be created: the specified IP address {static_ip} has already "
+                "been allocated and has not been released")
     return None

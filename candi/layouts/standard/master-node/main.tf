@@ -30,6 +30,7 @@ module "ipv4_address" {
 
   namespace = local.namespace
   name      = module.node.vm.ip_address_name
+  vm_name   = module.node.vm.name
   labels    = module.node.identity_labels
   address   = module.node.ip_address
 }
@@ -117,7 +118,7 @@ module "master" {
   labels                    = module.node.identity_labels
 }
 
-// The address DVP bound to the node's VirtualMachineIPAddress: the VM's address once it runs.
+// The node's address, the VM's once it runs: the static one as configured, or the one DVP allocated.
 output "master_ip_address_for_ssh" {
   value = module.ipv4_address.address
 }

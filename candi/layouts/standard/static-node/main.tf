@@ -30,6 +30,7 @@ module "ipv4_address" {
 
   namespace = local.namespace
   name      = module.node.vm.ip_address_name
+  vm_name   = module.node.vm.name
   labels    = module.node.identity_labels
   address   = module.node.ip_address
 }
