@@ -35,7 +35,8 @@ UNREACHABLE = "node.kubernetes.io/unreachable"
 
 def walk(d: Demo) -> Result:
     p, began = d.p, time.monotonic()
-    with p.step("start the DVP and guest API servers (etcd + 2 kube-apiservers on 127.0.0.1)"):
+    with p.step("start the DVP and guest API servers (etcd + 2 kube-apiservers on 127.0.0.1; DVP's garbage "
+                "collector: kube-controller-manager)"):
         d.start_apis()
         d.seed_dvp()
     with p.step("start the guest's own control plane (kube-controller-manager, kube-scheduler, kwok, CAPI)"):

@@ -147,11 +147,14 @@ def test_sigterm_to_demo_mid_run_stops_every_child_and_removes_temp_folders(tmp_
     demo = subprocess.Popen([sys.executable, "-m", "demo"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, env=env, cwd=ROOT)
     try:
-        # the simulator is up and the hooks are running: API servers, etcd, dvp_sim and the reaper exist
+        # the simulator is up and the hooks are running: API servers, etcd, the DVP API's garbage collector,
+        # dvp_sim and the reaper exist
         read_until(demo, "== run the module's hooks", DEMO_WAIT)
         kids = descendants(demo.pid)
         names = [cmdline(pid) for pid in kids]
         assert any("dvp_sim" in n for n in names), names
+        assert any("kube-controller-manager" in n and "--controllers=garbage-collector-controller " in n
+                   for n in names), names
         assert sum("kube-apiserver" in n for n in names) >= 2, names
         assert any("etcd" in n for n in names), names
         assert any("harness.reaper" in n for n in names), names
