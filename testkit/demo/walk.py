@@ -122,7 +122,9 @@ def walk(d: Demo) -> Result:
         if d.s.kills:  # the remaining kills land on idle controllers: a restart must not recreate anything
             wait_until(f"{chaos.target} SIGKILLs done", lambda: chaos.done, timeout=180)
             chaos.stop()
-            time.sleep(2.0)
+            # until each restarted controller logs that its caches synced and its controllers started: nothing
+            # can be recreated before, and its first pass (over what its caches hold) begins there
+            wait_until("the restarted controllers working again (caches synced)", chaos.restarted_working)
             per = ", ".join(f"{n} x{k}" for n, k in sorted(Counter(chaos.kills).items()))
             p.line(f"   SIGKILLed {len(chaos.kills)} time(s), {kills_active} on a DVP write in flight: {per}")
             for what in chaos.active:
