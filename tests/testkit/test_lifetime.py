@@ -88,7 +88,7 @@ PARENT = textwrap.dedent("""
 
     work = pathlib.Path(sys.argv[1])
     comps = Components(work)
-    comps.add("sleeper", ["-c", "import sys; sys.stdin.read()"], {})
+    comps.add("sleeper", ["-c", "import time; time.sleep(600)"], {})  # stdin is /dev/null: a read would end it
     # spawned from a thread that then ends: the child must live on (PR_SET_PDEATHSIG is per thread)
     t = threading.Thread(target=comps.items["sleeper"].spawn)
     t.start(); t.join()
@@ -99,6 +99,17 @@ PARENT = textwrap.dedent("""
                       "reaper": lifetime.reaper_pid(), "dirs": [str(comps.tmp), str(own)]}), flush=True)
     sys.stdin.read()
 """)
+
+
+def tied(pid: int, timeout: float = EXIT_WAIT) -> bool:
+    """The child runs its program: setpriv has set the parent-death signal and exec'd it (a parent killed before
+    that leaves a child the kernel never signals). /proc has no exec event: looked at every 10 ms, bounded."""
+    deadline = time.monotonic() + timeout
+    while "--pdeathsig" in (line := cmdline(pid)) or not line:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 def test_sigkilled_parent_leaves_no_child_and_no_folder(tmp_path: Path) -> None:
@@ -112,6 +123,7 @@ def test_sigkilled_parent_leaves_no_child_and_no_folder(tmp_path: Path) -> None:
         assert {report["sleeper"], report["server"], report["reaper"]} <= kids, (report, kids)
         assert alive(fds[report["sleeper"]]), "the child spawned from an ended thread was killed with the thread"
         assert all(Path(d).is_dir() for d in report["dirs"])
+        assert all(tied(report[name]) for name in ("sleeper", "server")), [cmdline(p) for p in kids]
         parent.kill()
         assert parent.wait(EXIT_WAIT) == -signal.SIGKILL
         assert wait_all_exit(fds) == {}
