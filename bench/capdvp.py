@@ -252,7 +252,7 @@ def _reasons(dms: Watcher, pending: set[str]) -> list[tuple[str, int]]:
 
 def _sim_floor(dvp_api, spec: dict, machines: int, latency: dict, default: float, ip_pool: str) -> dict:
     """The simulator alone: the same VMs, Secrets and disks created directly (WORKERS writers), until all run;
-    then the VMs deleted, until the simulator's garbage collection removed every disk."""
+    then the VMs deleted, until Kubernetes' garbage collector (beside the DVP API server) removed every disk."""
     from concurrent.futures import ThreadPoolExecutor
 
     from capdvp.domain import manifests
@@ -294,7 +294,8 @@ def _sim_floor(dvp_api, spec: dict, machines: int, latency: dict, default: float
             with ThreadPoolExecutor(WORKERS) as pool:
                 list(pool.map(lambda n: client.delete(r.VIRTUAL_MACHINE, n, ns), names))
             if not (disks.reached.wait(limit) and disks.at is not None):
-                raise RuntimeError(f"the simulator alone did not remove {machines} machines' disks within {limit:g}s")
+                raise RuntimeError(f"the garbage collector did not remove {machines} machines' disks within "
+                                   f"{limit:g}s")
             return {"up_s": up, "delete_s": disks.at - deleting}
     finally:
         sim.__exit__()
@@ -430,7 +431,8 @@ def figures():
                      round(real["wall_s"] / floor, 2), "ratio", "<= 1.5" if n >= ONCE_FROM else None)
         yield figure(f"capdvp (real API + dvp_sim) n={n}: {n} machines deleted, until every disk is gone",
                      round(real["delete_s"], 2), "s",
-                     f"the simulator alone (VMs deleted, disks collected): {real['sim_delete_floor_s']:.1f} s")
+                     f"the simulator alone (VMs deleted, disks collected by Kubernetes' garbage collector): "
+                     f"{real['sim_delete_floor_s']:.1f} s")
         yield figure(f"capdvp (real API + dvp_sim) n={n}: DVP reads (get/list/watch requests) per machine",
                      round(real["dvp_reads_per_machine"], 2), "calls")
         yield figure(f"capdvp (real API + dvp_sim) n={n}: DVP writes per machine",

@@ -15,6 +15,7 @@ from capdvp.controllers.machine import MachineReconciler
 from dvp_common.dvp import DVPConnection
 from dvp_common.kube import get_or_none
 
+WAIT_S = 30.0  # Kubernetes' garbage collector (beside the DVP API) releasing an orphaned object's dependents
 SPEC = {
     "vmClassName": "", "cpu": {"cores": 2, "cpuFraction": "50%"}, "memory": "4Gi", "rootDiskSize": "20Gi",
     "bootDiskImageRef": {"kind": "ClusterVirtualImage", "name": ""}, "additionalDisks": [{"size": "10Gi"}],
@@ -92,6 +93,15 @@ class RealEnv:
         """What DVP's VM controller reports (until testkit/dvp_sim plays it)."""
         self.dvp.patch(r.VIRTUAL_MACHINE, name, {"status": {"phase": phase, "ipAddress": ip}}, self.dvp_ns,
                        subresource="status")
+
+    def delete_keeping_dependents(self, res, name: str, uid: str | None = None) -> None:
+        """Delete `name` from the DVP namespace with propagationPolicy Orphan (and, given `uid`, only that very
+        object) and wait until it is gone: what it owned stays, released from it. Kubernetes' garbage collector runs
+        on the DVP API (testkit/harness): after a plain delete of a VM it takes the VM's disks and Secret at once,
+        so a test of what capdvp does while they are still there holds that window open this way."""
+        self.dvp.delete(res, name, self.dvp_ns, propagation="Orphan", preconditions={"uid": uid} if uid else None)
+        self.dvp.wait_for(res, name, lambda o: o is None or (uid is not None and o["metadata"]["uid"] != uid),
+                          WAIT_S, self.dvp_ns)
 
     def close(self) -> None:
         self.guest.close()

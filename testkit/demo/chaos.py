@@ -17,6 +17,11 @@ from demo.components import Components
 from demo.inflight import armed_file, inflight_file
 
 CONTROLLERS = ("cloud-controller-manager", "capdvp-controller-manager", "csi-controller")
+# What each controller logs once it works (dvp_common.runtime): the manager's caches synced and its controllers
+# started (their first pass over everything they watch follows at once); the CSI driver's gRPC server serving.
+WORKING = {"cloud-controller-manager": "caches synced: controllers started",
+           "capdvp-controller-manager": "caches synced: controllers started",
+           "csi-controller": "dvp_csi started"}
 RESTART_GRACE = 0.5  # seconds a restarted controller must stay up (a crash at start shows well within it)
 SCAN = 0.05  # seconds between looks for an announced write (the wait is for that event, bounded by the walk)
 
@@ -45,6 +50,11 @@ class Chaos:
     @property
     def done(self) -> bool:
         return len(self.kills) >= self.target
+
+    def restarted_working(self) -> bool:
+        """Every controller killed so far runs again and says it works (since its last start)."""
+        items = self.components.items
+        return all(items[name].running and items[name].logged(WORKING[name]) for name in set(self.kills))
 
     def finish(self) -> None:
         """The walk's work is done: the in-flight kills not yet made become idle ones."""

@@ -37,6 +37,7 @@ class Component:
     proc: subprocess.Popen | None = None
     starts: int = 0
     spawned_at: float = 0.0
+    log_start: int = 0  # where the current process's output begins in the log (every start appends)
     unavailable: str = ""
     _log: object = field(default=None, repr=False)
 
@@ -52,6 +53,7 @@ class Component:
         if self._log is None:
             self._log = open(self.log_path, "ab")  # noqa: SIM115 - kept open for the process's life
         env = {**os.environ, **self.env}
+        self.log_start = os.fstat(self._log.fileno()).st_size
         self.proc = lifetime.spawn([self.program or sys.executable, *self.argv], env=env, stdout=self._log,
                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         self.starts += 1
@@ -85,6 +87,12 @@ class Component:
         if self._log is not None:
             self._log.close()
             self._log = None
+
+    def logged(self, text: str) -> bool:
+        """The current process has written `text` (its own output only, not an earlier start's)."""
+        with self.log_path.open("rb") as log:
+            log.seek(self.log_start)
+            return text.encode() in log.read()
 
     def _last_line(self) -> str:
         self._log.flush()

@@ -35,7 +35,8 @@ UNREACHABLE = "node.kubernetes.io/unreachable"
 
 def walk(d: Demo) -> Result:
     p, began = d.p, time.monotonic()
-    with p.step("start the DVP and guest API servers (etcd + 2 kube-apiservers on 127.0.0.1)"):
+    with p.step("start the DVP and guest API servers (etcd + 2 kube-apiservers on 127.0.0.1; DVP's garbage "
+                "collector: kube-controller-manager)"):
         d.start_apis()
         d.seed_dvp()
     with p.step("start the guest's own control plane (kube-controller-manager, kube-scheduler, kwok, CAPI)"):
@@ -121,7 +122,9 @@ def walk(d: Demo) -> Result:
         if d.s.kills:  # the remaining kills land on idle controllers: a restart must not recreate anything
             wait_until(f"{chaos.target} SIGKILLs done", lambda: chaos.done, timeout=180)
             chaos.stop()
-            time.sleep(2.0)
+            # until each restarted controller logs that its caches synced and its controllers started: nothing
+            # can be recreated before, and its first pass (over what its caches hold) begins there
+            wait_until("the restarted controllers working again (caches synced)", chaos.restarted_working)
             per = ", ".join(f"{n} x{k}" for n, k in sorted(Counter(chaos.kills).items()))
             p.line(f"   SIGKILLed {len(chaos.kills)} time(s), {kills_active} on a DVP write in flight: {per}")
             for what in chaos.active:

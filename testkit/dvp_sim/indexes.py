@@ -34,10 +34,6 @@ def _ns(obj: Obj) -> str:
     return meta(obj).get("namespace") or ""
 
 
-def owners(obj: Obj) -> list[str]:
-    return [str(r.get("uid")) for r in meta(obj).get("ownerReferences") or [] if r.get("uid")]
-
-
 def vm_devices(vm: Obj) -> list[str]:
     """Devices the VM's spec lists (disks, images)."""
     return [ref(_ns(vm), r.get("kind"), r.get("name")) for r in spec(vm).get("blockDeviceRefs") or []]
@@ -100,7 +96,7 @@ def service_ingress(svc: Obj) -> list[str]:
     return [i["ip"] for i in (status(svc).get("loadBalancer") or {}).get("ingress") or [] if i.get("ip")]
 
 
-# Per kind, the indexes its informer keeps; `owners` (garbage collection) on every kind.
+# Per kind, the indexes its informer keeps.
 INDEXES: dict[str, tuple[IndexFn, ...]] = {
     "VirtualMachine": (vm_devices, vm_attached, vm_address, vm_secret),
     "VirtualMachineBlockDeviceAttachment": (of_vm, vmbda_device),
@@ -116,4 +112,4 @@ INDEXES: dict[str, tuple[IndexFn, ...]] = {
 
 
 def of(kind: str) -> tuple[IndexFn, ...]:
-    return (*INDEXES.get(kind, ()), owners)
+    return INDEXES.get(kind, ())

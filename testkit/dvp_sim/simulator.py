@@ -5,8 +5,9 @@
 Everything goes through dvp_common's KubeClient (watches, optimistic writes of the status subresource).
 Workers run in parallel, as DVP's controllers do (a key is never held by two workers). Reconciles that
 allocate from a shared pool or count their siblings (addresses, LoadBalancer IPs, attachment slots, quota,
-superseded operations, garbage collection) have a queue and a worker per kind, so those decisions never race
-each other; conflicts with other writers requeue the key.
+superseded operations) have a queue and a worker per kind, so those decisions never race each other; conflicts
+with other writers requeue the key. Garbage collection by ownerReference is not played here: in DVP it is
+Kubernetes' own (kube-controller-manager), and the harness runs it beside every DVP API server.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 from dvp_common.kube import AlreadyExists, ApiError, Conflict, KubeClient, NotFound, Transient
 from dvp_common.runtime import Informer, ShutDown, WorkQueue
 
-from . import gc, indexes, wakeups
+from . import indexes, wakeups
 from .domain import addresses, attachments, disks, healthchecks, images, operations, services, snapshots, vms
 from .domain.plan import Plan, Write
 from .settings import SimConfig
@@ -27,7 +28,7 @@ from .world import KINDS, World, meta
 
 log = logging.getLogger("dvp_sim")
 
-Key = tuple[str, str, str]  # (kind, namespace, name); kind "gc:<Kind>" for garbage collection
+Key = tuple[str, str, str]  # (kind, namespace, name)
 Reconciler = Callable[[dict[str, Any], World, SimConfig], Plan]
 
 RECONCILERS: dict[str, Reconciler] = {
@@ -47,8 +48,7 @@ RECONCILERS: dict[str, Reconciler] = {
 # Kinds whose reconciles decide from their siblings (pools, counts): one at a time per kind.
 SERIAL_KINDS = frozenset({"VirtualMachineIPAddress", "VirtualMachineIPAddressLease", "Service",
                           "VirtualMachineBlockDeviceAttachment", "VirtualMachineOperation"})
-GC = "gc"  # the serial queue of garbage collection keys
-PARALLEL = ""  # the queue of every other key
+PARALLEL = ""  # the queue of every key whose kind is not serial
 SYNC_TIMEOUT = 30.0  # seconds for the first LIST of every informer
 
 
@@ -72,10 +72,10 @@ class Simulator:
         # Under a quota every disk's admission reads the others' sizes.
         quota = self.config.quota_bytes is not None or self.config.quota_status
         serial = SERIAL_KINDS | ({"VirtualDisk", "ResourceQuota"} if quota else set())
-        self.queues = {q: WorkQueue(base_delay=0.02, max_delay=2.0) for q in (PARALLEL, GC, *serial)}
+        self.queues = {q: WorkQueue(base_delay=0.02, max_delay=2.0) for q in (PARALLEL, *serial)}
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
-        self.stats = {"reconciles": 0, "writes": 0, "conflicts": 0, "errors": 0, "collected": 0}
+        self.stats = {"reconciles": 0, "writes": 0, "conflicts": 0, "errors": 0}
         self._stats_lock = threading.Lock()
 
     @classmethod
@@ -94,8 +94,6 @@ class Simulator:
                 self.stop()
                 raise RuntimeError(f"dvp_sim: the {kind} informer did not sync within {SYNC_TIMEOUT:.0f}s "
                                    "(are the DVP CRDs installed? testkit/dvp_sim/crds)")
-        for key in gc.orphan_candidates(self.world):  # owners deleted while we were not watching
-            self._add(key)
         workers = [(PARALLEL, i) for i in range(self.config.workers)] + [(q, 0) for q in self.queues if q]
         for q, i in workers:
             worker = threading.Thread(target=self._work, args=(self.queues[q],), name=f"dvp-sim-worker-{q}{i}",
@@ -144,20 +142,13 @@ class Simulator:
                 self._add(key)
         if kind in RECONCILERS:
             self._add((kind, ns, meta(obj)["name"]))
-        if (meta(obj).get("deletionTimestamp") and gc.handles(obj)) or gc.owners_unseen(self.world, obj):
-            self._add((f"gc:{kind}", ns, meta(obj)["name"]))
 
     def _deleted(self, kind: str, obj: dict[str, Any]) -> None:
         self.world.forget(kind, meta(obj).get("namespace") or "", meta(obj)["name"])
-        for key in gc.dependents(self.world, str(meta(obj).get("uid"))) + gc.waiting_owners(self.world, obj):
-            self._add(key)
         self._changed(kind, [obj], deleted=True)
 
     def _add(self, key: Key) -> None:
-        if key[0].startswith("gc:"):
-            self.queues[GC].add(key)
-        else:
-            self.queues.get(key[0], self.queues[PARALLEL]).add(key)
+        self.queues.get(key[0], self.queues[PARALLEL]).add(key)
 
     # work ------------------------------------------------------------------------------------------------------
     def _work(self, queue: WorkQueue) -> None:
@@ -191,11 +182,6 @@ class Simulator:
 
     def _process(self, key: Key) -> float | None:
         kind, ns, name = key
-        if kind.startswith("gc:"):
-            removed = gc.collect(self.client, self.world, kind[3:], ns, name)
-            with self._stats_lock:
-                self.stats["collected"] += removed
-            return None
         obj = self.world.get(kind, ns or None, name)
         if obj is None:
             return None

@@ -120,13 +120,6 @@ class World:
                 return obj
         return None
 
-    def has_owner(self, obj: Obj, ref: Obj) -> bool:
-        """The owner `ref` names (kind, name and uid) is in the cache."""
-        kind = ref.get("kind", "")
-        ns = meta(obj).get("namespace") if KINDS[kind].namespaced else None
-        owner = self.get(kind, ns, ref.get("name", ""))
-        return owner is not None and meta(owner).get("uid") == ref.get("uid")
-
     # storage events ------------------------------------------------------------------------------------------
     def lose_pvc(self, namespace: str, name: str) -> None:
         with self._lock:

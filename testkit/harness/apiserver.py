@@ -4,8 +4,10 @@
 
 Every server listens on 127.0.0.1 (random free ports), serves TLS with a throw-away CA, authenticates a
 static admin token (--token-auth-file) and ServiceAccount tokens, and keeps its objects under its own etcd
-prefix. There is no controller-manager: nothing garbage-collects, finalizes namespaces or runs Pods; the DVP
-simulator plays DVP's controllers. See testkit/harness/README.md.
+prefix. A server serving the DVP CRDs is a DVP: DVP's admission webhooks and Kubernetes' garbage collector
+(kube-controller-manager with that controller only, `controller_manager.GarbageCollector`) run for it, as in the
+parent cluster; nothing else of a controller-manager runs (no namespace finalization, no Pods); the DVP simulator
+plays DVP's own controllers. See testkit/harness/README.md.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 import requests
 import yaml
 
-from . import crds, lifetime, pki
+from . import controller_manager, crds, lifetime, pki
 from .processes import TOP, HarnessError, Process, free_port, tool
 
 READY_TIMEOUT = 60.0  # seconds: a built kube-apiserver is ready in a few seconds; more means it is broken
@@ -42,6 +44,11 @@ DECKHOUSE_CRDS = [TOP / "testkit" / "harness" / "schemas" / "instancetypescatalo
 
 def dvp_crd_files() -> list[Path]:
     return sorted(DVP_CRDS.glob("*.yaml"))
+
+
+def serves_dvp(crd_files: Iterable[Path]) -> bool:
+    """A DVP, not just a Deckhouse cluster (both serve ModuleConfig): DVP's admission and garbage collection."""
+    return DVP_CRDS / "virtualmachines.yaml" in crd_files
 
 
 def guest_crd_files() -> list[Path]:
@@ -150,10 +157,12 @@ class ControlPlane:
 
     def __init__(self, workdir: Path | None = None, dvp_admission: bool = True) -> None:
         """`dvp_admission`: every server that serves the DVP CRDs also gets DVP's admission webhooks
-        (dvp_sim.admission), as real DVP has; False only for a test that needs the soft world."""
+        (dvp_sim.admission), as real DVP has; False only for a test that needs the soft world. Every such server
+        also gets Kubernetes' garbage collector (`collectors`), always: the parent cluster of DVP has it."""
         self._own_dir = workdir is None
         self.dvp_admission = dvp_admission
         self.admissions: dict[str, Any] = {}
+        self.collectors: dict[str, controller_manager.GarbageCollector] = {}
         self.workdir = Path(workdir or tempfile.mkdtemp(prefix="cpdvp-api-"))
         if self._own_dir:
             lifetime.remove_on_exit(self.workdir)  # even if this process is killed
@@ -169,6 +178,9 @@ class ControlPlane:
     def start(self, servers: dict[str, tuple[str, Iterable[Path]]]) -> ControlPlane:
         """Start etcd and the given servers {name: (authorization mode, CRD files)} in parallel."""
         etcd_bin, apiserver_bin = tool("etcd"), tool("kube-apiserver")  # fail before starting anything
+        if any(serves_dvp(files) for _, files in servers.values()):
+            tool(controller_manager.BINARY)
+        servers = {name: (mode, list(files)) for name, (mode, files) in servers.items()}
         started = time.monotonic()
         try:
             self.pki = pki.generate(self.workdir / "pki")
@@ -177,7 +189,7 @@ class ControlPlane:
             self._start_etcd(etcd_bin)
             self.timings["etcd"] = time.monotonic() - started
             # Spawn from this thread: PR_SET_PDEATHSIG fires when the *thread* that forked the child ends.
-            pending = [(self._spawn_apiserver(apiserver_bin, name, mode), list(files))
+            pending = [(self._spawn_apiserver(apiserver_bin, name, mode), files)
                        for name, (mode, files) in servers.items()]
             errors: list[BaseException] = []
             threads = [threading.Thread(target=self._guarded, args=(errors, server, files))
@@ -199,11 +211,18 @@ class ControlPlane:
         with self._lock:
             if name in self.servers:
                 return self.servers[name]
+            crd_files = list(crd_files)
+            if serves_dvp(crd_files):
+                tool(controller_manager.BINARY)
             server = self._spawn_apiserver(tool("kube-apiserver"), name, authorization)
-            self._finish(server, list(crd_files))
+            self._finish(server, crd_files)
             return server
 
     def stop(self) -> None:
+        for collector in list(self.collectors.values()):  # before their servers: no errors about them going
+            collector.terminate()
+        for collector in list(self.collectors.values()):
+            collector.stop()
         for admission in list(self.admissions.values()):
             admission.stop()
         for server in list(self.servers.values()):  # all drain at once, then each is reaped
@@ -286,10 +305,23 @@ class ControlPlane:
             crds.load(client, crd_files)
         finally:
             client.close()
-        if self.dvp_admission and DVP_CRDS / "virtualmachines.yaml" in crd_files:  # a DVP, not just a Deckhouse
-            self._start_dvp_admission(server)
+        self.timings[f"{server.name}.crds"] = time.monotonic() - server.spawned_at
+        if serves_dvp(crd_files):
+            if self.dvp_admission:
+                self._start_dvp_admission(server)
+            self._start_garbage_collector(server)
         server.started_in = time.monotonic() - server.spawned_at
-        self.timings[f"{server.name}.crds"] = server.started_in
+        self.timings[f"{server.name}.started"] = server.started_in
+
+    def _start_garbage_collector(self, server: ApiServer) -> None:
+        """Kubernetes' garbage collector for this server, started after its CRDs (so it watches them from its
+        first discovery); ready once it has collected a probe."""
+        collector = controller_manager.GarbageCollector(server, self.workdir)
+        with self._lock:
+            self.collectors[server.name] = collector  # stop() ends it even if start() is interrupted
+        started = time.monotonic()
+        collector.start()
+        self.timings[f"{server.name}.gc"] = time.monotonic() - started
 
     def _start_dvp_admission(self, server: ApiServer) -> None:
         """Serve DVP's webhooks for this server (TLS from the harness PKI), register them and wait until the

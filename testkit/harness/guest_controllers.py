@@ -24,6 +24,7 @@ from dvp_common.dvp.resources import VIRTUAL_MACHINE
 from dvp_common.kube import AlreadyExists, NotFound, Resource, WaitTimeout
 from dvp_common.runtime.informer import Informer
 
+from . import controller_manager
 from .apiserver import ApiServer
 from .pki import Pki
 from .processes import TOP, HarnessError, Process, tool
@@ -81,14 +82,13 @@ class GuestControllers:
         scheduler_config.write_text(SCHEDULER_CONFIG.format(kubeconfig=kubeconfig))
         self.processes: list[Process] = []
         try:
-            self.processes.append(Process("kube-controller-manager", [
-                str(binaries["kube-controller-manager"]), f"--kubeconfig={kubeconfig}",
+            self.processes.append(controller_manager.start(
+                "kube-controller-manager", kubeconfig, CONTROLLERS, workdir / "kube-controller-manager.log",
                 f"--authentication-kubeconfig={kubeconfig}", f"--authorization-kubeconfig={kubeconfig}",
-                "--secure-port=0", "--leader-elect=false", "--use-service-account-credentials=false",
-                f"--controllers={','.join(CONTROLLERS)}", "--cloud-provider=external",
+                "--use-service-account-credentials=false", "--cloud-provider=external",
                 f"--service-account-private-key-file={pki.sa_key}", f"--root-ca-file={pki.ca_cert}",
                 "--node-monitor-period=1s", f"--node-monitor-grace-period={NODE_MONITOR_GRACE_S}s",
-                "--kube-api-qps=100", "--kube-api-burst=200", "--v=1"], workdir / "kube-controller-manager.log"))
+                binary=binaries["kube-controller-manager"]))
             self.processes.append(Process("kube-scheduler", [
                 str(binaries["kube-scheduler"]), f"--config={scheduler_config}", "--secure-port=0", "--v=1"],
                 workdir / "kube-scheduler.log"))

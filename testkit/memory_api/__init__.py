@@ -4,8 +4,10 @@
 
 It stands in for kube-apiserver only: clients are the real dvp_common KubeClient (on MemoryTransport), DVP's
 controllers are still the simulator (testkit/dvp_sim) running on it, and DVP's admission rules are the ones the
-simulator's webhook serves (dvp_sim.admission.Reviews). What it leaves out is schema validation (422); the
-contract tests that do not need it run on both worlds (tests/dvp_sim, `world` fixture), so the two cannot drift.
+simulator's webhook serves (dvp_sim.admission.Reviews). What it leaves out is schema validation (422) and the
+controller-manager beside kube-apiserver: no garbage collection by ownerReference (a Foreground or Orphan delete
+keeps its finalizer). The contract tests that need neither run on both worlds (tests/dvp_sim, `world` fixture),
+so the two cannot drift.
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ The DVP client is wrapped so that right after the read of one object (a GET, or 
 deleted and a replacement of the same name and labels is created: the worst case, a replacement that would pass the
 ownership check too. capdvp's delete (or patch) carries the uid of the object it judged, so the API refuses it with
 409 and the replacement stays as it was made. Deterministic: the replacement happens inside the read, no timing.
+Kubernetes' garbage collector runs on the DVP API: objects are deleted with propagationPolicy Orphan where the
+test needs what they owned to stay (RealEnv.delete_keeping_dependents), and awaited gone.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from dvp_common.kube import Conflict, Resource
 
 class ReplaceAfterRead:
     def __init__(self, env: RealEnv, res: Resource, name: str) -> None:
-        self.client, self.res, self.name, self.ns = env.dvp, res, name, env.dvp_ns
+        self.env, self.client, self.res, self.name, self.ns = env, env.dvp, res, name, env.dvp_ns
         self.real_get, self.real_list_all = env.dvp.get, env.dvp.list_all
         self.replacement: dict | None = None
         env.dvp.get, env.dvp.list_all = self.get, self.list_all
@@ -28,7 +30,8 @@ class ReplaceAfterRead:
         if self.replacement is not None:
             return
         old = self.real_get(self.res, self.name, self.ns)
-        self.client.delete(self.res, self.name, self.ns, preconditions={"uid": old["metadata"]["uid"]})
+        # only this object is replaced: what it owns (a VM's disks and Secret) stays, as in the race
+        self.env.delete_keeping_dependents(self.res, self.name, old["metadata"]["uid"])
         body = {k: v for k, v in old.items() if k not in ("metadata", "status")}
         body["metadata"] = {"name": self.name, "labels": old["metadata"].get("labels") or {}}
         self.replacement = self.client.create(self.res, body, self.ns)
@@ -64,8 +67,8 @@ def env(dvp_api, guest_api):
 
 
 def _deleting(env: RealEnv, vm_gone: bool = False) -> None:
-    if vm_gone:
-        env.dvp.delete(r.VIRTUAL_MACHINE, "w-1", env.dvp_ns)
+    if vm_gone:  # gone before its disks and Secret (the garbage collector's lag, held open)
+        env.delete_keeping_dependents(r.VIRTUAL_MACHINE, "w-1")
     env.guest.delete(r.DECKHOUSE_MACHINE, "w-1", env.ns)
 
 
@@ -120,6 +123,8 @@ def test_cluster_cleanup_never_touches_a_replacement(env, res, name):
     env.guest.create(r.DECKHOUSE_CLUSTER, {"metadata": {"name": "dvp"}, "spec": {}}, env.ns)
     env.clusters.reconcile(env.ns, "dvp")  # the finalizer
     env.guest.delete(r.DECKHOUSE_CLUSTER, "dvp", env.ns)
+    if res == r.VIRTUAL_DISK:  # released from its VM, so that the clean-up, not the garbage collector, deletes it
+        env.dvp.patch(res, name, {"metadata": {"ownerReferences": None}}, env.dvp_ns)
     race = ReplaceAfterRead(env, res, name)  # read by the clean-up's list
     with pytest.raises(Conflict):
         env.clusters.reconcile(env.ns, "dvp")

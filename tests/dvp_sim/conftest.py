@@ -5,7 +5,8 @@
 `world` is the API the simulator plays DVP on: "api", the real kube-apiserver of testkit/harness, or "memory",
 the in-memory API of testkit/memory_api that the fast CSI tests and benchmarks use. The contract tests of the
 modules in BOTH_WORLDS run in each, so the fast world cannot drift from the real one; the other modules (schema
-422s, the CLI, faults on the HTTP transport, the component matrix) need the real API server and run there only.
+422s, the CLI, faults on the HTTP transport, the component matrix, garbage collection: Kubernetes' own, which
+runs beside kube-apiserver only) need the real API server and run there only.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from dvp_sim.builders import WAIT
 from memory_api import MemoryApi
 
 FAST = 0.02  # seconds per phase: lifecycles finish quickly but every phase is still written and visible
-BOTH_WORLDS = frozenset({"test_api_semantics", "test_disks", "test_vms", "test_attachments", "test_collection",
+BOTH_WORLDS = frozenset({"test_api_semantics", "test_disks", "test_vms", "test_attachments", "test_services",
                          "test_wakeups", "test_addresses",
                          "test_admission"})
 # Tests of those modules that assert a schema answer (422): the in-memory API validates no schema.

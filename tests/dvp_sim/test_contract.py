@@ -13,7 +13,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 CONTRACT = HERE.parents[1] / "testkit" / "dvp_sim" / "CONTRACT.md"  # beside the simulator it describes
-ROW = re.compile(r"^\| ([SAC]\d+) \|")
+ROW = re.compile(r"^\| ([SACG]\d+) \|")
 TICKED = re.compile(r"`([^`]+)`")
 
 
@@ -41,8 +41,8 @@ def rows() -> list[tuple[str, str | None, list[str]]]:
 def test_the_contract_has_its_rules():
     ids = [rule for rule, _, _ in rows()]
     assert len(ids) == len(set(ids)), "a rule id is used twice"
-    assert {i[0] for i in ids} == {"S", "A", "C"}
-    for prefix in "SAC":
+    assert {i[0] for i in ids} == {"S", "A", "C", "G"}
+    for prefix in "SACG":
         numbers = [int(i[1:]) for i in ids if i[0] == prefix]
         assert numbers == list(range(1, len(numbers) + 1)), f"{prefix} rules are not numbered 1..n in order"
 

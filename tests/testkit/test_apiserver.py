@@ -9,9 +9,9 @@ import socket
 import pytest
 from dvp_common.dvp import resources as R
 from dvp_common.kube import Forbidden, KubeClient, NotFound, Resource, Unauthorized
-from dvp_common.kube.resources import CRD, STORAGE_CLASS
+from dvp_common.kube.resources import CONFIG_MAP, CRD, STORAGE_CLASS
 from harness import apiserver, processes
-from harness.apiserver import ControlPlane
+from harness.apiserver import ControlPlane, dvp_crd_files
 from harness.processes import HarnessError
 
 MACHINE_V1BETA2 = Resource("cluster.x-k8s.io", "v1beta2", "machines", "Machine")
@@ -122,16 +122,48 @@ def test_a_missing_binary_fails_with_the_fix_and_starts_nothing(monkeypatch, tmp
     assert plane.etcd is None and plane.servers == {}
 
 
+def test_a_missing_controller_manager_fails_a_dvp_before_anything_starts(monkeypatch, tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name in ("etcd", "kube-apiserver"):
+        (bin_dir / name).symlink_to(processes.BIN_DIR / name)
+    monkeypatch.setattr(processes, "BIN_DIR", bin_dir)
+    plane = ControlPlane(tmp_path / "work")
+    with pytest.raises(HarnessError, match=r"kube-controller-manager is not built .*: run `make tools`"):
+        plane.start({"dvp": ("AlwaysAllow", dvp_crd_files())})
+    assert plane.etcd is None and plane.servers == {}
+
+
+def test_only_a_dvp_gets_kubernetes_garbage_collector(control_plane, dvp_api):
+    assert "dvp" in control_plane.collectors and "guest" not in control_plane.collectors
+    collector = control_plane.collectors["dvp"]
+    assert collector.alive()
+    argv = collector.process.argv
+    assert "--controllers=garbage-collector-controller" in argv and "--secure-port=0" in argv
+    assert not any(a.startswith(("--service-account-private-key-file", "--root-ca-file")) for a in argv)
+    client = dvp_api.client()
+    try:  # its probe is gone: collected before the session got the server
+        ns = dvp_api.create_namespace("gc")
+        owner = client.create(CONFIG_MAP, {"metadata": {"name": "owner"}}, ns)
+        client.create(CONFIG_MAP, {"metadata": {"name": "dependent", "ownerReferences": [{
+            "apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": owner["metadata"]["uid"]}]}}, ns)
+        client.delete(CONFIG_MAP, "owner", ns)
+        assert client.wait_for(CONFIG_MAP, "dependent", lambda o: o is None, 30, ns) is None
+        assert client.list(CONFIG_MAP, "default", field_selector="metadata.name=harness-gc-probe-dependent").items == []
+    finally:
+        client.close()
+
+
 def test_an_unknown_authorization_mode_is_refused(control_plane):
     with pytest.raises(HarnessError, match="authorization must be one of"):
         control_plane.add_server("odd", "Webhook", [])
 
 
 def test_stop_reaps_every_process_and_frees_the_ports(tmp_path):
-    plane = ControlPlane(tmp_path / "plane").start({"solo": ("AlwaysAllow", [])})
-    procs = [plane.etcd.proc, plane.servers["solo"].process.proc]
+    plane = ControlPlane(tmp_path / "plane").start({"solo": ("AlwaysAllow", dvp_crd_files())})
+    procs = [plane.etcd.proc, plane.servers["solo"].process.proc, plane.collectors["solo"].process.proc]
     port = int(plane.servers["solo"].url.rsplit(":", 1)[1])
-    assert plane.timings["solo.ready"] > 0
+    assert plane.timings["solo.ready"] > 0 and plane.timings["solo.gc"] > 0
     plane.stop()
     assert all(p.returncode is not None for p in procs)
     with socket.socket() as sock:

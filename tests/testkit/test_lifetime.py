@@ -88,7 +88,7 @@ PARENT = textwrap.dedent("""
 
     work = pathlib.Path(sys.argv[1])
     comps = Components(work)
-    comps.add("sleeper", ["-c", "import sys; sys.stdin.read()"], {})
+    comps.add("sleeper", ["-c", "import time; time.sleep(600)"], {})  # stdin is /dev/null: a read would end it
     # spawned from a thread that then ends: the child must live on (PR_SET_PDEATHSIG is per thread)
     t = threading.Thread(target=comps.items["sleeper"].spawn)
     t.start(); t.join()
@@ -99,6 +99,17 @@ PARENT = textwrap.dedent("""
                       "reaper": lifetime.reaper_pid(), "dirs": [str(comps.tmp), str(own)]}), flush=True)
     sys.stdin.read()
 """)
+
+
+def tied(pid: int, timeout: float = EXIT_WAIT) -> bool:
+    """The child runs its program: setpriv has set the parent-death signal and exec'd it (a parent killed before
+    that leaves a child the kernel never signals). /proc has no exec event: looked at every 10 ms, bounded."""
+    deadline = time.monotonic() + timeout
+    while "--pdeathsig" in (line := cmdline(pid)) or not line:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 def test_sigkilled_parent_leaves_no_child_and_no_folder(tmp_path: Path) -> None:
@@ -112,6 +123,7 @@ def test_sigkilled_parent_leaves_no_child_and_no_folder(tmp_path: Path) -> None:
         assert {report["sleeper"], report["server"], report["reaper"]} <= kids, (report, kids)
         assert alive(fds[report["sleeper"]]), "the child spawned from an ended thread was killed with the thread"
         assert all(Path(d).is_dir() for d in report["dirs"])
+        assert all(tied(report[name]) for name in ("sleeper", "server")), [cmdline(p) for p in kids]
         parent.kill()
         assert parent.wait(EXIT_WAIT) == -signal.SIGKILL
         assert wait_all_exit(fds) == {}
@@ -147,11 +159,14 @@ def test_sigterm_to_demo_mid_run_stops_every_child_and_removes_temp_folders(tmp_
     demo = subprocess.Popen([sys.executable, "-m", "demo"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, env=env, cwd=ROOT)
     try:
-        # the simulator is up and the hooks are running: API servers, etcd, dvp_sim and the reaper exist
+        # the simulator is up and the hooks are running: API servers, etcd, the DVP API's garbage collector,
+        # dvp_sim and the reaper exist
         read_until(demo, "== run the module's hooks", DEMO_WAIT)
         kids = descendants(demo.pid)
         names = [cmdline(pid) for pid in kids]
         assert any("dvp_sim" in n for n in names), names
+        assert any("kube-controller-manager" in n and "--controllers=garbage-collector-controller " in n
+                   for n in names), names
         assert sum("kube-apiserver" in n for n in names) >= 2, names
         assert any("etcd" in n for n in names), names
         assert any("harness.reaper" in n for n in names), names
