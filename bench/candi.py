@@ -5,8 +5,9 @@
 The real OpenTofu and hashicorp/kubernetes provider against a real kube-apiserver with testkit/dvp_sim playing DVP
 (disks provision in DISK_S, VMs start in BOOT_S): wall time of `tofu apply` of one master and of DVP bringing
 its VM to Running (from nothing to the VM Running with outputs), of a no-change converge plan, and of
-`tofu destroy`. The simulator's floor for the apply is the chain address -> disks -> VM; what is above it is
-OpenTofu's and the provider's own cost.
+`tofu destroy`. The simulator's floor for the apply is the chain address -> disks -> VM (an Auto address, as here,
+binds before the VM is made; a static one would not wait); what is above it is OpenTofu's and the provider's own
+cost.
 """
 
 from __future__ import annotations
