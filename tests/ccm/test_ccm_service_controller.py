@@ -40,6 +40,18 @@ def shared(w) -> set[str]:
     return labelled(w, L.LB_BACKEND)
 
 
+def ensured(w) -> ServiceController:
+    """The Service ensured, then the shared backends: what the queue runs after the Service's event."""
+    c = ServiceController(w.ctx)
+    c.reconcile("shop/web")
+    c.reconcile(BACKENDS)
+    return c
+
+
+def to_local(w) -> None:
+    w.guest.patch(SERVICE, "web", {"spec": {"externalTrafficPolicy": "Local", "healthCheckNodePort": 32100}}, "shop")
+
+
 def test_ensure_creates_dvp_service_selecting_the_shared_backends_and_copies_ingress():
     w = world()
     setup(w)
@@ -88,9 +100,7 @@ def test_many_services_share_one_label_per_vm():
 def test_node_set_changes_move_the_shared_label():
     w = world()
     setup(w)
-    c = ServiceController(w.ctx)
-    c.reconcile("shop/web")
-    c.reconcile(BACKENDS)
+    c = ensured(w)
     w.guest.patch(NODE, "w-1", {"metadata": {"labels": {LB.EXCLUDE_LABEL: ""}}})
     w.guest.patch(NODE, "w-2", {"metadata": {"labels": {LB.EXCLUDE_LABEL: None}}})
     before = len(w.dvp.writes())
@@ -102,10 +112,8 @@ def test_node_set_changes_move_the_shared_label():
 def test_the_shared_label_goes_with_the_last_service_that_selects_it():
     w = world()
     setup(w)
-    c = ServiceController(w.ctx)
-    c.reconcile("shop/web")
-    c.reconcile(BACKENDS)
-    w.guest.patch(SERVICE, "web", {"spec": {"externalTrafficPolicy": "Local", "healthCheckNodePort": 32100}}, "shop")
+    c = ensured(w)
+    to_local(w)
     assert c.reconcile(BACKENDS) == DONE  # a filtering Service has its own label: the shared one selects nothing
     assert shared(w) == set()
 
@@ -133,10 +141,8 @@ def test_a_selector_switches_to_the_shared_backends_only_once_they_carry_the_lab
 def test_a_selector_switches_to_its_own_label_once_the_vms_carry_it():
     w = world()
     setup(w)
-    c = ServiceController(w.ctx)
-    c.reconcile("shop/web")
-    c.reconcile(BACKENDS)
-    w.guest.patch(SERVICE, "web", {"spec": {"externalTrafficPolicy": "Local", "healthCheckNodePort": 32100}}, "shop")
+    c = ensured(w)
+    to_local(w)
     before = len(w.dvp.writes())
     assert c.reconcile("shop/web") == DONE
     assert w.dvp.writes()[before:] == [("patch", "VirtualMachine", "w-0"), ("patch", "VirtualMachine", "w-1"),
@@ -153,9 +159,7 @@ def test_local_traffic_labels_only_nodes_passing_the_health_check():
 
     w = world(prober=prober)
     setup(w, etp="Local", hc_port=32100)
-    c = ServiceController(w.ctx)
-    c.reconcile("shop/web")
-    c.reconcile(BACKENDS)
+    ensured(w)
     assert sorted(probed) == [("10.66.0.10", 32100), ("10.66.0.11", 32100)]
     assert labelled(w) == {"w-1"} and shared(w) == set()
 
@@ -191,9 +195,7 @@ def test_foreign_dvp_service_of_the_same_name_is_left_alone():
 def test_deletion_releases_everything_and_removes_the_finalizer_last():
     w = world()
     setup(w)
-    c = ServiceController(w.ctx)
-    c.reconcile("shop/web")
-    c.reconcile(BACKENDS)
+    c = ensured(w)
     w.guest.patch(SERVICE, "web", {"metadata": {"deletionTimestamp": "2026-01-01T00:00:00Z"}}, "shop")
     assert c.reconcile("shop/web") == DONE and c.reconcile(BACKENDS) == DONE
     assert w.dvp.obj(SERVICE, LBN, NS) is None and labelled(w) == set() and shared(w) == set()
@@ -219,9 +221,7 @@ def test_type_change_cleans_up_and_clears_status():
 def test_orphaned_dvp_service_is_released_when_the_guest_service_is_gone():
     w = world()
     setup(w)
-    c = ServiceController(w.ctx)
-    c.reconcile("shop/web")
-    c.reconcile(BACKENDS)
+    c = ensured(w)
     del w.guest.objects[("services", "shop", "web")]
     assert c.reconcile("shop/web") == DONE and c.reconcile(BACKENDS) == DONE
     assert w.dvp.obj(SERVICE, LBN, NS) is None and labelled(w) == set() and shared(w) == set()

@@ -6,7 +6,6 @@ are updated or deleted, every write guarded by the object's uid."""
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -43,7 +42,7 @@ class Services(Objects):
             current = self.get_or_none(name)
         if current is None:
             try:
-                return self.create(copy.deepcopy(body), existing=False)
+                return self.create(body, existing=False)
             except AlreadyExists:
                 current = self.get(name)
         self.require_ours(current)
