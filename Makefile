@@ -61,8 +61,8 @@ test: setup ## run every test
 	$(PYTEST) -q
 
 .PHONY: demo
-demo: setup ## run the module's main job against an embedded, simulated DVP
-	$(PY) -m demo
+demo: setup ## run the module's main job against an embedded, simulated DVP (IMAGES=1: components from their images)
+	$(PY) -m demo $(if $(filter 1,$(IMAGES)),--images)
 
 .PHONY: render
 render: venv ## print the whole module rendered with every component on (example values)

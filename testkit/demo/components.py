@@ -125,6 +125,11 @@ class Components:
         self.items[name] = comp
         return comp
 
+    def put(self, comp: Component) -> Component:
+        """A component made by the caller (demo.images: a process in its image rootfs, its own environment)."""
+        self.items[comp.name] = comp
+        return comp
+
     def available(self, name: str) -> bool:
         """Started and not given up on (a controller SIGKILLed by the chaos is being restarted: still available)."""
         comp = self.items.get(name)

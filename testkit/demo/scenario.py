@@ -40,6 +40,7 @@ from harness.guest_controllers import GuestControllers, KubeletsInVMs
 from harness.processes import HarnessError, tool
 from harness.render import module_values, render_values
 
+from demo import images as img
 from demo import seed_objects as so
 from demo.chaos import CONTROLLERS
 from demo.components import Components
@@ -57,6 +58,9 @@ ZONE_LABEL = "topology.kubernetes.io/zone"
 # Rendered kinds the components need in the guest API; Deployments are started as processes instead, and the
 # webhook configurations are registered once their processes serve (register_webhooks).
 APPLY_KINDS = ("Namespace", "Secret", "ConfigMap", "StorageClass", "CSIDriver", "VolumeSnapshotClass")
+# In image mode the components use their ServiceAccounts, so the chart's RBAC is applied too and the guest API
+# authorizes with RBAC: each component gets exactly the permissions the chart grants it.
+RBAC_KINDS = ("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding")
 WEBHOOK_KINDS = {"ValidatingWebhookConfiguration": VALIDATING_WEBHOOK_CONFIGURATION,
                  "MutatingWebhookConfiguration": MUTATING_WEBHOOK_CONFIGURATION}
 WEBHOOK_SERVERS = ("validation-webhook", "snapshot-webhooks")  # the Services the rendered configurations name
@@ -80,6 +84,7 @@ class Settings:
     faults: dict[str, Any] | None = None  # demo.faulty spec for the components' DVP clients (host filled in)
     kills: int = 0  # SIGKILLs per controller (ccm, capdvp, CSI), each restarted (demo.chaos)
     seed: int = 1
+    images: bool = False  # the components from their image rootfs (demo.images); the clean scenario only
 
 
 @dataclass
@@ -163,11 +168,15 @@ class Demo:
         self.ledger = None  # demo.ledger.Ledger, set by the walk; its watches end before the clients close
         self.hold_dir = self.work / "chaos"  # the controllers' in-flight announcements (demo.inflight)
         self.hold_dir.mkdir(exist_ok=True)
+        self.images: dict[str, img.Image] = {}  # by image name, image mode only
+        self.volumes: img.Volumes | None = None  # the Pods' volumes, image mode only
+        self.service_accounts: dict[str, str] = {}  # rendered Deployment -> its serviceAccountName
 
     # environment ------------------------------------------------------------------------------------------------
     def start_apis(self) -> None:
+        guest_authorization = "RBAC" if self.s.images else "AlwaysAllow"
         self.plane.start({"dvp": ("AlwaysAllow", dvp_crd_files()),
-                          "guest": ("AlwaysAllow", guest_controllers_crd_files())})
+                          "guest": (guest_authorization, guest_controllers_crd_files())})
         self.dvp_api, self.guest_api = self.plane.servers["dvp"], self.plane.servers["guest"]
         self.dvp, self.guest = self.dvp_api.client(), self.guest_api.client()
         self.guest_kinds = Kinds(self.guest)
@@ -235,8 +244,11 @@ class Demo:
 
     def render_and_apply(self, values: dict[str, Any]) -> dict[str, int]:
         applied: dict[str, int] = {}
+        kinds = APPLY_KINDS + (RBAC_KINDS if self.s.images else ())
         for obj in render_values(values):
-            if obj["kind"] not in APPLY_KINDS:
+            if obj["kind"] == "Deployment":
+                self.service_accounts[obj["metadata"]["name"]] = obj["spec"]["template"]["spec"]["serviceAccountName"]
+            if obj["kind"] not in kinds:
                 continue
             apply(self.guest, self.guest_kinds, obj)
             applied[obj["kind"]] = applied.get(obj["kind"], 0) + 1
@@ -276,6 +288,9 @@ class Demo:
         guest_kc = str(self.work / "guest.kubeconfig")
         env = {c: self.credentials_env(f"dvp-credentials-{c}") for c in ("discoverer", "ccm", "capdvp", "csi")}
         self.csi_socket = self.work / "csi.sock"
+        if self.s.images:  # the socket dir is the CSI controller Pod's emptyDir, shared with its sidecars
+            self.volumes = img.Volumes()
+            self.csi_socket = self.volumes.folder("csi-controller", "socket-dir") / "csi.sock"
         self.csi_socket.unlink(missing_ok=True)
         specs = [
             ("cloud-data-discoverer", ["-m", "cloud_data_discoverer", "--discovery-period=2s",
@@ -298,13 +313,16 @@ class Demo:
         ]
         self.webhook_host = host_address()
         for name, mode in (("validation-webhook", "validation"), ("snapshot-webhooks", "snapshot")):
-            tls = self.tls_files(f"{name}-tls")
+            tls = self.tls_files(f"{name}-tls") if not self.s.images else Path(img.WEBHOOK_TLS_DIR)
             port = free_port()
             self.webhook_ports[name] = port
             specs.append((name, ["-m", "dvp_webhooks", mode, f"--kubeconfig={guest_kc}",
                                  f"--listen-address={self.webhook_host}:{port}", f"--tls-cert-file={tls / 'tls.crt'}",
                                  f"--tls-key-file={tls / 'tls.key'}"], env["discoverer"]))
         for name, argv, cenv in specs:
+            if self.s.images:
+                self.add_from_image(name, argv, cenv)
+                continue
             spec = dict(self.s.faults or {})
             if self.s.kills and name in CONTROLLERS:  # the chaos kills on the DVP writes these announce
                 spec["hold"] = {"dir": str(self.hold_dir), "name": name}
@@ -325,10 +343,44 @@ class Demo:
         self.components.keep_up(list(SIDECARS))  # a sidecar exits when the driver it calls goes; kubelet restarts
         for name, up in started.items():
             comp = self.components.items[name]
-            if up:
+            box = comp.sandbox() if up and isinstance(comp, img.ImageComponent) else None
+            if box is not None:
+                self.p.line(f"   {name}: running from image {comp.image.name}@{comp.image.digest} (rootfs "
+                            f"{comp.image.rootfs}, uid {box.uid}, read-only root {box.root_read_only}; pid "
+                            f"{box.pid}, log {self.work / name}.log)")
+            elif up:
                 self.p.line(f"   {name}: running (pid {comp.proc.pid}, log {self.work / name}.log)")
             else:
                 self.p.line(f"   {name}: NOT AVAILABLE ({comp.unavailable})")
+
+    def prepare_images(self) -> None:
+        if self.s.faults is not None or self.s.kills or self.s.sim_args:
+            raise StepFailed("image mode runs the clean scenario only: demo.faulty and demo.chaos wrap the "
+                             "components with testkit code, which is not in the images")
+        try:
+            self.images = img.prepare(list(img.COMPONENT_IMAGES), log=self.p.line)
+        except Exception as exc:  # imagekit's errors (a missing tool, a Debian mirror) end the step with one line
+            raise StepFailed(f"the component images: {type(exc).__name__}: {exc}") from None
+
+    def add_from_image(self, name: str, argv: list[str], env: dict[str, str]) -> None:
+        """The component as its Deployment's container: image Entrypoint, the Pod's mounts, the ServiceAccount."""
+        image = self.images[img.COMPONENT_IMAGES[name]]
+        sa = self.service_accounts[name]
+        binds = [(self.volumes.folder(name, "serviceaccount", img.service_account_files(self.guest_api, MODULE_NS, sa)),
+                  img.SERVICE_ACCOUNT_DIR, True)]
+        secret = {"validation-webhook": "validation-webhook-tls", "snapshot-webhooks": "snapshot-webhooks-tls",
+                  "capdvp-controller-manager": "capdvp-webhook-tls"}.get(name)
+        if secret:
+            data = self.guest.get(SECRET, secret, MODULE_NS)["data"]
+            files = {k: base64.b64decode(data[k]) for k in ("tls.crt", "tls.key", "ca.crt")}
+            target = img.CAPDVP_TLS_DIR if name.startswith("capdvp") else img.WEBHOOK_TLS_DIR
+            binds.append((self.volumes.folder(name, "tls", files), target, True))
+        if name == "csi-controller":
+            binds.append((self.csi_socket.parent, img.CSI_DIR, False))
+        full = img.pod_argv(image, img.pod_args(argv), {**env, **img.service_env(self.guest_api.url)}, binds)
+        comp = img.ImageComponent(name, full[1:], {}, self.work / f"{name}.log", program=full[0])
+        comp.image = image
+        self.components.put(comp)
 
     def tls_files(self, secret_name: str) -> Path:
         """The webhook certificate the hook issued, from the applied Secret, as the pod's volume would hold it."""
@@ -346,6 +398,8 @@ class Demo:
             if watcher is not None:
                 watcher.stop()
         self.components.stop_all()
+        if self.volumes is not None:
+            self.volumes.remove()
         for part in (self.capi, self.controllers):
             if part is not None:
                 part.stop()
@@ -368,6 +422,8 @@ def run_scenario(progress: Progress, settings: Settings | None = None) -> int:
     finally:
         demo.stop()
     print_result(result)
+    if demo.s.images and result.unavailable:  # the point of image mode is that every image runs
+        return 1
     return 0 if not result.leftovers else 1
 
 

@@ -35,6 +35,9 @@ UNREACHABLE = "node.kubernetes.io/unreachable"
 
 def walk(d: Demo) -> Result:
     p, began = d.p, time.monotonic()
+    if d.s.images:
+        with p.step("build and unpack the component images (imagekit; .tmp/images, .tmp/rootfs)"):
+            d.prepare_images()
     with p.step("start the DVP and guest API servers (etcd + 2 kube-apiservers on 127.0.0.1; DVP's garbage "
                 "collector: kube-controller-manager)"):
         d.start_apis()

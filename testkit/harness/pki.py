@@ -56,6 +56,8 @@ def generate(directory: Path) -> Pki:
                                        content_commitment=False, key_encipherment=False, data_encipherment=False,
                                        key_agreement=False, encipher_only=False, decipher_only=False),
                          critical=True)
+          # Python 3.13's ssl verifies strictly (VERIFY_X509_STRICT): key identifiers on both certificates
+          .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False)
           .sign(ca_key, hashes.SHA256()))
     srv_key = _key()
     san = x509.SubjectAlternativeName([x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))])
@@ -64,6 +66,7 @@ def generate(directory: Path) -> Pki:
            .issuer_name(ca_name).public_key(srv_key.public_key()).serial_number(x509.random_serial_number())
            .not_valid_before(now).not_valid_after(now + VALIDITY).add_extension(san, critical=False)
            .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+           .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
            .sign(ca_key, hashes.SHA256()))
     sa_key = _key()
     directory.mkdir(parents=True, exist_ok=True)
