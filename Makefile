@@ -34,7 +34,7 @@ venv: $(STAMP) ## create .venv with the pinned Python dependencies
 .PHONY: lock
 lock: ## re-resolve requirements.lock from pyproject.toml
 	@test -x $(VENV)/bin/uv || { py=$$(scripts/find-python) && $$py -m venv $(VENV) && $(VENV)/bin/pip install -q uv==0.13.9; }
-	$(VENV)/bin/uv pip compile -q --python-version 3.12 --extra dev pyproject.toml -o requirements.lock
+	$(VENV)/bin/uv pip compile -q --python-version 3.13 --extra hooks --extra dev pyproject.toml -o requirements.lock
 
 .PHONY: tools
 tools: ## build the pinned Go tools (cached outside the tree) and link them into .bin/

@@ -5,30 +5,18 @@
 from __future__ import annotations
 
 import ast
-import fnmatch
 from pathlib import Path
 
-import yaml
+from imagekit import build, declarations
 
 ROOT = Path(__file__).resolve().parents[2]
-RECIPE = ROOT / "images" / "csi-driver" / "werf.inc.yaml"
 TEST_PACKAGES = {"pytest", "harness", "dvp_sim", "demo", "csi_env", "csi_sim", "csi_fake_os", "csi_loopdev"}
 
 
 def shipped() -> list[Path]:
-    """Every .py file the final image's git stanzas add (after their excludePaths)."""
-    docs = [d for d in yaml.safe_load_all(RECIPE.read_text().replace("{{ .ModuleNamePrefix }}", "")
-                                          .replace("{{ .ImageName }}", "csi-driver")
-                                          .replace("{{ .ModuleDir }}", "")) if d]
-    final = next(d for d in docs if d.get("image") == "csi-driver")
-    files = []
-    for stanza in final["git"]:
-        src = ROOT / stanza["add"].lstrip("/")
-        for path in sorted(src.rglob("*.py")):
-            rel = str(path.relative_to(src))
-            if not any(fnmatch.fnmatch(rel, pat) for pat in stanza.get("excludePaths") or []):
-                files.append(path)
-    return files
+    """Every .py file of the tree the image's own layer holds (images/csi-driver/image.yaml)."""
+    return [src for src, _ in build.own_files(declarations.load("csi-driver")) if src.suffix == ".py"
+            and "generated" not in src.parts]
 
 
 def test_the_image_ships_no_test_double_and_nothing_from_the_test_tree():

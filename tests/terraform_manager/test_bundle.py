@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from dvp_bundle import contents, oci
+from dvp_bundle import contents
+from imagekit import build
 from terraform_manager import dhctl
 from terraform_manager.inputs import BAD_MASTER_VIOLATION, bad_master_class_kind, payload
 
@@ -36,7 +37,7 @@ def test_the_bundle_holds_candi_the_binaries_and_no_tests(binaries):
     assert sorted(p for p in entries if p.startswith("terraform-manager/")) == [
         "terraform-manager/plan_rules.yml", "terraform-manager/terraform-provider-kubernetes",
         "terraform-manager/terraform_versions.yml"]
-    assert [p for p, e in entries.items() if e.executable] == ["terraform-manager/terraform-provider-kubernetes",
+    assert [p for p, e in entries.items() if e.mode == 0o755] == ["terraform-manager/terraform-provider-kubernetes",
                                                                "validator"]
     assert entries["layouts/standard/master-node/inputs.tf"].link == "../inputs.tf"
     assert not [p for p in entries if "/tests" in p or p.endswith((".tfstate", ".lock.hcl", "versions.tf"))]
@@ -56,14 +57,17 @@ def test_only_versions_tf_requires_providers():
 
 def test_the_image_is_reproducible_and_names_its_content(binaries, tmp_path):
     entries = contents.entries(CANDI, *binaries)
-    first = oci.write_layout(entries, tmp_path / "a")
-    again = oci.write_layout(entries, tmp_path / "b")
-    assert (first.digest, first.layer_digest) == (again.digest, again.layer_digest)
+    first = build.image_from_entries("terraform-manager", entries, tmp_path / "a")
+    again = build.image_from_entries("terraform-manager", entries, tmp_path / "b")
+    layer = json.loads(first.layout.joinpath("blobs/sha256", first.digest.removeprefix("sha256:")).read_text())[
+        "layers"][0]["digest"]
+    assert first.digest == again.digest
     binaries[1].write_bytes(b"\x7fELF another validator")
-    assert oci.write_layout(contents.entries(CANDI, *binaries), tmp_path / "c").layer_digest != first.layer_digest
-    index = json.loads((tmp_path / "a" / "index.json").read_text())
+    assert build.image_from_entries("terraform-manager", contents.entries(CANDI, *binaries),
+                                    tmp_path / "c").digest != first.digest
+    index = json.loads((first.layout / "index.json").read_text())
     assert [m["digest"] for m in index["manifests"]] == [first.digest]
-    blob = tmp_path / "a" / "blobs" / "sha256" / first.layer_digest.removeprefix("sha256:")
+    blob = first.layout / "blobs" / "sha256" / layer.removeprefix("sha256:")
     with tarfile.open(blob) as tar:
         members = {m.name: m for m in tar.getmembers()}
     assert {(m.uid, m.gid, m.mtime) for m in members.values()} == {(0, 0, 0)}

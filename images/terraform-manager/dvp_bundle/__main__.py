@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """python -m dvp_bundle --out DIR [--provider P] [--validator V] [--push REF]
 
-Assembles the bundle as an OCI image layout in DIR (the validator is built first when not given, see
-validator_build) and, with --push, pushes it with .bin/crane. Prints the manifest digest."""
+Assembles the bundle as an OCI image layout in DIR/terraform-manager with the module's image builder (the same
+path as `make images`; the validator is built first when not given, see validator_build) and, with --push,
+pushes it with .bin/crane. Prints the manifest digest."""
 
 from __future__ import annotations
 
@@ -13,7 +14,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import contents, oci, validator_build
+from imagekit import build
+from imagekit.errors import ImageError
+
+from . import contents, validator_build
 
 ROOT = Path(__file__).resolve().parents[3]
 CRANE = ROOT / ".bin" / "crane"
@@ -24,12 +28,12 @@ class PushError(RuntimeError):
     pass
 
 
-def assemble(out: Path, provider: Path = PROVIDER, validator: Path | None = None) -> oci.Image:
+def assemble(out: Path, provider: Path = PROVIDER, validator: Path | None = None) -> build.Built:
     validator = validator or validator_build.build(log=lambda m: print(m, file=sys.stderr))
-    return oci.write_layout(contents.entries(ROOT / "candi", provider, validator), out)
+    return build.image_from_entries("terraform-manager", contents.entries(ROOT / "candi", provider, validator), out)
 
 
-def push(image: oci.Image, ref: str, crane: Path = CRANE) -> str:
+def push(image: build.Built, ref: str, crane: Path = CRANE) -> str:
     if not os.access(crane, os.X_OK):
         raise PushError(f"{crane} is missing: build it with `tools/build crane` (or `make tools`)")
     res = subprocess.run([str(crane), "push", str(image.layout), ref], capture_output=True, text=True, check=False)
@@ -49,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         image = assemble(args.out, args.provider, args.validator)
         if args.push:
             push(image, args.push)
-    except (FileNotFoundError, PushError, validator_build.BuildError) as exc:
+    except (FileNotFoundError, PushError, validator_build.BuildError, ImageError) as exc:
         print(f"dvp_bundle: {exc}", file=sys.stderr)
         return 1
     print(image.digest)

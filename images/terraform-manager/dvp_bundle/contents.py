@@ -12,9 +12,13 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
+
+from imagekit.layer import Entry
+
+ROOT = Path(__file__).resolve().parents[3]
 
 TREE_DIRS = {"layouts": "layouts", "terraform-modules": "terraform-modules", "openapi": "openapi"}
 TREE_FILES = {
@@ -29,18 +33,6 @@ VALIDATOR = "validator"
 SKIP_DIRS = {"tests", ".terraform", "__pycache__"}
 SKIP_NAMES = {"versions.tf"}
 SKIP_SUFFIXES = (".tfstate", ".tfstate.backup", ".tfplan", ".lock.hcl", ".tfvars.json")
-
-
-@dataclass(frozen=True)
-class Entry:
-    path: str  # inside the image, relative, "/"-separated
-    source: Path | None = None  # a file to copy; None for a directory or a link
-    link: str | None = None  # a symlink's target, as in the tree (relative)
-    executable: bool = False
-
-    @property
-    def is_dir(self) -> bool:
-        return self.source is None and self.link is None
 
 
 def _walk(top: Path, prefix: str) -> Iterator[Entry]:
@@ -66,5 +58,13 @@ def entries(candi: Path, provider: Path, validator: Path) -> list[Entry]:
     for src, dst in TREE_DIRS.items():
         out += _walk(candi / src, dst)
     out += [Entry(dst, source=candi / src) for src, dst in TREE_FILES.items()]
-    out += [Entry(PROVIDER, source=provider, executable=True), Entry(VALIDATOR, source=validator, executable=True)]
+    out += [Entry(PROVIDER, source=provider, mode=0o755), Entry(VALIDATOR, source=validator, mode=0o755)]
     return sorted(out, key=lambda e: e.path)
+
+
+def image_entries() -> list[Entry]:
+    """The image's entries from the tree: the provider from .bin, the validator built (or cached) first."""
+    from . import validator_build
+
+    return entries(ROOT / "candi", ROOT / ".bin" / "terraform-provider-kubernetes",
+                   validator_build.build(log=lambda m: print(m, file=sys.stderr)))

@@ -1,0 +1,57 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""An SPDX 2.3 JSON document per image: its Debian packages and wheels with versions and package URLs, our own
+packages at the module version; written beside the layout's index.json as `sbom.spdx.json` and pushed with the
+image by the release."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+FILE = "sbom.spdx.json"
+
+
+def _spdx_id(kind: str, name: str) -> str:
+    return f"SPDXRef-{kind}-" + re.sub(r"[^A-Za-z0-9.-]", "-", name)
+
+
+def _package(kind: str, name: str, version: str, purl: str, checksum: str | None = None) -> dict:
+    pkg = {"SPDXID": _spdx_id(kind, name), "name": name, "versionInfo": version, "downloadLocation": "NOASSERTION",
+           "filesAnalyzed": False, "licenseConcluded": "NOASSERTION", "licenseDeclared": "NOASSERTION",
+           "copyrightText": "NOASSERTION",
+           "externalRefs": [{"referenceCategory": "PACKAGE-MANAGER", "referenceType": "purl",
+                             "referenceLocator": purl}]}
+    if checksum:
+        pkg["checksums"] = [{"algorithm": "SHA256", "checksumValue": checksum}]
+    return pkg
+
+
+def document(image: str, version: str, created: str, debs: list, wheels: list[str], ours: list[str]) -> dict:
+    """`debs`: debian.Package; `wheels`: `name==version`; `ours`: our package names in the image."""
+    packages = [_package("deb", p.name, p.version, f"pkg:deb/debian/{p.name}@{p.version}?arch=amd64&distro=trixie",
+                         p.sha256) for p in debs]
+    for pin in wheels:
+        name, _, ver = pin.partition("==")
+        packages.append(_package("pypi", name, ver, f"pkg:pypi/{name.lower()}@{ver}"))
+    for name in ours:
+        packages.append(_package("ours", name, version, f"pkg:generic/cloud-provider-dvp/{name}@{version}"))
+    root = {"SPDXID": "SPDXRef-image", "name": image, "versionInfo": version, "downloadLocation": "NOASSERTION",
+            "filesAnalyzed": False, "licenseConcluded": "NOASSERTION", "licenseDeclared": "Apache-2.0",
+            "copyrightText": "Copyright 2026 The cloud-provider-dvp Authors", "primaryPackagePurpose": "CONTAINER"}
+    return {
+        "spdxVersion": "SPDX-2.3", "dataLicense": "CC0-1.0", "SPDXID": "SPDXRef-DOCUMENT",
+        "name": f"cloud-provider-dvp/{image}", "documentNamespace":
+            f"https://spdx.org/spdxdocs/cloud-provider-dvp/{image}-{version}",
+        "creationInfo": {"created": created, "creators": ["Tool: imagekit (cloud-provider-dvp)"]},
+        "packages": [root, *packages],
+        "relationships": [{"spdxElementId": "SPDXRef-image", "relationshipType": "CONTAINS",
+                           "relatedSpdxElement": p["SPDXID"]} for p in packages],
+    }
+
+
+def write(layout: Path, doc: dict) -> Path:
+    path = layout / FILE
+    path.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    return path

@@ -1,0 +1,55 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""A staged tree (a directory holding what a layer adds) turned into layer entries, and bytecode compiled in it
+by the image's own interpreter: unchecked-hash .pyc files (no source mtime inside), a fixed hash seed and one
+process compiling the files in order (marshal's reference flags depend on what the process saw before), so the
+same sources give the same bytes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from . import rootfs
+from .errors import ImageError
+from .layer import Entry
+
+COMPILE_TIMEOUT = 600
+
+
+class StagingError(ImageError):
+    pass
+
+
+def entries(tree: Path) -> list[Entry]:
+    out = []
+    for dirpath, dirnames, filenames in os.walk(tree):
+        dirnames.sort()
+        base = Path(dirpath)
+        rel_dir = base.relative_to(tree).as_posix()
+        if rel_dir != ".":
+            out.append(Entry(rel_dir, mode=base.stat().st_mode & 0o1777))
+        for name in sorted(filenames) + [d for d in dirnames if (base / d).is_symlink()]:
+            path = base / name
+            rel = path.relative_to(tree).as_posix()
+            if path.is_symlink():
+                out.append(Entry(rel, link=os.readlink(path)))
+            else:
+                out.append(Entry(rel, source=path, mode=path.stat().st_mode & 0o777))
+    return out
+
+
+def compile_bytecode(root: Path, dirs: list[str], binds: tuple[tuple[Path, str, bool], ...] = (),
+                     interpreter: str = "/usr/bin/python3.13", writable: bool = False) -> None:
+    """Compiles every .py under `dirs` (paths in the image) with the interpreter of `root`, as uid 0 in a user
+    namespace (the staged trees are ours); `binds` put the staged upper trees at their places."""
+    argv = [interpreter, "-m", "compileall", "-q", "-f", "--invalidation-mode", "unchecked-hash", *dirs]
+    # The interpreter must not write timestamp .pyc files of what it imports itself while compiling.
+    env = {"PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
+    cmd = rootfs.bwrap_argv(root, argv, uid=0, gid=0, binds=binds, env=env,
+                              writable_root=writable)
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=COMPILE_TIMEOUT, check=False)
+    if res.returncode != 0:
+        tail = (res.stdout + res.stderr).strip().splitlines()[-3:]
+        raise StagingError(f"bytecode of {', '.join(dirs)} in {root}: exit {res.returncode}: {' | '.join(tail)}")
