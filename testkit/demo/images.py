@@ -288,3 +288,12 @@ class ImageComponent(Component):
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     self.proc.wait(STOP_TIMEOUT)
         super().stop()
+
+
+def start_time(name: str, from_image: bool = True) -> float:
+    """Seconds from spawn to ready of one cold `name` process (a key of COMPONENT_IMAGES other than
+    snapshot-webhooks), from its image or from the tree; see demo.image_start (StartWorld measures many in one
+    world, start_times both modes of every component)."""
+    from demo import image_start
+
+    return image_start.start_time(name, from_image)
