@@ -20,10 +20,12 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import re
 import shutil
 import signal
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -54,6 +56,8 @@ CSI_SOCKET = f"{CSI_DIR}/csi.sock"
 # ServiceAccount, the TLS volume at the settings' default path).
 HOST_FILE_FLAGS = ("--kubeconfig=", "--guest-kubeconfig=", "--tls-cert-file=", "--tls-key-file=")
 MAX_SYMLINKS = 40
+PRUNE_AGE = 3600.0  # seconds a rootfs of another digest stays unused before it is removed
+DIGEST_DIR = re.compile(r"[0-9a-f]{64}")
 
 
 class ImageError(RuntimeError):
@@ -102,7 +106,21 @@ def unpacked(layout: Path) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not dest.is_dir():  # unpack renames into place only when complete
             unpack.unpack(layout, dest)
+        os.utime(dest)  # the time of its last use, which pruning goes by
+        prune(now=time.time())
     return dest
+
+
+def prune(now: float) -> list[str]:
+    """Every commit gives new digests (the images' created time is the commit's), so rootfs of old digests pile
+    up (~100 MB each): the ones unused for PRUNE_AGE go (a run still using one touched it when it started).
+    Called under the lock."""
+    removed = []
+    for entry in ROOTFS_DIR.iterdir():
+        if DIGEST_DIR.fullmatch(entry.name) and entry.is_dir() and now - entry.stat().st_mtime > PRUNE_AGE:
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry.name)
+    return removed
 
 
 def prepare(components: list[str], log=lambda line: None) -> dict[str, Image]:

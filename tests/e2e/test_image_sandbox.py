@@ -8,6 +8,7 @@ a graceful stop through bwrap. The real images run the same code in test_e2e_ima
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -109,3 +110,15 @@ def test_in_image_resolves_symlinks_inside_the_rootfs(tmp_path):
     assert img.in_image(tmp_path, "/var/run/secrets/a") == "/run/secrets/a"
     assert img.in_image(tmp_path, "/etc/up/y") == "/run/x/y"
     assert img.in_image(tmp_path, "/etc/webhook/tls") == "/etc/webhook/tls"
+
+
+def test_prune_removes_only_rootfs_of_digests_unused_for_an_hour(tmp_path, monkeypatch):
+    monkeypatch.setattr(img, "ROOTFS_DIR", tmp_path)
+    old, recent, other = "a" * 64, "b" * 64, "ccm"
+    for name in (old, recent, other):
+        (tmp_path / name / "usr").mkdir(parents=True)
+    now = time.time()
+    for name in (old, other):
+        os.utime(tmp_path / name, (now - img.PRUNE_AGE - 1, now - img.PRUNE_AGE - 1))
+    assert img.prune(now) == [old]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [recent, other]
