@@ -49,12 +49,24 @@ generate: upstream ## generate the gRPC stubs (CSI from the pinned spec, the dhc
 	$(PY) -m dvp_csi.generate
 	$(PY) -m dvp_validator.generate
 
+.PHONY: host
+host: ## the host's Debian packages the image build needs (bubblewrap; apt-get when missing)
+	@scripts/host-packages
+
 .PHONY: setup
-setup: venv tools generate bytecode ## everything the tests and the demo need
+setup: venv host tools generate bytecode ## everything the tests and the demo need
+
+.PHONY: images
+images: setup ## build every image (OCI layouts in .tmp/images; layers cached outside the tree)
+	$(PY) -m imagekit build
+
+.PHONY: images-lock
+images-lock: venv ## record images/debian.lock anew from the Debian suite's current index
+	$(PY) -m imagekit lock
 
 .PHONY: bytecode
 bytecode: venv ## compile our Python sources once (each hook is a new process; a module bundle ships this too)
-	@$(PY) -m compileall -q -j0 hooks images csi testkit tests bench > /dev/null
+	@$(PY) -m compileall -q -j0 hooks images csi build testkit tests bench > /dev/null
 
 .PHONY: test
 test: setup ## run every test
