@@ -13,8 +13,10 @@ import io
 from demo import image_start
 from demo import images as img
 from demo.progress import Progress
-from demo.scenario import Demo, Settings, StepFailed
+from demo.scenario import MODULE_NS, Demo, Settings, StepFailed
 from demo.walk import walk
+from dvp_common.kube import Forbidden
+from dvp_common.kube.resources import SECRET
 
 from tests.e2e.test_e2e_scenario import assert_converged
 
@@ -23,6 +25,7 @@ def test_scenario_from_the_images_creates_what_the_tree_does_and_leaves_nothing(
     out = io.StringIO()
     demo = Demo(Progress(out=out), Settings(images=True), tmp_path)
     seen: dict[str, img.Sandbox] = {}
+    denied: dict[str, bool] = {}
     original = demo.start_components
 
     def start_and_look() -> None:  # the sandboxes as the host sees them, while the components run
@@ -31,6 +34,7 @@ def test_scenario_from_the_images_creates_what_the_tree_does_and_leaves_nothing(
             box = demo.components.items[name].sandbox()
             if box is not None:
                 seen[name] = box
+        denied.update(secrets_denied_to(demo, "cloud-controller-manager"))
 
     demo.start_components = start_and_look
     try:
@@ -48,6 +52,21 @@ def test_scenario_from_the_images_creates_what_the_tree_does_and_leaves_nothing(
             (img.UID, img.GID, 0, True, True), (name, box)
         assert f"   {name}: running from image {image.name}@{image.digest} (rootfs {image.rootfs}" in log, log
     assert demo.guest_api.authorization == "RBAC"
+    assert denied == {"cloud-controller-manager": True}, "the guest API does not authorize by the chart's RBAC"
+
+
+def secrets_denied_to(demo: Demo, component: str) -> dict[str, bool]:
+    """{component: its ServiceAccount is refused the module's Secrets} (its ClusterRole grants none): the
+    ServiceAccounts get the chart's permissions and no more."""
+    token = demo.guest_api.service_account_token(MODULE_NS, demo.service_accounts[component])
+    client = demo.guest_api.client(token=token)
+    try:
+        client.list(SECRET, MODULE_NS)
+    except Forbidden:
+        return {component: True}
+    finally:
+        client.close()
+    return {component: False}
 
 
 def test_cold_start_to_ready_is_measured_from_the_image_and_from_the_tree():
