@@ -6,11 +6,10 @@ base (users and /tmp only), and an image's own Debian packages. Each is staged o
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from . import cache, debian, declarations, staging
-from .layer import Entry, Layer, write_layer
+from .layer import Entry, Layer
 
 LOCK = declarations.IMAGES / "debian.lock"
 SOURCES = [Path(__file__), Path(debian.__file__), Path(staging.__file__), declarations.IMAGES / "base.yaml"]
@@ -32,27 +31,6 @@ def _write_users(tree: Path, uid: int, name: str) -> None:
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(entry.data)
-
-
-def _layer(kind: str, key: str, make) -> tuple[Layer, Path | None]:
-    """The cached layer of `key`, made by `make(tree)` into a staged tree when there is none."""
-    tree = cache.root() / "trees" / f"{kind}-{key}"
-    known = cache.load("layers", f"{kind}-{key}")
-    if known and (cache.blobs() / known["digest"].partition(":")[2]).is_file() and tree.is_dir():
-        return Layer(**known), tree
-    partial = tree.with_name(tree.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    partial.mkdir(parents=True)
-    try:
-        make(partial)
-    except BaseException:
-        shutil.rmtree(partial, ignore_errors=True)
-        raise
-    shutil.rmtree(tree, ignore_errors=True)
-    partial.rename(tree)
-    layer = write_layer(staging.entries(tree), cache.blobs())
-    cache.store("layers", f"{kind}-{key}", layer.__dict__)
-    return layer, tree
 
 
 def _packages(set_name: str) -> list[debian.Package]:
@@ -92,13 +70,13 @@ def python_base() -> tuple[Layer, Path]:
         stdlib = f"/usr/lib/{Path(settings['python']['interpreter']).name}"
         staging.compile_bytecode(tree, [stdlib], interpreter=settings["python"]["interpreter"], writable=True)
 
-    return _layer("python-base", key, make)
+    return staging.tree_layer("python-base", key, make)
 
 
 def static_base() -> Layer:
     settings = declarations.base_settings()
     key = cache.key(cache.files_key(SOURCES, declarations.ROOT))
-    layer, _ = _layer("static-base", key, lambda tree: _write_users(tree, settings["user"]["uid"],
+    layer, _ = staging.tree_layer("static-base", key, lambda tree: _write_users(tree, settings["user"]["uid"],
                                                                     settings["user"]["name"]))
     return layer
 
@@ -106,7 +84,7 @@ def static_base() -> Layer:
 def extra_packages(image: str) -> tuple[Layer, list[debian.Package]]:
     pkgs = _packages(image)
     key = cache.key(cache.files_key(SOURCES, declarations.ROOT), *(p.sha256 for p in pkgs))
-    layer, _ = _layer(f"debian-{image}", key, lambda tree: _unpack_packages(tree, pkgs))
+    layer, _ = staging.tree_layer(f"debian-{image}", key, lambda tree: _unpack_packages(tree, pkgs))
     return layer, pkgs
 
 

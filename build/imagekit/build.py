@@ -94,9 +94,9 @@ def _own_layer(decl: Declaration, base_tree: Path | None, lib_tree: Path | None,
     key = cache.key(decl.name, base_tree.name if base_tree else "", lib_tree.name if lib_tree else "",
                     *decl.mount_points, *(f"{t}\0{p.stat().st_mode & 0o111}" for p, t in files),
                     cache.files_key([p for p, _ in files], Path("/")), Path(staging.__file__).read_bytes())
-    known = cache.load("layers", f"own-{key}")
-    if known and (cache.blobs() / known["digest"].partition(":")[2]).is_file():
-        return Layer(**known)
+    known = cache.known_layer(f"own-{key}")
+    if known:
+        return known
     with tempfile.TemporaryDirectory(prefix=f"imagekit-{decl.name}-") as tmp:
         tree = Path(tmp)
         for src, target in files:
@@ -114,7 +114,7 @@ def _own_layer(decl: Declaration, base_tree: Path | None, lib_tree: Path | None,
             if path.is_dir():
                 path.chmod(0o755)
         layer = write_layer(staging.entries(tree), cache.blobs())
-    cache.store("layers", f"own-{key}", layer.__dict__)
+    cache.keep_layer(f"own-{key}", layer)
     return layer
 
 

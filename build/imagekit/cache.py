@@ -50,3 +50,17 @@ def store(kind: str, name: str, doc: dict) -> None:
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps(doc, sort_keys=True))
     tmp.replace(path)
+
+
+def known_layer(name: str):
+    """The layer made before under `name` (kind-key), if its blob is still there."""
+    from .layer import Layer
+
+    known = load("layers", name)
+    if known and (blobs() / known["digest"].partition(":")[2]).is_file():
+        return Layer(**known)
+    return None
+
+
+def keep_layer(name: str, layer) -> None:
+    store("layers", name, layer.__dict__)

@@ -8,12 +8,14 @@ same sources give the same bytes."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
-from . import rootfs
+from . import cache, rootfs
 from .errors import ImageError
-from .layer import Entry
+from .layer import Entry, Layer, write_layer
 
 COMPILE_TIMEOUT = 600
 
@@ -53,3 +55,26 @@ def compile_bytecode(root: Path, dirs: list[str], binds: tuple[tuple[Path, str, 
     if res.returncode != 0:
         tail = (res.stdout + res.stderr).strip().splitlines()[-3:]
         raise StagingError(f"bytecode of {', '.join(dirs)} in {root}: exit {res.returncode}: {' | '.join(tail)}")
+
+
+def tree_layer(kind: str, key: str, make: Callable[[Path], None]) -> tuple[Layer, Path]:
+    """The layer of `kind` for `key` and its staged tree (kept: upper layers compile against it), made by
+    `make(tree)` when either is missing; a failed make leaves nothing."""
+    name = f"{kind}-{key}"
+    tree = cache.root() / "trees" / name
+    known = cache.known_layer(name)
+    if known and tree.is_dir():
+        return known, tree
+    partial = tree.with_name(tree.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    try:
+        make(partial)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    shutil.rmtree(tree, ignore_errors=True)
+    partial.rename(tree)
+    layer = write_layer(entries(tree), cache.blobs())
+    cache.keep_layer(name, layer)
+    return layer, tree

@@ -6,6 +6,7 @@ installed into /app/lib and compiled there by the image's own interpreter."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -50,27 +51,20 @@ def runtime_pins(python_version: str) -> list[str]:
 def layer(base_tree: Path, python_version: str, interpreter: str) -> tuple[Layer, Path, list[str]]:
     pins = runtime_pins(python_version)
     key = cache.key(base_tree.name, PLATFORM, *pins, Path(__file__).read_bytes())
-    tree = cache.root() / "trees" / f"wheels-{key}"
-    known = cache.load("layers", f"wheels-{key}")
-    if known and tree.is_dir() and (cache.blobs() / known["digest"].partition(":")[2]).is_file():
-        return Layer(**known), tree, pins
-    import shutil
 
-    from .layer import write_layer
+    def make(tree: Path) -> None:
+        lib = tree / "app" / "lib"
+        lib.mkdir(parents=True)
+        requirements = tree.with_name(tree.name + ".txt")
+        requirements.write_text("\n".join(pins) + "\n")
+        try:
+            _run([_uv(), "pip", "install", "-q", "--python-version", python_version, "--python-platform", PLATFORM,
+                  "--only-binary", ":all:", "--no-deps", "--no-compile", "--target", str(lib), "-r",
+                  str(requirements)])
+        finally:
+            requirements.unlink()
+        shutil.rmtree(lib / "bin", ignore_errors=True)  # console scripts, with the builder's interpreter in them
+        staging.compile_bytecode(base_tree, ["/app/lib"], binds=((lib, "/app/lib", False),), interpreter=interpreter)
 
-    partial = tree.with_name(tree.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    lib = partial / "app" / "lib"
-    lib.mkdir(parents=True)
-    requirements = partial.with_name(partial.name + ".txt")
-    requirements.write_text("\n".join(pins) + "\n")
-    _run([_uv(), "pip", "install", "-q", "--python-version", python_version, "--python-platform", PLATFORM,
-          "--only-binary", ":all:", "--no-deps", "--no-compile", "--target", str(lib), "-r", str(requirements)])
-    requirements.unlink()
-    shutil.rmtree(lib / "bin", ignore_errors=True)  # console scripts, with the builder's interpreter in them
-    staging.compile_bytecode(base_tree, ["/app/lib"], binds=((lib, "/app/lib", False),), interpreter=interpreter)
-    shutil.rmtree(tree, ignore_errors=True)
-    partial.rename(tree)
-    built = write_layer(staging.entries(tree), cache.blobs())
-    cache.store("layers", f"wheels-{key}", built.__dict__)
+    built, tree = staging.tree_layer("wheels", key, make)
     return built, tree, pins
