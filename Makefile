@@ -86,6 +86,7 @@ lint: setup ## ruff, the import contracts (.importlinter), helm lint and the mod
 	@test -x $(VENV)/bin/lint-imports || { echo "lint-imports is missing: run 'make venv' (import-linter is pinned)"; exit 1; }
 	$(VENV)/bin/lint-imports --no-cache
 	$(PY) -m harness.modlint
+	scripts/check-commit-subjects
 
 .PHONY: bench
 bench: setup ## print benchmark figures, one JSON line each
