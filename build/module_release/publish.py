@@ -1,0 +1,88 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""A release, in the order that leaves nothing half-done: every input read and both images written locally, the
+version tags checked (a version is never overwritten with other content), then the component images pushed by
+digest, the module image, the release image and its channel tags."""
+
+from __future__ import annotations
+
+import shutil
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from imagekit import build, declarations, oci
+
+from . import CHANNELS, MODULE, ReleaseError, crane, fileset, module_image, release_image
+
+
+@dataclass(frozen=True)
+class Release:
+    repo: str  # what a ModuleSource's spec.registry.repo names
+    version: str  # vX.Y.Z
+    module_ref: str
+    module_digest: str
+    release_ref: str
+    release_digest: str
+    channels: tuple[str, ...]
+    digests: dict[str, str] = field(default_factory=dict)  # images_digests.json
+
+    def summary(self) -> dict:
+        return {"repo": self.repo, "version": self.version, "module": f"{self.module_ref}@{self.module_digest}",
+                "release": f"{self.release_ref}@{self.release_digest}", "channels": list(self.channels),
+                "images_digests": self.digests}
+
+
+def version(root: Path = fileset.ROOT) -> str:
+    """pyproject.toml [project].version: the one place the module version is written."""
+    return tomllib.loads((root / "pyproject.toml").read_text())["project"]["version"]
+
+
+def component_layouts(images: Path) -> dict[str, Path]:
+    """imageKey -> OCI layout of every declared image (images/*/image.yaml); a missing one is an error."""
+    out = {}
+    for name in declarations.names():
+        layout = images / name
+        if not (layout / "index.json").is_file():
+            raise ReleaseError(f"image {name}: no OCI layout in {layout} (run `make images`)")
+        out[declarations.load(name).key] = layout
+    return out
+
+
+def _refuse_overwrite(ref: str, ours: str) -> None:
+    there = crane.digest(ref)
+    if there is not None and there != ours:
+        raise ReleaseError(f"{ref} already holds {there}, this build is {ours}: a released version is never "
+                           f"overwritten (raise [project].version in pyproject.toml)")
+
+
+def release(repo: str, images: Path, work: Path, channels: tuple[str, ...] = CHANNELS) -> Release:
+    repo = repo.rstrip("/")
+    unknown = [c for c in channels if c not in CHANNELS]
+    if unknown:
+        raise ReleaseError(f"channel {unknown[0]!r} is not one of {', '.join(CHANNELS)}")
+    ver = version()
+    log = release_image.changelog(ver)
+    layouts = component_layouts(images)
+    local = {key: oci.read_manifest(layout)[0] for key, layout in layouts.items()}
+    module_repo, release_repo = f"{repo}/{MODULE}", f"{repo}/{MODULE}/release"
+    blobs, created = work / "blobs", build.created()
+    shutil.rmtree(blobs, ignore_errors=True)  # only this release's blobs (the layouts link them)
+    # The module image is written from the local digests; the pushes below must give the same ones.
+    module = module_image.write(work / "module", blobs, local, ver, created)
+    rel = release_image.write(work / "release", blobs, ver, log, created)
+    module_ref, release_ref = f"{module_repo}:v{ver}", f"{release_repo}:v{ver}"
+    _refuse_overwrite(module_ref, module.digest)
+    _refuse_overwrite(release_ref, rel.digest)
+    for key, layout in layouts.items():
+        pushed = crane.push(layout, f"{module_repo}@{local[key]}")
+        if pushed != local[key]:
+            raise ReleaseError(f"image {key}: the registry holds {pushed}, the layout {layout} is {local[key]}")
+    module_pushed = crane.push(module.layout, module_ref)
+    release_pushed = crane.push(rel.layout, release_ref)
+    for got, want, ref in ((module_pushed, module.digest, module_ref), (release_pushed, rel.digest, release_ref)):
+        if got != want:
+            raise ReleaseError(f"{ref}: the registry holds {got}, the layout is {want}")
+    for channel in channels:
+        crane.tag(f"{release_repo}@{release_pushed}", channel)
+    return Release(repo, f"v{ver}", module_ref, module_pushed, release_ref, release_pushed, tuple(channels), local)

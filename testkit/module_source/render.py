@@ -1,0 +1,65 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""The chart of an unpacked module rendered as Deckhouse renders an external module: the harness's example values
+with every component on, `global.modulesImages.digests.cloudProviderDvp` = the module's images_digests.json and
+the module's `registry.base` = `<repo>/cloud-provider-dvp` (Deckhouse sets it for a module from a ModuleSource;
+the common images stay on the global base). Rendered in-process by the Helm engine (helm_python), from the chart
+directory given, never the source tree."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from harness import render as harness
+
+from . import SourceError
+
+KUBE_VERSION = "v1.30.0"
+
+
+def values(digests: dict[str, str], base: str) -> dict[str, Any]:
+    out = harness.module_values(all_on=True)
+    out["global"]["modulesImages"]["digests"][harness.MODULE_KEY] = dict(digests)  # replaced, not merged
+    out[harness.MODULE_KEY]["registry"] = {"base": base}
+    return out
+
+
+def chart(chart_dir: Path, chart_values: dict[str, Any]) -> list[dict[str, Any]]:
+    import helm_python
+    from helm_python import _native  # the public render() takes no kube_version/api_versions
+
+    options = {"name": harness.RELEASE, "namespace": harness.NAMESPACE, "kube_version": KUBE_VERSION,
+               "api_versions": list(harness.API_VERSIONS)}
+    try:
+        loaded = helm_python.Chart.load(str(chart_dir))
+    except helm_python.HelmError as exc:
+        raise SourceError(f"chart {chart_dir}: cannot load: {str(exc).splitlines()[0]}") from None
+    try:
+        raw = _native.call_string("helm_render", loaded._raw(), json.dumps(chart_values), json.dumps(options))
+    except helm_python.HelmError as exc:
+        raise SourceError(f"chart {chart_dir}: render failed: {str(exc).splitlines()[0]}") from None
+    finally:
+        loaded.close()
+    return harness.parse_files(json.loads(raw))
+
+
+def images(objects: list[dict[str, Any]]) -> list[str]:
+    """Every container image the rendered objects name (containers, initContainers), sorted, once each."""
+    found: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key in ("containers", "initContainers"):
+                for container in node.get(key) or []:
+                    if isinstance(container, dict) and isinstance(container.get("image"), str):
+                        found.add(container["image"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(objects)
+    return sorted(found)

@@ -1,0 +1,149 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""The whole ModuleSource path for one channel, in the order Deckhouse takes it: the release repository's tags,
+the channel's release image (version.json, changelog.yaml), the module image of that version unpacked into
+`<dest>.partial`, every image of its images_digests.json present in `<repo>/cloud-provider-dvp` with every blob
+intact, the chart rendered from the unpacked files and its hooks run from them; `<dest>` appears only when all
+of it passed."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from . import MODULE, SourceError, hooks, render, unpack
+from .registry import DIGEST, NotFound, Registry, split_repo
+
+VERSION = re.compile(r"v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?")
+
+
+@dataclass
+class Report:
+    repo: str
+    channel: str
+    version: str
+    module_digest: str
+    dest: str
+    digests: dict[str, str] = field(default_factory=dict)
+    rendered_images: list[str] = field(default_factory=list)
+    hooks: list[str] = field(default_factory=list)
+    hook_values_patches: list = field(default_factory=list)
+    dvp_common: str = ""
+    changelog_areas: list[str] = field(default_factory=list)
+
+
+def release_metadata(reg: Registry, release_repo: str, channel: str) -> tuple[str, dict]:
+    """(version, changelog) of the channel's release image."""
+    tags = reg.tags(release_repo)
+    if channel not in tags:
+        raise SourceError(f"release channel {channel}: no such tag in {reg.host}/{release_repo} "
+                          f"(tags: {', '.join(tags) or 'none'})")
+    files = unpack.read_files(reg, reg.manifest(release_repo, channel), ("version.json", "changelog.yaml"))
+    where = f"release channel {channel} ({reg.host}/{release_repo}:{channel})"
+    if "version.json" not in files:
+        raise SourceError(f"{where}: no version.json in the release image")
+    try:
+        doc = json.loads(files["version.json"])
+    except ValueError as exc:
+        raise SourceError(f"{where}: version.json is not JSON ({exc})") from None
+    version = doc.get("version") if isinstance(doc, dict) else None
+    if not isinstance(version, str) or not VERSION.fullmatch(version):
+        raise SourceError(f"{where}: version.json: version must be vX.Y.Z, got {version!r}")
+    try:
+        changelog = yaml.safe_load(files.get("changelog.yaml", b"")) or {}
+    except yaml.YAMLError:
+        raise SourceError(f"{where}: changelog.yaml is not YAML") from None
+    if not isinstance(changelog, dict):
+        raise SourceError(f"{where}: changelog.yaml is not a mapping")
+    return version, changelog
+
+
+def _module_manifest(reg: Registry, module_repo: str, channel: str, version: str):
+    try:
+        tags = reg.tags(module_repo)
+    except NotFound:
+        tags = []
+    if version not in tags:
+        raise SourceError(f"release channel {channel} names {version}, but {reg.host}/{module_repo}:{version} "
+                          f"does not exist")
+    return reg.manifest(module_repo, version)
+
+
+def _check_module_files(root: Path, version: str) -> dict[str, str]:
+    module = yaml.safe_load((root / "module.yaml").read_text()) if (root / "module.yaml").is_file() else None
+    if not isinstance(module, dict) or module.get("name") != MODULE:
+        raise SourceError(f"module image {version}: module.yaml missing or not the module {MODULE}")
+    chart = yaml.safe_load((root / "Chart.yaml").read_text()) if (root / "Chart.yaml").is_file() else None
+    if not isinstance(chart, dict) or str(chart.get("version")) != version.removeprefix("v"):
+        raise SourceError(f"module image {version}: Chart.yaml version {chart and chart.get('version')!r} is not "
+                          f"{version.removeprefix('v')}")
+    path = root / "images_digests.json"
+    try:
+        digests = json.loads(path.read_text())
+    except (OSError, ValueError):
+        raise SourceError(f"module image {version}: images_digests.json missing or not JSON") from None
+    if not isinstance(digests, dict) or not digests:
+        raise SourceError(f"module image {version}: images_digests.json is not an object of image digests")
+    for key, digest in digests.items():
+        if not isinstance(digest, str) or not DIGEST.fullmatch(digest):
+            raise SourceError(f"images_digests.json: {key}: {digest!r} is not a sha256 digest")
+    return digests
+
+
+def check_images(reg: Registry, module_repo: str, digests: dict[str, str]) -> None:
+    """Each image of images_digests.json: its manifest by digest, its config and every layer read and hashed."""
+    for key, digest in sorted(digests.items()):
+        if not reg.has_manifest(module_repo, digest):
+            raise SourceError(f"images_digests.json: {key} {digest} is not in {reg.host}/{module_repo}")
+        manifest = reg.manifest(module_repo, digest)
+        for desc in [manifest.doc.get("config") or {}, *manifest.layers]:
+            try:
+                reg.blob(module_repo, desc)
+            except NotFound:
+                raise SourceError(f"images_digests.json: {key} {digest}: blob {desc.get('digest')} is missing "
+                                  f"from {reg.host}/{module_repo}") from None
+
+
+def _check_render(objects: list[dict], base: str, digests: dict[str, str]) -> list[str]:
+    ours = [i for i in render.images(objects) if i.startswith(base + "@")]
+    known = set(digests.values())
+    for image in ours:
+        if image.partition("@")[2] not in known:
+            raise SourceError(f"render: {image} is not an image of images_digests.json")
+    if not ours:
+        raise SourceError(f"render: no container image from {base}")
+    return ours
+
+
+def verify(repo: str, channel: str, dest: Path, *, scheme: str | None = None) -> Report:
+    host, path = split_repo(repo)
+    module_repo, release_repo = f"{path}/{MODULE}", f"{path}/{MODULE}/release"
+    base = f"{host}/{module_repo}"
+    reg = Registry(host, scheme)
+    try:
+        reg.ping()
+        version, changelog = release_metadata(reg, release_repo, channel)
+        manifest = _module_manifest(reg, module_repo, channel, version)
+        with unpack.atomic(dest) as root:
+            unpack.image(reg, manifest, root)
+            digests = _check_module_files(root, version)
+            check_images(reg, module_repo, digests)
+            chart_values = render.values(digests, base)
+            rendered = _check_render(render.chart(root, chart_values), base, digests)
+            configs = hooks.configs(root)
+            outputs = hooks.run_one(root, configs[hooks.HOOK], chart_values)
+            if hooks.EXPECTED_PATCH not in outputs["VALUES_JSON_PATCH_PATH"]:
+                raise SourceError(f"hooks/{hooks.HOOK}: values patches {outputs['VALUES_JSON_PATCH_PATH']} lack "
+                                  f"{hooks.EXPECTED_PATCH}")
+            origin = hooks.dvp_common_origin(root)
+            if not Path(origin).resolve().is_relative_to(root.resolve()):
+                raise SourceError(f"hooks/lib/dvp.py: dvp_common came from {origin}, not from the module")
+            origin = str(dest / Path(origin).resolve().relative_to(root.resolve()))
+    finally:
+        reg.close()
+    return Report(repo, channel, version, manifest.digest, str(dest), digests, rendered, sorted(configs),
+                  outputs["VALUES_JSON_PATCH_PATH"], origin, sorted(changelog))
