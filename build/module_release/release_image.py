@@ -18,9 +18,10 @@ CHANGELOG_DIR = fileset.ROOT / "CHANGELOG"
 SECTIONS = ("features", "fixes")
 
 
-def changelog(version: str, directory: Path = CHANGELOG_DIR) -> dict:
+def changelog(version: str, directory: Path | None = None) -> dict:
     """The version's changelog: {area: {features: [{summary}], fixes: [{summary}]}}; a missing or malformed file
     is an error naming it (a release without a changelog is not made)."""
+    directory = directory or CHANGELOG_DIR
     path = directory / f"v{version}.yml"
     rel = f"{directory.name}/{path.name}"
     if not path.is_file():

@@ -1,0 +1,125 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""The module image's file set (module_release.fileset): exactly the module's files, nothing of tests, bench,
+testkit, tools or caches; Chart.yaml stamped with the one version; a deterministic layout."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+from module_release import ReleaseError, fileset, module_image, release_image
+
+ROOT = fileset.ROOT
+DIGESTS = {"webhooks": "sha256:" + "ab" * 32, "csiDriver": "sha256:" + "cd" * 32}
+TOP = {".helmignore", "Chart.yaml", "module.yaml", "oss.yaml", "images_digests.json", "hooks", "images", "templates",
+       "openapi", "crds", "charts", "candi", "capi", "docs"}
+SUPPORT = {"testing", "hostile", "migration_fixtures", "tls_hook_cases"}
+
+
+def version() -> str:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+
+
+def paths(entries) -> set[str]:
+    return {e.path for e in entries if not e.is_dir}
+
+
+def expected_from_git() -> set[str]:
+    """The tracked files under the module's roots minus tests, written independently of fileset.shipped."""
+    tracked = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z"], capture_output=True, check=True,
+                             text=True).stdout.split("\0")
+    roots = ("hooks/", "images/dvp-common/dvp_common/", "templates/", "openapi/", "crds/", "charts/", "candi/",
+             "capi/", "docs/")
+    out = {p for p in tracked if p in ("module.yaml", "Chart.yaml", ".helmignore", "oss.yaml")}
+    for p in tracked:
+        name = p.rsplit("/", 1)[-1]
+        if (p.startswith(roots) and "/tests/" not in p and not name.endswith(("_test.py", ".tftest.hcl"))
+                and not (p.startswith("hooks/lib/") and name.removesuffix(".py") in SUPPORT)):
+            out.add(p)
+    return out
+
+
+def test_the_module_image_holds_exactly_the_module_files():
+    files = paths(module_image.entries(DIGESTS, version()))
+    assert {p.split("/")[0] for p in files} == TOP
+    sources = {p for p in files if "/__pycache__/" not in p} - {"images_digests.json"}
+    assert sources == expected_from_git()
+    bytecode = {p for p in files if "/__pycache__/" in p}
+    assert bytecode == {f"{p.rsplit('/', 1)[0]}/__pycache__/{p.rsplit('/', 1)[1][:-3]}.cpython-313.pyc"
+                        for p in sources if p.endswith(".py")
+                        and p.startswith(("hooks/", "images/dvp-common/dvp_common/"))}
+    for p in files:
+        parts = p.split("/")
+        assert not {"tests", "bench", "testkit", "tools", ".venv", ".cache", ".tmp", ".pytest_cache"} & set(parts), p
+        assert not parts[-1].endswith(("_test.py", ".tftest.hcl")) and not parts[-1].startswith("test_"), p
+    assert {"hooks/disable_load_balancer.py", "hooks/lib/dvp.py", "images/dvp-common/dvp_common/kube/__init__.py",
+            "candi/layouts/standard/master-node/main.tf", "capi/template.yaml", "docs/README.md",
+            "openapi/config-values.yaml", "crds/dvpinstanceclass.yaml"} <= files
+
+
+def test_no_shipped_module_imports_the_test_support_left_out():
+    for rel in expected_from_git():
+        if rel.endswith(".py"):
+            tree = ast.parse((ROOT / rel).read_text())
+            for node in ast.walk(tree):
+                names = ([a.name for a in node.names] if isinstance(node, ast.ImportFrom) and node.module == "lib"
+                         else [node.module.removeprefix("lib.")] if isinstance(node, ast.ImportFrom)
+                         and (node.module or "").startswith("lib.") else [])
+                assert not SUPPORT & set(names), f"{rel} imports test support {SUPPORT & set(names)}"
+
+
+def test_hooks_stay_executable_and_bytecode_is_checked_hash():
+    by_path = {e.path: e for e in module_image.entries(DIGESTS, version())}
+    assert by_path["hooks/disable_load_balancer.py"].mode == 0o755
+    assert by_path["hooks/lib/dvp.py"].mode == 0o644
+    pyc = by_path["hooks/lib/__pycache__/dvp.cpython-313.pyc"].data
+    assert int.from_bytes(pyc[4:8], "little") == 0b11  # PEP 552 flags: hash-based, checked
+
+
+def test_chart_version_and_digests_are_stamped():
+    by_path = {e.path: e for e in module_image.entries(DIGESTS, "7.8.9")}
+    chart = yaml.safe_load(by_path["Chart.yaml"].data)
+    assert chart["version"] == "7.8.9" and chart["name"] == "cloud-provider-dvp"
+    assert json.loads(by_path["images_digests.json"].data) == DIGESTS
+    with pytest.raises(ReleaseError) as err:
+        module_image.chart_yaml("name: x\n", "1.0.0")
+    assert str(err.value) == "Chart.yaml: no top-level `version:` line to stamp with the module version"
+    with pytest.raises(ReleaseError) as err:
+        module_image.digests_json({"webhooks": "latest"})
+    assert str(err.value) == "images_digests.json: webhooks: 'latest' is not a sha256 digest"
+
+
+def test_the_module_layout_is_deterministic(tmp_path):
+    one = module_image.write(tmp_path / "a", tmp_path / "blobs", DIGESTS, version(), "2026-01-01T00:00:00Z")
+    two = module_image.write(tmp_path / "b", tmp_path / "blobs2", DIGESTS, version(), "2026-01-01T00:00:00Z")
+    assert one.digest == two.digest
+    other = module_image.write(tmp_path / "c", tmp_path / "blobs3", {**DIGESTS, "webhooks": "sha256:" + "ef" * 32},
+                               version(), "2026-01-01T00:00:00Z")
+    assert other.digest != one.digest
+
+
+def test_the_changelog_of_the_version_is_required(tmp_path):
+    log = release_image.changelog(version())
+    assert {"nodes", "storage", "bootstrap"} <= set(log)
+    with pytest.raises(ReleaseError) as err:
+        release_image.changelog("9.9.9")
+    assert str(err.value) == "CHANGELOG/v9.9.9.yml is missing: write the changelog of v9.9.9 before releasing it"
+    (tmp_path / "CHANGELOG").mkdir()
+    (tmp_path / "CHANGELOG" / "v1.0.0.yml").write_text("nodes:\n  features:\n    - {title: x}\n")
+    with pytest.raises(ReleaseError) as err:
+        release_image.changelog("1.0.0", tmp_path / "CHANGELOG")
+    assert str(err.value) == "CHANGELOG/v1.0.0.yml: nodes.features[0]: needs a summary"
+
+
+def test_release_image_files():
+    entries = {e.path: e for e in release_image.entries("0.1.0", {"nodes": {"features": [{"summary": "x"}]}})}
+    assert set(entries) == {"version.json", "changelog.yaml", "module.yaml"}
+    assert json.loads(entries["version.json"].data) == {"version": "v0.1.0"}
+    assert yaml.safe_load(entries["changelog.yaml"].data) == {"nodes": {"features": [{"summary": "x"}]}}
+    assert entries["module.yaml"].source == Path(ROOT / "module.yaml")
