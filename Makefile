@@ -60,6 +60,10 @@ setup: venv host tools generate bytecode ## everything the tests and the demo ne
 images: setup ## build every image (OCI layouts in .tmp/images; layers cached outside the tree)
 	$(PY) -m imagekit build
 
+.PHONY: release
+release: images ## push the module release (REGISTRY=host:port/path; default: a local registry) and verify it
+	$(PY) -m module_release $(if $(REGISTRY),--registry $(REGISTRY)) --verify
+
 .PHONY: images-lock
 images-lock: venv ## record images/debian.lock anew from the Debian suite's current index
 	$(PY) -m imagekit lock

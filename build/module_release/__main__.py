@@ -33,7 +33,11 @@ def _run(repo: str, args) -> int:
     print(json.dumps(result.summary(), indent=2))
     if args.verify:
         channel = "stable" if "stable" in args.channels else args.channels[0]
-        return _verify(repo, channel, TMP / "release" / "verified")
+        code = _verify(repo, channel, TMP / "release" / "verified")
+        if code == 0:
+            print(f"module_release: {result.version} verified from {repo} (channel {channel}, module "
+                  f"{result.module_digest}; unpacked in .tmp/release/verified)", file=sys.stderr)
+        return code
     return 0
 
 
