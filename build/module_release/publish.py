@@ -1,8 +1,9 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""A release, in the order that leaves nothing half-done: every input read and both images written locally, the
-version tags checked (a version is never overwritten with other content), then the component images pushed by
-digest, the module image, the release image and its channel tags."""
+"""A release, in an order that moves no tag before every check passed: the inputs read (changelog, layouts), the
+release image written and its version tag checked, the component images pushed by digest (no tag), the module
+image written with the digests the registry answered and its version tag checked (a released version is never
+overwritten with other content), then both version tags pushed and the channels tagged."""
 
 from __future__ import annotations
 
@@ -66,18 +67,21 @@ def release(repo: str, images: Path, work: Path, channels: tuple[str, ...] = CHA
     layouts = component_layouts(images)
     local = {key: oci.read_manifest(layout)[0] for key, layout in layouts.items()}
     module_repo, release_repo = f"{repo}/{MODULE}", f"{repo}/{MODULE}/release"
+    module_ref, release_ref = f"{module_repo}:v{ver}", f"{release_repo}:v{ver}"
     blobs, created = work / "blobs", build.created()
     shutil.rmtree(blobs, ignore_errors=True)  # only this release's blobs (the layouts link them)
-    # The module image is written from the local digests; the pushes below must give the same ones.
-    module = module_image.write(work / "module", blobs, local, ver, created)
+    # The release image first, and a version tag holding another release refused before anything is pushed.
     rel = release_image.write(work / "release", blobs, ver, log, created)
-    module_ref, release_ref = f"{module_repo}:v{ver}", f"{release_repo}:v{ver}"
-    _refuse_overwrite(module_ref, module.digest)
     _refuse_overwrite(release_ref, rel.digest)
+    # Component images by digest only (no tag moves); images_digests.json is what the registry answered.
+    pushed: dict[str, str] = {}
     for key, layout in layouts.items():
-        pushed = crane.push(layout, f"{module_repo}@{local[key]}")
-        if pushed != local[key]:
-            raise ReleaseError(f"image {key}: the registry holds {pushed}, the layout {layout} is {local[key]}")
+        pushed[key] = crane.push(layout, f"{module_repo}@{local[key]}")
+        if pushed[key] != local[key]:
+            raise ReleaseError(f"image {key}: the registry holds {pushed[key]}, the layout {layout} is {local[key]}")
+    (work / "images_digests.json").write_bytes(module_image.digests_json(pushed))
+    module = module_image.write(work / "module", blobs, pushed, ver, created)
+    _refuse_overwrite(module_ref, module.digest)
     module_pushed = crane.push(module.layout, module_ref)
     release_pushed = crane.push(rel.layout, release_ref)
     for got, want, ref in ((module_pushed, module.digest, module_ref), (release_pushed, rel.digest, release_ref)):
@@ -85,4 +89,4 @@ def release(repo: str, images: Path, work: Path, channels: tuple[str, ...] = CHA
             raise ReleaseError(f"{ref}: the registry holds {got}, the layout is {want}")
     for channel in channels:
         crane.tag(f"{release_repo}@{release_pushed}", channel)
-    return Release(repo, f"v{ver}", module_ref, module_pushed, release_ref, release_pushed, tuple(channels), local)
+    return Release(repo, f"v{ver}", module_ref, module_pushed, release_ref, release_pushed, tuple(channels), pushed)

@@ -16,7 +16,7 @@ import sys
 
 import pytest
 from imagekit import layer, oci
-from module_release import MODULE, crane, module_image, publish, release_image
+from module_release import MODULE, ReleaseError, crane, module_image, publish, release_image
 from module_source import __main__ as cli
 from module_source.registry import Registry
 
@@ -176,3 +176,17 @@ def test_a_repo_without_a_path(capsys, repo, tmp_path):
     code, err = verify(capsys, repo, tmp_path / "dest")
     assert (code, err) == (1, [f"module_source: repo {repo!r}: expected HOST[:PORT]/PATH (a ModuleSource's "
                                f"spec.registry.repo)"])
+
+
+def test_a_module_version_is_never_overwritten_by_other_images(registry, small_release, tmp_path):
+    small_images(tmp_path / "other", "other-content")
+    with pytest.raises(ReleaseError) as err:
+        publish.release(small_release.repo, tmp_path / "other", tmp_path / "work")
+    assert str(err.value).startswith(f"{small_release.module_ref} already holds {small_release.module_digest}, "
+                                     f"this build is sha256:")
+    reg = Registry(registry.host)
+    try:
+        module_repo = f"{small_release.repo.split('/', 1)[1]}/{MODULE}"
+        assert reg.manifest(module_repo, small_release.version).digest == small_release.module_digest
+    finally:
+        reg.close()
