@@ -59,6 +59,13 @@ def _diff_id(path: Path, compressed: bool) -> str:
     return "sha256:" + sha.hexdigest()
 
 
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink()
+
+
 def _whiteout(root: Path, name: str) -> bool:
     """Applies an OCI whiteout entry; True when `name` was one."""
     parent, _, base = name.rpartition("/")
@@ -66,15 +73,12 @@ def _whiteout(root: Path, name: str) -> bool:
         target = (root / parent).resolve()
         if target.is_relative_to(root.resolve()) and target.is_dir():
             for child in target.iterdir():
-                shutil.rmtree(child) if child.is_dir() and not child.is_symlink() else child.unlink()
+                _remove(child)
         return True
     if base.startswith(WHITEOUT):
         target = root / parent / base[len(WHITEOUT):]
-        if target.resolve().parent.is_relative_to(root.resolve()):
-            if target.is_dir() and not target.is_symlink():
-                shutil.rmtree(target)
-            elif target.exists() or target.is_symlink():
-                target.unlink()
+        if target.parent.resolve().is_relative_to(root.resolve()) and (target.exists() or target.is_symlink()):
+            _remove(target)
         return True
     return False
 
