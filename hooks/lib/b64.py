@@ -18,7 +18,8 @@ def decode(value: str | bytes) -> bytes:
     body = data.rstrip(b"=")
     if len(data) - len(body) > 2 or body.translate(None, _ALPHABET):
         raise Error("Non-base64 digit found")
-    return binascii.a2b_base64(data)
+    # strict: excess padding and data after it are refused, as b64decode(validate=True) does since 3.13 (and Go)
+    return binascii.a2b_base64(data, strict_mode=True)
 
 
 def encode(data: bytes) -> str:
