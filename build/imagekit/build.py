@@ -139,7 +139,7 @@ def _write(decl: Declaration, layers: list[Layer], env: dict[str, str], out: Pat
     image = oci.write_layout(layers, config, out / decl.name, created=when, blobs=cache.blobs(),
                              tag=f"v{version()}", history=f"imagekit: {decl.name}")
     ours = sorted({Path(p).name for p in decl.python})
-    sbom.write(image.layout, sbom.document(decl.name, version(), when, debs, pins, ours))
+    sbom.write(image, sbom.document(decl.name, version(), when, debs, pins, ours))
     return Built(decl.name, decl.key, image.layout, image.digest, config)
 
 

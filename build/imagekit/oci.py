@@ -18,6 +18,7 @@ from .layer import Layer
 MANIFEST = "application/vnd.oci.image.manifest.v1+json"
 CONFIG = "application/vnd.oci.image.config.v1+json"
 INDEX = "application/vnd.oci.image.index.v1+json"
+EMPTY = "application/vnd.oci.empty.v1+json"
 REF_NAME = "org.opencontainers.image.ref.name"
 
 
@@ -102,3 +103,23 @@ def read_image(layout: Path) -> Image:
     layers = tuple(Layer(d["digest"], d["size"], diff, d["mediaType"])
                    for d, diff in zip(manifest["layers"], config["rootfs"]["diff_ids"], strict=True))
     return Image(layout, digest, manifest["config"]["digest"], layers)
+
+
+def write_artifact(data: bytes, media_type: str, subject: Image, out: Path, tag: str) -> str:
+    """Replaces `out` with a layout of one artifact manifest (image-spec 1.1: `artifactType`, the empty config,
+    one blob of `data`) whose `subject` is `subject`'s manifest, so a registry lists it among the image's
+    referrers; returns its digest."""
+    shutil.rmtree(out, ignore_errors=True)
+    dest = out / "blobs" / "sha256"
+    dest.mkdir(parents=True)
+    _, subject_manifest = read_manifest(subject.layout)
+    subject_bytes = blob_path(subject.layout, subject.digest).read_bytes()
+    manifest = {"schemaVersion": 2, "mediaType": MANIFEST, "artifactType": media_type,
+                "config": {"mediaType": EMPTY, **_put(dest, b"{}")},
+                "layers": [{"mediaType": media_type, **_put(dest, data)}],
+                "subject": {"mediaType": MANIFEST, "digest": subject.digest, "size": len(subject_bytes)}}
+    manifest_desc = {"mediaType": MANIFEST, "artifactType": media_type, **_put(dest, canonical(manifest))}
+    (out / "oci-layout").write_bytes(canonical({"imageLayoutVersion": "1.0.0"}))
+    (out / "index.json").write_bytes(canonical({"schemaVersion": 2, "mediaType": INDEX, "manifests": [
+        {**manifest_desc, "annotations": {REF_NAME: tag}}]}))
+    return manifest_desc["digest"]

@@ -11,6 +11,8 @@ import re
 from pathlib import Path
 
 FILE = "sbom.spdx.json"
+MEDIA_TYPE = "application/spdx+json"
+ARTIFACT = "sbom"  # <out>/<image>/sbom: the SBOM as an OCI artifact whose subject is the image
 
 
 def _spdx_id(kind: str, name: str) -> str:
@@ -51,7 +53,18 @@ def document(image: str, version: str, created: str, debs: list, wheels: list[st
     }
 
 
-def write(layout: Path, doc: dict) -> Path:
-    path = layout / FILE
-    path.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+def tag(image_digest: str) -> str:
+    """The tag the SBOM is pushed under beside its image (the cosign convention, for registries without the
+    referrers API): `sha256-<hex>.sbom`."""
+    return image_digest.replace(":", "-") + ".sbom"
+
+
+def write(image, doc: dict) -> Path:
+    """The SBOM beside the image's index.json, and as an artifact layout in `<layout>/sbom`."""
+    data = (json.dumps(doc, indent=1, sort_keys=True) + "\n").encode()
+    path = image.layout / FILE
+    path.write_bytes(data)
+    from . import oci
+
+    oci.write_artifact(data, MEDIA_TYPE, image, image.layout / ARTIFACT, tag(image.digest))
     return path

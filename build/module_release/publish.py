@@ -8,13 +8,12 @@ overwritten with other content), then both version tags pushed and the channels 
 from __future__ import annotations
 
 import shutil
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from imagekit import build, declarations, oci
+from imagekit import build, declarations, oci, sbom
 
-from . import CHANNELS, MODULE, ReleaseError, crane, fileset, module_image, release_image
+from . import CHANNELS, MODULE, ReleaseError, crane, module_image, release_image
 
 
 @dataclass(frozen=True)
@@ -34,9 +33,8 @@ class Release:
                 "images_digests": self.digests}
 
 
-def version(root: Path = fileset.ROOT) -> str:
-    """pyproject.toml [project].version: the one place the module version is written."""
-    return tomllib.loads((root / "pyproject.toml").read_text())["project"]["version"]
+def version() -> str:
+    return build.version()
 
 
 def component_layouts(images: Path) -> dict[str, Path]:
@@ -55,6 +53,17 @@ def _refuse_overwrite(ref: str, ours: str) -> None:
     if there is not None and there != ours:
         raise ReleaseError(f"{ref} already holds {there}, this build is {ours}: a released version is never "
                            f"overwritten (raise [project].version in pyproject.toml)")
+
+
+def _push_sbom(layout: Path, module_repo: str, digest: str, key: str) -> None:
+    """The image's SBOM artifact (its subject: the image) under the tag `sha256-<hex>.sbom` beside it."""
+    artifact = layout / sbom.ARTIFACT
+    if not (artifact / "index.json").is_file():
+        raise ReleaseError(f"image {key}: no SBOM artifact in {artifact} (run `make images`)")
+    want = oci.read_manifest(artifact)[0]
+    got = crane.push(artifact, f"{module_repo}:{sbom.tag(digest)}")
+    if got != want:
+        raise ReleaseError(f"image {key}: its SBOM in the registry is {got}, the layout's is {want}")
 
 
 def release(repo: str, images: Path, work: Path, channels: tuple[str, ...] = CHANNELS) -> Release:
@@ -79,6 +88,7 @@ def release(repo: str, images: Path, work: Path, channels: tuple[str, ...] = CHA
         pushed[key] = crane.push(layout, f"{module_repo}@{local[key]}")
         if pushed[key] != local[key]:
             raise ReleaseError(f"image {key}: the registry holds {pushed[key]}, the layout {layout} is {local[key]}")
+        _push_sbom(layout, module_repo, pushed[key], key)
     (work / "images_digests.json").write_bytes(module_image.digests_json(pushed))
     module = module_image.write(work / "module", blobs, pushed, ver, created)
     _refuse_overwrite(module_ref, module.digest)

@@ -3,8 +3,8 @@
 """The whole ModuleSource path for one channel, in the order Deckhouse takes it: the release repository's tags,
 the channel's release image (version.json, changelog.yaml), the module image of that version unpacked into
 `<dest>.partial`, every image of its images_digests.json present in `<repo>/cloud-provider-dvp` with every blob
-intact, the chart rendered from the unpacked files and its hooks run from them; `<dest>` appears only when all
-of it passed."""
+intact and its SBOM beside it, the chart rendered from the unpacked files and its hooks run from them; `<dest>`
+appears only when all of it passed."""
 
 from __future__ import annotations
 
@@ -108,6 +108,33 @@ def check_images(reg: Registry, module_repo: str, digests: dict[str, str]) -> No
                                   f"from {reg.host}/{module_repo}") from None
 
 
+SBOM_TYPE = "application/spdx+json"
+
+
+def check_sboms(reg: Registry, module_repo: str, digests: dict[str, str]) -> None:
+    """Each image's SBOM: the artifact tagged `sha256-<hex>.sbom` names the image as its subject and holds an
+    SPDX document (its blob hashed like every other)."""
+    for key, digest in sorted(digests.items()):
+        tag = digest.replace(":", "-") + ".sbom"
+        try:
+            manifest = reg.manifest(module_repo, tag)
+        except NotFound:
+            raise SourceError(f"images_digests.json: {key} {digest}: no SBOM ({reg.host}/{module_repo}:{tag})") \
+                from None
+        subject = (manifest.doc.get("subject") or {}).get("digest")
+        layers = manifest.layers
+        if manifest.doc.get("artifactType") != SBOM_TYPE or subject != digest or len(layers) != 1:
+            raise SourceError(f"{reg.host}/{module_repo}:{tag}: not the SPDX SBOM of {digest}")
+        chunks: list[bytes] = []
+        reg.blob(module_repo, layers[0], sink=chunks.append)
+        try:
+            doc = json.loads(b"".join(chunks))
+        except ValueError:
+            raise SourceError(f"{reg.host}/{module_repo}:{tag}: the SBOM is not JSON") from None
+        if not isinstance(doc, dict) or doc.get("spdxVersion") != "SPDX-2.3" or not doc.get("packages"):
+            raise SourceError(f"{reg.host}/{module_repo}:{tag}: the SBOM is not an SPDX 2.3 document")
+
+
 def _check_render(objects: list[dict], base: str, digests: dict[str, str]) -> list[str]:
     ours = [i for i in render.images(objects) if i.startswith(base + "@")]
     known = set(digests.values())
@@ -132,6 +159,7 @@ def verify(repo: str, channel: str, dest: Path, *, scheme: str | None = None) ->
             unpack.image(reg, manifest, root)
             digests = _check_module_files(root, version)
             check_images(reg, module_repo, digests)
+            check_sboms(reg, module_repo, digests)
             chart_values = render.values(digests, base)
             rendered = _check_render(render.chart(root, chart_values), base, digests)
             configs = hooks.configs(root)

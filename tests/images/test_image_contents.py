@@ -150,3 +150,9 @@ def test_the_sbom_names_every_debian_package_and_wheel_with_its_version(images, 
     pins = wheels.runtime_pins("3.13")
     assert {f"pkg:pypi/{pin.split('==')[0].lower()}@{pin.split('==')[1]}" for pin in pins} <= refs
     assert len(refs) == len(debs) + len(pins) + 2
+    _, artifact = oci.read_manifest(images[name].layout / sbom.ARTIFACT)
+    assert (artifact["artifactType"], artifact["subject"]["digest"]) == (sbom.MEDIA_TYPE, images[name].digest)
+    assert oci.blob_path(images[name].layout / sbom.ARTIFACT, artifact["layers"][0]["digest"]).read_bytes() == \
+        (images[name].layout / sbom.FILE).read_bytes()
+    assert oci.read_index(images[name].layout / sbom.ARTIFACT)["manifests"][0]["annotations"] == {
+        oci.REF_NAME: sbom.tag(images[name].digest)}

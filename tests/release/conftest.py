@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from imagekit import build, declarations, layer, oci
+from imagekit import build, declarations, layer, oci, sbom
 from module_release import ReleaseError, crane, local_registry, publish
 
 _counter = itertools.count()
@@ -45,13 +45,15 @@ def real_images(tmp_path_factory) -> dict[str, build.Built]:
 
 
 def small_images(out: Path, salt: str) -> dict[str, str]:
-    """A tiny real OCI layout per declared image (one layer of one file); imageKey -> manifest digest."""
+    """A tiny real OCI layout per declared image (one layer of one file) with its SBOM; imageKey -> manifest
+    digest."""
     blobs = out / ".blobs"
     digests = {}
     for name in declarations.names():
         entry = layer.Entry(f"etc/{name}", data=f"{name} {salt}\n".encode())
         image = oci.write_layout([layer.write_layer([entry], blobs)], {"User": "64535:64535"}, out / name,
                                  created="2026-01-01T00:00:00Z", blobs=blobs)
+        sbom.write(image, sbom.document(name, "0.0.0", "2026-01-01T00:00:00Z", [], [f"{name}==0"], []))
         digests[declarations.load(name).key] = image.digest
     return digests
 

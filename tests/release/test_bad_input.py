@@ -131,6 +131,18 @@ def test_a_component_manifest_deleted(capsys, registry, small_release, tmp_path)
     assert_nothing_left(tmp_path / "dest")
 
 
+def test_an_image_without_its_sbom(capsys, registry, small_release, tmp_path):
+    digest = small_release.digests["webhooks"]
+    tag = digest.replace(":", "-") + ".sbom"
+    res = subprocess.run([str(crane.binary()), "delete", f"{small_release.repo}/{MODULE}:{tag}"],
+                         capture_output=True, text=True, check=False)
+    assert res.returncode == 0, res.stderr
+    code, err = verify(capsys, small_release.repo, tmp_path / "dest")
+    assert (code, err) == (1, [f"module_source: images_digests.json: webhooks {digest}: no SBOM "
+                               f"({small_release.repo}/{MODULE}:{tag})"])
+    assert_nothing_left(tmp_path / "dest")
+
+
 def test_an_unreachable_registry(capsys, tmp_path):
     with socket.socket() as s:  # a port nothing listens on once closed
         s.bind(("127.0.0.1", 0))

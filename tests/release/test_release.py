@@ -28,7 +28,14 @@ def test_release_pushes_every_image_by_its_true_digest(registry, real_images, re
     reg = Registry(registry.host)
     try:
         assert reg.tags(f"real/{MODULE}/release") == sorted([*CHANNELS, f"v{version()}"])
-        assert reg.tags(f"real/{MODULE}") == [f"v{version()}"]
+        # beside the version: each image's SBOM tag, and the referrers fallback tag crane keeps for its subject
+        sboms = {d.replace(":", "-") + ".sbom" for d in real_release.digests.values()}
+        referrers = {d.replace(":", "-") for d in real_release.digests.values()}
+        assert reg.tags(f"real/{MODULE}") == sorted({f"v{version()}", *sboms, *referrers})
+        for digest in real_release.digests.values():
+            sbom_manifest = reg.manifest(f"real/{MODULE}", digest.replace(":", "-") + ".sbom")
+            assert (sbom_manifest.doc["artifactType"], sbom_manifest.doc["subject"]["digest"]) == \
+                ("application/spdx+json", digest)
         channel_digests = {reg.manifest(f"real/{MODULE}/release", c).digest for c in CHANNELS}
         assert channel_digests == {real_release.release_digest}
         for digest in real_release.digests.values():
