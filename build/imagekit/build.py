@@ -91,9 +91,10 @@ def own_files(decl: Declaration) -> list[tuple[Path, str]]:
 
 def _own_layer(decl: Declaration, base_tree: Path | None, lib_tree: Path | None, interpreter: str) -> Layer:
     files = own_files(decl)
+    # By path in the image and content, never by where the tree is: every clone shares the layer.
     key = cache.key(decl.name, base_tree.name if base_tree else "", lib_tree.name if lib_tree else "",
-                    *decl.mount_points, *(f"{t}\0{p.stat().st_mode & 0o111}" for p, t in files),
-                    cache.files_key([p for p, _ in files], Path("/")), Path(staging.__file__).read_bytes())
+                    *decl.mount_points, Path(staging.__file__).read_bytes(),
+                    *(f"{t}\0{p.stat().st_mode & 0o111}\0".encode() + p.read_bytes() for p, t in files))
     known = cache.known_layer(f"own-{key}")
     if known:
         return known

@@ -202,7 +202,7 @@ def data_tar(deb: Path) -> tarfile.TarFile:
 
 def in_image(member_name: str) -> str:
     """A package path as the image holds it: relative, under usr/ where trixie's root links point."""
-    path = member_name.lstrip("./")
+    path = member_name.removeprefix("./").lstrip("/")
     head, _, rest = path.partition("/")
     return f"usr/{head}/{rest}".rstrip("/") if head in MERGED_USR else path
 

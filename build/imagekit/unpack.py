@@ -42,7 +42,7 @@ def _remove(path: Path) -> None:
 def apply_layer(blob: Path, root: Path) -> None:
     with tarfile.open(blob, "r:*") as tar:
         for member in tar.getmembers():
-            rel = Path(member.name.lstrip("./"))
+            rel = Path(member.name.removeprefix("./").lstrip("/"))
             if rel.name == OPAQUE:
                 for child in (root / rel.parent).iterdir():
                     _remove(child)
