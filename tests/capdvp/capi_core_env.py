@@ -26,6 +26,7 @@ from dvp_sim import SimConfig, Simulator, seed
 from harness import pki
 from harness.capi_controller import CapiController
 from harness.render import render_module
+from nodemanager import StandIn
 
 WAIT = 45.0  # seconds per step; each takes a few seconds on a healthy machine
 CLUSTER = "dvp"
@@ -112,13 +113,11 @@ class Env:
                 "additionalDisks": [{"size": "1Gi", "storageClass": SC}]}
 
     def create_cluster(self, zones: tuple[str, ...] = ()) -> None:
-        # ClusterCache reaches the workload cluster through <cluster>-kubeconfig: here the guest API itself, as for
-        # Deckhouse (the cluster manages its own nodes).
-        self.secret(f"{CLUSTER}-kubeconfig", self.api.kubeconfig().encode())
-        spec = {"zones": list(zones)} if zones else {}
-        self.guest.create(r.DECKHOUSE_CLUSTER, {"metadata": {"name": CLUSTER}, "spec": spec}, self.ns)
-        self.guest.create(r.CLUSTER, {"metadata": {"name": CLUSTER}, "spec": {
-            "infrastructureRef": {"apiGroup": INFRA_GROUP, "kind": "DeckhouseCluster", "name": CLUSTER}}}, self.ns)
+        """What node-manager makes once (Cluster, DeckhouseCluster from capi/cluster.yaml, the kubeconfig Secret
+        through which CAPI's ClusterCache reaches the guest API itself, as for Deckhouse), then the machines'
+        bootstrap Secret."""
+        standin = StandIn(self.guest, self.ns, CLUSTER, {"uuid": self.uuid})
+        standin.ensure_cluster({"zones": list(zones)} if zones else {}, self.api.kubeconfig())
         self.secret("bootstrap", b"#cloud-config\n")
 
     def machine_template(self, name: str, **spec) -> None:

@@ -13,7 +13,6 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
 from candi.layout_inputs import POOL, UUID, seed_parent, variables
 from candi.tofu_runner import ToolMissing, prepare
 from ccm_real import eventually
@@ -21,7 +20,7 @@ from dvp_common.dvp import resources as R
 from dvp_common.kube import Forbidden
 from dvp_common.kube.resources import SECRET, Resource
 from dvp_sim import SimConfig, Simulator
-from isolation.rbac_doc import doc_block, documented_rules
+from isolation.rbac_doc import apply_block, documented_rules
 
 CANDI = Path(__file__).resolve().parents[2] / "candi"
 NETWORK_POLICY = Resource("networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy")
@@ -112,16 +111,7 @@ def dhctl_world(rbac_api):
     admin = rbac_api.client()
     seed_parent(admin)
     ns = rbac_api.create_namespace("candi-rbac")
-    text = re.sub(r"<[a-z]+ service account>", "dhctl", doc_block("dvp-rbac:dhctl").replace("<dvp project>", ns))
-    kinds = {"Role": Resource("rbac.authorization.k8s.io", "v1", "roles", "Role"),
-             "ClusterRole": Resource("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole",
-                                     namespaced=False),
-             "RoleBinding": Resource("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding"),
-             "ClusterRoleBinding": Resource("rbac.authorization.k8s.io", "v1", "clusterrolebindings",
-                                            "ClusterRoleBinding", namespaced=False)}
-    for doc in yaml.safe_load_all(text):
-        res = kinds[doc["kind"]]
-        admin.create(res, doc, ns if res.namespaced else None, get_existing=True)
+    apply_block(admin, "dvp-rbac:dhctl", ns, "dhctl")
     token = rbac_api.service_account_token(ns, "dhctl")
     sa = rbac_api.client(token=token)
 
