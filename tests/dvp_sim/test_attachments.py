@@ -15,9 +15,11 @@ def test_attach_then_detach(dvp, ns, sim, record):
     dvp.create(R.VIRTUAL_MACHINE, vm("host", ["host-boot"]), ns)
     dvp.create(R.VIRTUAL_DISK, disk("pvc-1", "2Gi"), ns)
     dvp.wait_for(R.VIRTUAL_MACHINE, "host", phase_is("Running"), WAIT, ns)
+    dvp.wait_for(R.VIRTUAL_DISK, "pvc-1", phase_is("Ready"), WAIT, ns)
     dvp.create(R.VMBDA, vmbda("vmbda-pvc-1-host", "host", "pvc-1"), ns)
     att = dvp.wait_for(R.VMBDA, "vmbda-pvc-1-host", phase_is("Attached"), WAIT, ns)
-    assert rec.until("vmbda-pvc-1-host", 3) == ["Pending", "InProgress", "Attached"]
+    # VM running, disk Ready: DVP's first pass sends the hot-plug request, so the first phase written is InProgress
+    assert rec.until("vmbda-pvc-1-host", 2) == ["InProgress", "Attached"]
     assert att["metadata"]["finalizers"] == [VMBDA_FINALIZER]
     assert condition(att, "Attached")["status"] == "True"
     host = dvp.get(R.VIRTUAL_MACHINE, "host", ns)
@@ -33,6 +35,24 @@ def test_attach_then_detach(dvp, ns, sim, record):
     host = dvp.get(R.VIRTUAL_MACHINE, "host", ns)
     assert [r["name"] for r in host["status"]["blockDeviceRefs"]] == ["host-boot"]
     assert "attachedToVirtualMachines" not in dvp.get(R.VIRTUAL_DISK, "pvc-1", ns)["status"]
+
+
+def test_attachments_are_reconciled_one_at_a_time_while_their_hot_plugs_overlap(dvp, ns, start_sim):
+    sim = start_sim(stuck={"VirtualMachineBlockDeviceAttachment.InProgress"})  # hot-plugs that never complete
+    workers = [t.name for t in sim._threads if t.name.startswith(f"dvp-sim-worker-{R.VMBDA.kind}")]
+    assert workers == [f"dvp-sim-worker-{R.VMBDA.kind}0"]  # DVP's vmbda-controller: MaxConcurrentReconciles 1
+    for name in ("host-boot", "hot-1", "hot-2"):
+        dvp.create(R.VIRTUAL_DISK, disk(name, "1Gi"), ns)
+    dvp.create(R.VIRTUAL_MACHINE, vm("host", ["host-boot"]), ns)
+    dvp.wait_for(R.VIRTUAL_MACHINE, "host", phase_is("Running"), WAIT, ns)
+    for name in ("hot-1", "hot-2"):
+        dvp.create(R.VMBDA, vmbda(f"att-{name}", "host", name), ns)
+    # the one worker sent both requests: neither waits for the other's hot-plug to finish
+    for name in ("att-hot-1", "att-hot-2"):
+        assert condition(dvp.wait_for(R.VMBDA, name, phase_is("InProgress"), WAIT, ns), "Attached")["reason"] == \
+            "AttachmentRequestSent"
+    assert [phase_is("InProgress")(dvp.get(R.VMBDA, n, ns)) for n in ("att-hot-1", "att-hot-2")] == [True, True]
+    assert sim.stats["errors"] == 0
 
 
 def test_attachment_waits_for_a_running_vm(dvp, ns, start_sim):

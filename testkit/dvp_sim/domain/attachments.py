@@ -65,9 +65,11 @@ def reconcile(att: Obj, world, cfg) -> Plan:
     st["virtualMachineName"] = spec(att).get("virtualMachineName", "")
     current = st.get("phase") or ""
     if current == "":
-        st["phase"] = "Pending"
+        st["phase"] = current = "Pending"
         world.enter(att, "Pending")
-    elif current == "Pending":
+    if current == "Pending":
+        # DVP runs all its VMBDA handlers in one pass: a new attachment whose VM runs and whose device is Ready
+        # gets the hot-plug request and InProgress in its first status write (C8), Pending in none.
         _pending(att, st, vm, world, cfg, plan)
     elif current == "InProgress":
         if vm is None:
