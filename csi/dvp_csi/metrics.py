@@ -26,6 +26,16 @@ ATTACHMENT_PENDING_SECONDS = Gauge("dvp_csi_attachment_pending_seconds",
                                    ["vmbda", "volume", "vm", "phase"], registry=REGISTRY)
 VOLUME_ABNORMAL = Gauge("dvp_csi_volume_abnormal", "1 for each volume whose VirtualDisk DVP reports lost or failed",
                         ["volume", "phase", "reason"], registry=REGISTRY)
+# Bounded label sets (domain/census.py): DVP's phases of each kind.
+VOLUMES = Gauge("dvp_csi_volumes", "This cluster's VirtualDisks by DVP phase (last pass)", ["phase"],
+                registry=REGISTRY)
+ATTACHMENTS = Gauge("dvp_csi_attachments", "This cluster's VMBDAs by DVP phase (last pass)", ["phase"],
+                    registry=REGISTRY)
+# CreateVolume calls that succeeded, by where the data came from: "snapshot" is a restore, "volume" a clone.
+PROVISIONING_SECONDS = Histogram("dvp_csi_volume_provisioning_duration_seconds",
+                                 "CreateVolume until the VirtualDisk was ready, by data source (empty, snapshot, "
+                                 "volume)", ["source"], registry=REGISTRY,
+                                 buckets=(0.5, 1, 5, 15, 30, 60, 120, 300, 600))
 # DVP API requests by verb and resource: dvp_client_requests_total, dvp_client_request_errors_total,
 # dvp_client_request_duration_seconds (dvp_common.kube.metrics)
 DVP_REQUESTS = RequestMetrics(REGISTRY)

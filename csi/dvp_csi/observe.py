@@ -14,6 +14,7 @@ from prometheus_client import Gauge
 
 from . import metrics
 from .access import Dvp
+from .domain import census
 from .domain.health import disk_health
 from .domain.pending import pending_attachments
 
@@ -34,9 +35,14 @@ class Observer:
         self._abnormal: set[tuple[str, ...]] = set()
 
     def observe(self, now: datetime.datetime) -> None:
-        pending = pending_attachments(self.dvp.attachments.list(), now)
+        attachments, disks = self.dvp.attachments.list(), self.dvp.disks.list()
+        pending = pending_attachments(attachments, now)
+        for p, n in census.by_phase(attachments, census.ATTACHMENT_PHASES).items():
+            metrics.ATTACHMENTS.labels(p).set(n)
+        for p, n in census.by_phase(disks, census.DISK_PHASES).items():
+            metrics.VOLUMES.labels(p).set(n)
         abnormal = {}
-        for disk in self.dvp.disks.list():
+        for disk in disks:
             health = disk_health(disk)
             if health.abnormal:
                 abnormal[(disk["metadata"]["name"], health.phase, health.reason)] = 1.0

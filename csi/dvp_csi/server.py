@@ -43,6 +43,13 @@ def describe(request: Any) -> str:
     return " ".join(parts)
 
 
+def volume_source(request) -> str:
+    """A CreateVolumeRequest's data source: "snapshot" (a restore), "volume" (a clone) or "empty"."""
+    if not request.HasField("volume_content_source"):
+        return "empty"
+    return request.volume_content_source.WhichOneof("type") or "empty"
+
+
 class RequestLog(grpc.ServerInterceptor):
     def intercept_service(self, continuation, handler_call_details):
         handler = continuation(handler_call_details)
@@ -63,6 +70,8 @@ class RequestLog(grpc.ServerInterceptor):
                 elapsed = time.monotonic() - start
                 metrics.RPC_TOTAL.labels(method, code.name).inc()
                 metrics.RPC_SECONDS.labels(method).observe(elapsed)
+                if method == "CreateVolume" and code == grpc.StatusCode.OK:
+                    metrics.PROVISIONING_SECONDS.labels(volume_source(request)).observe(elapsed)
                 level = logging.DEBUG if method in QUIET_METHODS and code == grpc.StatusCode.OK else logging.INFO
                 details = context.details() if code != grpc.StatusCode.OK else ""
                 log.log(level, "%s %s -> %s %.3fs %s", method, describe(request), code.name, elapsed, details or "")

@@ -17,6 +17,7 @@ from dvp_common.admission.review import Request
 from dvp_common.admission.server import WebhookServer
 from dvp_common.admission.shapes import LIST, MAP, STR, checker
 from dvp_common.admission.verdict import Verdict
+from prometheus_client import CollectorRegistry
 
 from capdvp.domain import admission
 
@@ -58,8 +59,11 @@ ROUTES: dict[str, Route] = {
 }
 
 
-def server(address: str, cert_dir: Path | str, cert_name: str = "tls.crt", key_name: str = "tls.key") -> WebhookServer:
-    """The HTTPS server on `address` ([host]:port), with the certificate pair of `cert_dir`."""
+def server(address: str, cert_dir: Path | str, cert_name: str = "tls.crt", key_name: str = "tls.key",
+           registry: CollectorRegistry | None = None) -> WebhookServer:
+    """The HTTPS server on `address` ([host]:port), with the certificate pair of `cert_dir`; its answers are
+    counted in `registry` as dvp_webhook_admission_* (served on the manager's metrics address)."""
     cert_dir = Path(cert_dir)
-    return WebhookServer(address, ROUTES, None, str(cert_dir / cert_name), str(cert_dir / key_name), logger=log)
+    return WebhookServer(address, ROUTES, None, str(cert_dir / cert_name), str(cert_dir / key_name), logger=log,
+                         registry=registry)
 

@@ -31,6 +31,7 @@ from capdvp.controllers.guest import CLUSTER_NAME_LABEL
 from capdvp.controllers.machine import MachineReconciler
 from capdvp.controllers.template import TemplateReconciler
 from capdvp.domain import ownership
+from capdvp.machine_metrics import MachineMetrics
 from capdvp.runner import Controller, Metrics
 from capdvp.settings import Settings
 
@@ -91,7 +92,8 @@ class Manager(Lifecycle):
                                dvp.cluster_uuid)
         ctx = Context(CachedClient(guest, self.guest_informers), project(cached), settings.reconcile)
         metrics = Metrics(self.registry)
-        self.machines = Controller("deckhousemachine", MachineReconciler(ctx).reconcile,
+        machine_metrics = MachineMetrics(self.registry, self.dvp_informers[r.VIRTUAL_MACHINE].items)
+        self.machines = Controller("deckhousemachine", MachineReconciler(ctx, machine_metrics.provisioned).reconcile,
                                    workers=settings.workers, metrics=metrics)
         self.clusters = Controller("deckhousecluster", ClusterReconciler(ctx).reconcile, workers=1, metrics=metrics)
         self.templates = Controller("deckhousemachinetemplate", TemplateReconciler(ctx).reconcile, workers=1,
@@ -102,7 +104,7 @@ class Manager(Lifecycle):
         self.controllers = [self.machines, self.clusters, self.templates]
         self.webhook: WebhookServer | None = None
         if settings.webhook_bind:
-            self.webhook = admission.server(settings.webhook_bind, settings.webhook_cert_dir)
+            self.webhook = admission.server(settings.webhook_bind, settings.webhook_cert_dir, registry=self.registry)
             self.servers.append(self.webhook)
 
     # event wiring -------------------------------------------------------------------------------------------

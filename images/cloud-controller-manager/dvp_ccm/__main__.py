@@ -7,8 +7,9 @@ from __future__ import annotations
 import sys
 
 from dvp_common.dvp import DVPConnection
-from dvp_common.kube import KubeClient
+from dvp_common.kube import KubeClient, RequestMetrics
 from dvp_common.runtime.entry import main as run
+from prometheus_client import CollectorRegistry
 
 from dvp_ccm.settings import Settings, load
 
@@ -17,8 +18,9 @@ def build(settings: Settings):
     from dvp_ccm.manager import Manager
 
     guest = KubeClient.from_file_or_service_account(settings.kubeconfig)
-    dvp = DVPConnection.from_settings(settings.dvp)
-    return Manager(settings, guest, dvp), (f"controllers {','.join(sorted(settings.controllers))}, "
+    registry = CollectorRegistry()  # the DVP requests (dvp_client_*) on /metrics beside the dvp_ccm_* series
+    dvp = DVPConnection.from_settings(settings.dvp, metrics=RequestMetrics(registry))
+    return Manager(settings, guest, dvp, registry=registry), (f"controllers {','.join(sorted(settings.controllers))}, "
                                            f"DVP namespace {dvp.namespace}")
 
 

@@ -26,7 +26,7 @@ from dvp_common.runtime import Informer
 from dvp_common.runtime.manager import Manager as Lifecycle
 from prometheus_client import CollectorRegistry
 
-from dvp_ccm import indexes
+from dvp_ccm import indexes, lb_metrics
 from dvp_ccm import settings as S
 from dvp_ccm.cloud import Cloud, Prober
 from dvp_ccm.controllers.context import Context
@@ -100,6 +100,8 @@ class Manager(Lifecycle):
             self.by_name[S.LIFECYCLE] = Controller(S.LIFECYCLE, LifecycleController(self.ctx).reconcile,
                                                        workers=w, metrics=metrics)
         if lb:
+            assert self.services is not None
+            lb_metrics.register(self.registry, self.services.items)
             self.by_name[S.SERVICE] = Controller(S.SERVICE, ServiceController(self.ctx).reconcile, workers=w,
                                                      metrics=metrics)
         self.controllers = list(self.by_name.values())

@@ -8,7 +8,7 @@ import sys
 import threading
 
 from dvp_common.dvp import DVPConnection, Inventory
-from dvp_common.kube import KubeClient
+from dvp_common.kube import KubeClient, RequestMetrics
 from dvp_common.runtime.entry import Started
 from dvp_common.runtime.entry import main as run
 from dvp_common.runtime.health import HealthServer
@@ -24,8 +24,8 @@ ROUND_DRAIN = 70.0  # seconds a round in flight may take to finish on stop (a DV
 
 def build(settings: Settings) -> tuple[Started, str]:
     guest_client = KubeClient.from_file_or_service_account(settings.kubeconfig)
-    conn = DVPConnection.from_settings(settings.dvp)
     metrics = Metrics()
+    conn = DVPConnection.from_settings(settings.dvp, metrics=RequestMetrics(metrics.registry))
     guest = Guest(guest_client, settings.write_attempts, settings.write_backoff, settings.write_backoff_cap)
     # The credentials we hold never leave the process, even quoted back in an upstream error page.
     scrub = Scrub(lambda: (conn.client.transport.credentials.token, guest_client.transport.credentials.token))

@@ -13,6 +13,7 @@ from dvp_common.kube import config as kube_config
 from dvp_common.kube.transport import Transport
 from dvp_common.runtime.entry import Started
 from dvp_common.runtime.entry import main as run
+from prometheus_client import CollectorRegistry
 
 from .handlers import ROUTES
 from .lookups import Lookups
@@ -27,8 +28,10 @@ def _build(s: Settings) -> tuple[Started, str]:
     creds = kube_config.from_file_or_service_account(s.kubeconfig)
     client = KubeClient(Transport(creds, timeout=LOOKUP_TIMEOUT), retry=LOOKUP_RETRY)
     lookups = Lookups(client, s.module_namespace, s.cluster_prefix)
+    # /metrics on the same HTTPS port (the webhook has no other): dvp_webhook_admission_* and dvp_webhooks' lookups
+    registry = CollectorRegistry()
     server = WebhookServer(s.listen_address, ROUTES[s.mode], lookups, s.tls_cert_file, s.tls_key_file,
-                           logger=logging.getLogger("dvp_webhooks"))
+                           logger=logging.getLogger("dvp_webhooks"), registry=registry, serve_metrics=True)
     return Started(server.start, server.stop), f"{s.mode}: {', '.join(sorted(ROUTES[s.mode]))} on :{server.port}"
 
 

@@ -10,10 +10,11 @@ providerID; in-place updates; phase -> status. Exactly one status patch per reco
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from capdvp import resources as r
 from capdvp.controllers import guest, machine_create, machine_delete, machine_update, placement
-from capdvp.controllers.context import DONE, Context, Result
+from capdvp.controllers.context import DONE, Context, Result, parse_time
 from capdvp.controllers.status import StatusDraft, write
 from capdvp.domain import conditions as c
 from capdvp.domain import guest as guest_os
@@ -26,8 +27,10 @@ FINALIZER = "deckhousemachine.infrastructure.cluster.x-k8s.io"
 
 
 class MachineReconciler:
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context, on_provisioned: Callable[[float], None] | None = None) -> None:
+        """`on_provisioned(seconds)`: a machine became provisioned, that long after its creation (metrics)."""
         self.ctx = ctx
+        self.on_provisioned = on_provisioned
 
     def reconcile(self, namespace: str, name: str) -> Result:
         dm = guest.get_or_none(self.ctx.guest, r.DECKHOUSE_MACHINE, name, namespace)
@@ -126,6 +129,9 @@ class MachineReconciler:
         draft.addresses = addresses + (_ip_addresses(vm) if outcome.ip else [])
         if outcome.ready:
             draft.provisioned = True
+            made = parse_time(meta.get("creationTimestamp"))
+            if not provisioned and made is not None and self.on_provisioned is not None:
+                self.on_provisioned((self.ctx.now() - made).total_seconds())
         return self._guest(dm, machine, vm, outcome.ready, draft)
 
     def _guest(self, dm: dict, machine: dict, vm: dict, running: bool, draft: StatusDraft) -> Result:

@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The HTTPS server: POST <route path> takes an AdmissionReview; GET /healthz and /readyz for probes.
+"""The HTTPS server: POST <route path> takes an AdmissionReview; GET /healthz and /readyz for probes, /metrics.
 
 TLS is negotiated in the connection's own thread (a slow client never blocks accept); every socket has a
 timeout; bodies (3 MiB), connections and threads are bounded; every request is answered within the Decider's
@@ -21,9 +21,12 @@ from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+
 from ..serving import Serving, bind, reply
 from . import review
 from .decider import Decider, Route
+from .metrics import AdmissionMetrics
 
 log = logging.getLogger(__name__)
 MAX_BODY = 3 << 20  # the API server's own limit for a request body
@@ -74,9 +77,13 @@ class WebhookServer(Serving):
 
     def __init__(self, address: str, routes: Mapping[str, Route], lookups: Any, cert_file: str,
                  key_file: str, decider: Decider | None = None, max_connections: int = MAX_CONNECTIONS,
-                 logger: logging.Logger | None = None) -> None:
-        """`lookups` is handed to every route's handler; `logger` names the decisions' log lines."""
+                 logger: logging.Logger | None = None, registry: CollectorRegistry | None = None,
+                 serve_metrics: bool = False) -> None:
+        """`lookups` is handed to every route's handler; `logger` names the decisions' log lines; `registry`
+        counts the answers (admission.metrics), served on GET /metrics of this port when `serve_metrics`."""
         self.routes, self.lookups = dict(routes), lookups
+        self.metrics = AdmissionMetrics(registry, sorted(self.routes)) if registry is not None else None
+        exposed = registry if serve_metrics else None
         self.tls = _Tls(cert_file, key_file)
         self.decider = decider or Decider(logger=logger)
         self.slots = threading.BoundedSemaphore(max_connections)
@@ -90,13 +97,17 @@ class WebhookServer(Serving):
                 pass
 
             def do_GET(self) -> None:  # noqa: N802
-                if self.path.split("?", 1)[0] in ("/healthz", "/readyz", "/livez"):
+                path = self.path.split("?", 1)[0]
+                if path in ("/healthz", "/readyz", "/livez"):
                     self._send(200, b"ok\n", "text/plain; charset=utf-8")
+                elif path == "/metrics" and exposed is not None:
+                    self._send(200, generate_latest(exposed), CONTENT_TYPE_LATEST)
                 else:
                     self._send(404, b"not found\n", "text/plain; charset=utf-8")
 
             def do_POST(self) -> None:  # noqa: N802
-                route = outer.routes.get(self.path.split("?", 1)[0])
+                path = self.path.split("?", 1)[0]
+                route = outer.routes.get(path)
                 if route is None:
                     self._send(404, b"not found\n", "text/plain; charset=utf-8")
                     return
@@ -110,7 +121,10 @@ class WebhookServer(Serving):
                                                         f"{MAX_BODY} bytes", code=400)
                     self.close_connection = True  # the body is not read
                 else:
+                    started = time.monotonic()
                     status, answer = outer.decider.decide(self.rfile.read(length), route, outer.lookups)
+                    if outer.metrics is not None:
+                        outer.metrics.observe(path, answer, time.monotonic() - started)
                 self._send(status, json.dumps(answer).encode(), "application/json")
 
             def _send(self, code: int, body: bytes, ctype: str) -> None:

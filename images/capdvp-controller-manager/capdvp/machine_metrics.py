@@ -1,0 +1,39 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""capdvp's own series besides the reconcile metrics: machines by VM phase (read from the VM informer's cache at
+scrape time, so a scrape costs no DVP request) and how long a machine took from creation to provisioned."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from prometheus_client import CollectorRegistry, Histogram
+from prometheus_client.core import GaugeMetricFamily
+
+from capdvp.domain.census import by_phase
+
+# A VM boots in tens of seconds to minutes; DVP imports of a boot image can take far longer.
+PROVISIONING_BUCKETS = (10, 20, 30, 60, 120, 180, 300, 600, 900, 1800, 3600)
+
+
+class _Phases:
+    def __init__(self, vms: Callable[[], Iterable[dict]]) -> None:
+        self.vms = vms
+
+    def collect(self) -> Iterable[GaugeMetricFamily]:
+        family = GaugeMetricFamily("capdvp_machines", "Machines (our VirtualMachines) by DVP phase", labels=["phase"])
+        for phase, n in by_phase((vm.get("status") or {}).get("phase") for vm in self.vms()).items():
+            family.add_metric([phase], n)
+        yield family
+
+
+class MachineMetrics:
+    def __init__(self, registry: CollectorRegistry, vms: Callable[[], Iterable[dict]]) -> None:
+        self.provisioning = Histogram(
+            "capdvp_machine_provisioning_duration_seconds",
+            "From the DeckhouseMachine's creation to its VM running (observed once, when it is provisioned)",
+            buckets=PROVISIONING_BUCKETS, registry=registry)
+        registry.register(_Phases(vms))
+
+    def provisioned(self, seconds: float) -> None:
+        self.provisioning.observe(max(0.0, seconds))
