@@ -14,7 +14,9 @@ WATCH, dvp_common.kube.wait) however long it lasts.
 The growth curve (bench.measure.sizes, `lifecycle()`): n volumes created, published across n/10 nodes' VMs (10
 hot-plugged disks each, within DVP's 16 devices), snapshotted, snapshots deleted, unpublished and deleted,
 WORKERS calls at a time as the sidecars make them; per phase the DVP HTTP requests per volume and the wall time,
-next to the simulator's own floor for the same n (n disks created directly until Ready, WORKERS writers).
+next to the simulator's own floor for the same n (n disks created directly until Ready, WORKERS writers). The same
+walk on the in-memory API (`lifecycle_flat()`, RTT_S per request) gives publish and unpublish at a request cost that
+does not grow with n: attachments go through DVP's one VMBDA worker (testkit/dvp_sim/CONTRACT.md C8).
 """
 
 from __future__ import annotations
@@ -231,38 +233,53 @@ def _phases(c, dvp: Counting, n: int, nodes: int) -> dict:
     return out
 
 
-def lifecycle(n: int) -> dict:
-    """One growth-curve point: n volumes through every controller call, WORKERS at a time."""
+def _walk(api, n: int, tmp: Path) -> dict:
+    """One growth-curve point on `api` (seeded): the floor, then n volumes through every controller call."""
     from csi_sim import LATENCY, add_vm
     from dvp_csi.access import Dvp
     from dvp_csi.settings import Timeouts
-    from dvp_sim import SimConfig, Simulator, seed
-    from harness.apiserver import ControlPlane, dvp_crd_files
+    from dvp_sim import SimConfig, Simulator
 
     nodes = max(1, n // PER_NODE)
     out: dict = {"n": n, "nodes": nodes}
+    admin = api.client()
+    out["floor_s"] = _floor(api, n)
+    ns = api.create_namespace("bench-csi-n")
+    sim = Simulator(api.client(), SimConfig(default_latency=LATENCY, watch_timeout=1, namespace=ns,
+                                            ip_pool="10.77.0.0/20")).start()
+    with ThreadPoolExecutor(WORKERS) as pool:
+        list(pool.map(lambda i: add_vm(admin, ns, f"vm-{i:04d}", f"worker-{i:04d}"), range(nodes)))
+    dvp = Counting(api.client())
+    # The driver's own bounds (the tests' short ones time out under this load), detach raised to the same as
+    # attach: a detach past its bound answers Unavailable and the attacher retries, which this bench does not.
+    timeouts = dataclasses.replace(Timeouts(), detach=Timeouts().attach)
+    settings = make_settings(tmp / "n", namespace=ns, timeouts=timeouts)
+    for srv in serve(settings, Dvp.over(dvp, ns, CLUSTER)):
+        out.update(_phases(srv.controller, dvp, n, nodes))
+    sim.stop()
+    return out
+
+
+def lifecycle(n: int) -> dict:
+    """One growth-curve point on the real kube-apiserver (testkit/harness): what the simulated DVP costs there."""
+    from harness.apiserver import ControlPlane, dvp_crd_files
+
     with tempfile.TemporaryDirectory() as tmp, ControlPlane() as plane:
         plane.start({"dvp": ("AlwaysAllow", dvp_crd_files())})
         api = plane.servers["dvp"]
-        admin = api.client()
-        seed.storage_class(admin, "sim-fast")
-        seed.vm_class(admin, "generic")
-        seed.cluster_image(admin, "ubuntu")
-        out["floor_s"] = _floor(api, n)
-        ns = api.create_namespace("bench-csi-n")
-        sim = Simulator(api.client(), SimConfig(default_latency=LATENCY, watch_timeout=1, namespace=ns,
-                                                ip_pool="10.77.0.0/20")).start()
-        with ThreadPoolExecutor(WORKERS) as pool:
-            list(pool.map(lambda i: add_vm(admin, ns, f"vm-{i:04d}", f"worker-{i:04d}"), range(nodes)))
-        dvp = Counting(api.client())
-        # The driver's own bounds (the tests' short ones time out under this load), detach raised to the same as
-        # attach: a detach past its bound answers Unavailable and the attacher retries, which this bench does not.
-        timeouts = dataclasses.replace(Timeouts(), detach=Timeouts().attach)
-        settings = make_settings(Path(tmp) / "n", namespace=ns, timeouts=timeouts)
-        for srv in serve(settings, Dvp.over(dvp, ns, CLUSTER)):
-            out.update(_phases(srv.controller, dvp, n, nodes))
-        sim.stop()
-    return out
+        seeded(api)
+        return _walk(api, n, Path(tmp))
+
+
+def lifecycle_flat(n: int) -> dict:
+    """The same point on the in-memory API, RTT_S per request whatever n: the curve of the walk's own shape (how
+    many requests wait on which), without kube-apiserver's write latency, which grows with the load it is under."""
+    from memory_api import MemoryApi
+
+    with tempfile.TemporaryDirectory() as tmp:
+        api = MemoryApi(latency=RTT_S)
+        seeded(api)
+        return _walk(api, n, Path(tmp))
 
 
 def figures():
@@ -276,6 +293,11 @@ def figures():
                          if phase == "create" else None)
             yield figure(f"csi n={n}: DVP HTTP requests per volume, {phase}",
                          round(res[f"{phase}_http_per_volume"], 2), "requests", "constant in n")
+    for n in sizes():  # the serial attachment path (DVP's one VMBDA worker, CONTRACT.md C8) at a fixed request cost
+        res = lifecycle_flat(n)
+        for phase in ("publish", "unpublish"):
+            yield figure(f"csi n={n}: {phase} of {n} volumes ({res['nodes']} nodes) on the in-memory DVP API "
+                         f"({RTT_S * 1000:g} ms per request), wall time", round(res[f"{phase}_s"], 2), "s")
     if len(curve) > 1:
         for phase in PHASES:
             yield figure(f"csi: DVP HTTP requests per volume, {phase}, n={max(curve)} over n={min(curve)}",
