@@ -41,6 +41,7 @@ from harness.processes import HarnessError, tool
 from harness.render import module_values, render_values
 
 from demo import images as img
+from demo import scrape
 from demo import seed_objects as so
 from demo.chaos import CONTROLLERS
 from demo.components import Components
@@ -103,6 +104,7 @@ class Result:
     kills_active: int = 0  # of those, SIGKILLs of a controller holding a DVP write in flight (demo.chaos)
     killed_in_flight: list[str] = field(default_factory=list)  # "<controller>: <verb> <resource>" of each
     admission: dict[str, bool] = field(default_factory=dict)  # "good"/"bad" credentials Secret -> allowed
+    metrics: dict[str, str] = field(default_factory=dict)  # component -> its /metrics after the walk (demo.scrape)
 
 
 def new_run_dir() -> Path:
@@ -160,6 +162,7 @@ class Demo:
         self.components = Components(self.work)
         self.dvp_api: ApiServer | None = None
         self.webhook_ports: dict[str, int] = {}
+        self.metrics_urls: dict[str, str] = {}  # component -> its /metrics (tree mode; demo.scrape)
         self.webhook_host = ""
         self.guest_api: ApiServer | None = None
         self.controllers: GuestControllers | None = None
@@ -319,10 +322,18 @@ class Demo:
             specs.append((name, ["-m", "dvp_webhooks", mode, f"--kubeconfig={guest_kc}",
                                  f"--listen-address={self.webhook_host}:{port}", f"--tls-cert-file={tls / 'tls.crt'}",
                                  f"--tls-key-file={tls / 'tls.key'}"], env["discoverer"]))
+        ports = {name: free_port() for name, _, _ in specs if "webhook" not in name}
+        extra = scrape.metrics_flags(ports)
         for name, argv, cenv in specs:
             if self.s.images:
                 self.add_from_image(name, argv, cenv)
                 continue
+            if name in extra:  # replaces the disabled ("=0") or ephemeral (":0") address given above
+                argv = [a for a in argv if not a.startswith(("--listen-address", "--metrics-bind-address"))]
+                argv += extra[name]
+                self.metrics_urls[name] = f"http://127.0.0.1:{ports[name]}/metrics"
+            else:
+                self.metrics_urls[name] = f"https://{self.webhook_host}:{self.webhook_ports[name]}/metrics"
             spec = dict(self.s.faults or {})
             if self.s.kills and name in CONTROLLERS:  # the chaos kills on the DVP writes these announce
                 spec["hold"] = {"dir": str(self.hold_dir), "name": name}

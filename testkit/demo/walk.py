@@ -21,6 +21,7 @@ from dvp_webhooks import lookups
 from harness.guest_controllers import UNINITIALIZED
 from nodemanager import StandIn
 
+from demo import scrape
 from demo import seed_objects as so
 from demo.chaos import Chaos
 from demo.hook_runner import HookRunner
@@ -137,6 +138,10 @@ def walk(d: Demo) -> Result:
             raise StepFailed(f"restart after SIGKILL failed: {chaos.failed_restarts}")
         leftovers = ledger.live()
     requests_total = dvp_requests(d.dvp_api.url, d.dvp_api.token, str(d.dvp_api.ca_path)) - requests_before
+    try:  # what Prometheus would read from each running component now that every step has run
+        metrics = scrape.scrape({n: u for n, u in d.metrics_urls.items() if d.components.available(n)})
+    except RuntimeError as exc:
+        raise StepFailed(str(exc)) from None
     wait_until("the ledger's watches to see the last DELETED events", lambda: ledger.caught_up(leftovers),
                timeout=30)
     ledger.stop()
@@ -145,7 +150,7 @@ def walk(d: Demo) -> Result:
                   nodes_initialized=initialized, lb_address=lb_address, unavailable=unavailable,
                   wall=time.monotonic() - began, kills=list(chaos.kills), kills_active=kills_active,
                   killed_in_flight=list(chaos.active),
-                  admission=admission)
+                  admission=admission, metrics=metrics)
 
 
 def _admission(d: Demo) -> dict[str, bool]:

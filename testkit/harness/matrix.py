@@ -51,7 +51,9 @@ _NO_DISCOVERY = {"providerDiscoveryData": None, "storageClasses": None, "default
 
 def _maximal() -> dict[str, Any]:
     config = deep_merge(openapi.config_examples()[1], {"storage": {"snapshots": {"disabled": False}}})
+    enabled = [*example_values()["global"]["enabledModules"], "prometheus-crd"]  # dashboards rendered
     return build(config_overrides=config, global_overrides={
+        "enabledModules": enabled,
         "modules": {"placement": {"customTolerationKeys": ["dedicated.example.com"]}},
         "discovery": {"clusterMasterCount": 3, "d8SpecificNodeCountByRole": {"system": 3, "cloudProviderDvp": 2}},
     })

@@ -23,6 +23,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from dvp_common.admission import server as admission_server
 from dvp_common.admission.decider import decide
+from prometheus_client import CollectorRegistry
 
 
 def machine(name="w-1", **spec):
@@ -190,6 +191,28 @@ def test_https_endpoint(endpoint):
     with pytest.raises(urllib.error.HTTPError) as err:
         _post(srv.port, ctx, "/nope", body)
     assert err.value.code == 404
+
+
+def test_answers_are_counted_in_the_registry_the_manager_serves(tls_dir):
+    """capdvp's webhook counts into the dashboards' dvp_webhook_admission_* families (the e2e scenario starts
+    capdvp without its webhook, so its scrape cannot show them): every route from the start, then each verdict."""
+    registry = CollectorRegistry()
+    srv = server("127.0.0.1:0", tls_dir, registry=registry)
+    srv.start()
+    try:
+        ctx = ssl.create_default_context(cafile=str(tls_dir / "tls.crt"))
+        seeded = {(r, a): registry.get_sample_value("dvp_webhook_admission_reviews_total", {"route": r, "allowed": a})
+                  for r in (MACHINE_PATH, TEMPLATE_PATH) for a in ("true", "false")}
+        assert set(seeded.values()) == {0.0}
+        denied = json.dumps(_body(TEMPLATE_PATH, "UPDATE", template(memory="2Gi"), template())).encode()
+        assert _post(srv.port, ctx, TEMPLATE_PATH, denied)[1]["response"]["allowed"] is False
+    finally:
+        srv.stop()
+    assert registry.get_sample_value("dvp_webhook_admission_reviews_total",
+                                     {"route": TEMPLATE_PATH, "allowed": "false"}) == 1.0
+    assert registry.get_sample_value("dvp_webhook_admission_duration_seconds_count", {"route": TEMPLATE_PATH}) == 1.0
+    assert registry.get_sample_value("dvp_webhook_admission_reviews_total",
+                                     {"route": MACHINE_PATH, "allowed": "true"}) == 0.0
 
 
 def test_probes_are_served_on_the_webhook_port(endpoint):

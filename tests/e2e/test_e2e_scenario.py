@@ -8,16 +8,15 @@ the ones `make demo` prints. Exactly these DVP objects are created, every one is
 
 from __future__ import annotations
 
-import io
 import ipaddress
 import json
 from collections import Counter
 
 from demo.chaos import CONTROLLERS
 from demo.faulty import INJECTED_PREFIX
-from demo.progress import Progress
-from demo.scenario import Demo, Settings, StepFailed
-from demo.walk import walk
+from demo.scenario import Settings
+
+from .conftest import run
 
 # 2 VMs (one per zone of the NodeGroup) with a root disk, a cloud-init Secret and an address each; 2 CSI volumes
 # (one restored from the snapshot), each attached for its Pod; 1 snapshot; 1 LoadBalancer Service.
@@ -27,18 +26,6 @@ EXPECTED = {"VirtualMachine": 2, "VirtualDisk": 4, "VirtualMachineBlockDeviceAtt
 LB_POOL = ipaddress.ip_network("127.77.0.0/24")
 # The 10 beforeHelm hooks twice (install, then after discovery) and the 2 afterHelm hooks once.
 HOOK_RUNS = 22
-
-
-def run(settings: Settings, work):
-    out = io.StringIO()
-    demo = Demo(Progress(out=out), settings, work)
-    try:
-        result = walk(demo)
-    except StepFailed as exc:
-        raise AssertionError(f"{exc}\n{out.getvalue()}") from None
-    finally:
-        demo.stop()
-    return result, out.getvalue()
 
 
 def assert_converged(result, log: str) -> None:
@@ -53,8 +40,8 @@ def assert_converged(result, log: str) -> None:
     assert result.hook_runs == HOOK_RUNS, log
 
 
-def test_scenario_creates_exactly_what_it_needs_and_leaves_nothing(tmp_path):
-    result, log = run(Settings(), tmp_path)
+def test_scenario_creates_exactly_what_it_needs_and_leaves_nothing(clean_run):
+    result, log = clean_run
     assert_converged(result, log)
     assert result.kills == []
     for line in ("StorageClasses: local-thin (DVP local-thin, WaitForFirstConsumer), replicated-fast "

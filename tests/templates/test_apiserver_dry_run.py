@@ -11,7 +11,8 @@ import requests
 from harness import matrix
 from harness.render import render_values
 
-NOT_SERVED = {"VerticalPodAutoscaler", "PodMonitor", "PrometheusRule", "CiliumNetworkPolicy", "NodeGroupConfiguration"}
+NOT_SERVED = {"VerticalPodAutoscaler", "PodMonitor", "PrometheusRule", "CiliumNetworkPolicy", "NodeGroupConfiguration",
+              "GrafanaDashboardDefinition"}
 # Namespaces the module writes into but does not own.
 FOREIGN_NAMESPACES = ("kube-system", "d8-monitoring", "d8-cloud-instance-manager")
 
