@@ -56,7 +56,13 @@ def project(dvp_api):
 
 def _release_addresses(client, ns: str) -> None:
     """Every layout here asks for the same static IP: a test that ends without a destroy must not keep it
-    leased (leases are cluster-wide), or DVP refuses the next test's address (the IP is still allocated)."""
+    leased (leases are cluster-wide), or DVP refuses the next test's address (the IP is still allocated). The VMs
+    go first: DVP keeps an address a VM names until the VM lets it go (CONTRACT.md C24)."""
+    vms = [o["metadata"]["name"] for o in client.list(R.VIRTUAL_MACHINE, ns).items]
+    for name in vms:
+        client.delete(R.VIRTUAL_MACHINE, name, ns, missing_ok=True)
+    for name in vms:
+        client.wait_for(R.VIRTUAL_MACHINE, name, lambda o: o is None, 60, ns)
     names = [o["metadata"]["name"] for o in client.list(R.VIRTUAL_MACHINE_IP_ADDRESS, ns).items]
     for name in names:
         client.delete(R.VIRTUAL_MACHINE_IP_ADDRESS, name, ns, missing_ok=True)

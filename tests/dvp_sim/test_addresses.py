@@ -3,14 +3,16 @@
 """VirtualMachineIPAddresses and their leases as DVP binds them (testkit/dvp_sim/CONTRACT.md A16, C22, C23): a
 static IP another lease holds is refused at admission, a lease DVP released but still keeps for another namespace
 (or one another address took first) keeps the address Pending with DVP's reason until the lease goes, and an Auto
-address waits for a free one in the pool."""
+address waits for a free one in the pool. An address a VM names is protected from deletion until the VM lets it
+go (C24)."""
 
 from __future__ import annotations
 
 import pytest
 from dvp_common.dvp import resources as R
 from dvp_common.kube import Forbidden
-from dvp_sim.builders import WAIT, condition, gone, phase_is
+from dvp_sim.builders import WAIT, condition, disk, gone, phase_is, vm
+from dvp_sim.domain.addresses import PROTECTION
 
 VMIP_HOOK = 'admission webhook "vmip.virtualization-controller.validate.d8-virtualization" denied the request: '
 NOT_READY = "VirtualMachineIPAddressLeaseNotReady"
@@ -144,3 +146,45 @@ def test_an_auto_address_waits_for_a_free_one_in_the_pool(dvp, ns, start_sim):
         "10.251.7.2"
     dvp.delete(R.VIRTUAL_MACHINE_IP_ADDRESS, "two", ns)
     assert dvp.wait_for(R.VIRTUAL_MACHINE_IP_ADDRESS_LEASE, lease_of("10.251.7.2"), gone, WAIT) is None
+
+
+def named_vm(name: str, address: str) -> dict:
+    machine = vm(name, [f"{name}-boot"])
+    machine["spec"]["virtualMachineIPAddressName"] = address
+    return machine
+
+
+def test_an_address_a_vm_names_is_protected_until_the_vm_lets_it_go(dvp, ns, sim):
+    VMIP = R.VIRTUAL_MACHINE_IP_ADDRESS
+    dvp.create(VMIP, static("node-ip", "10.66.254.70"), ns)
+    dvp.create(VMIP, static("spare", "10.66.254.71"), ns)
+    dvp.create(R.VIRTUAL_DISK, disk("node-boot"), ns)
+    dvp.create(R.VIRTUAL_MACHINE, named_vm("node", "node-ip"), ns)
+    attached = dvp.wait_for(VMIP, "node-ip", lambda o: phase_is("Attached")(o) and
+                            PROTECTION in (o or {}).get("metadata", {}).get("finalizers", []), WAIT, ns)
+    assert attached["metadata"]["finalizers"] == [PROTECTION]
+    assert "finalizers" not in dvp.wait_for(VMIP, "spare", phase_is("Bound"), WAIT, ns)["metadata"]  # no VM names it
+
+    dvp.delete(VMIP, "node-ip", ns)  # under the running VM: held, not gone
+    held = dvp.get(VMIP, "node-ip", ns)
+    assert held["metadata"]["deletionTimestamp"] and held["metadata"]["finalizers"] == [PROTECTION]
+    assert dvp.get(R.VIRTUAL_MACHINE, "node", ns)["status"]["phase"] == "Running"
+
+    dvp.delete(R.VIRTUAL_MACHINE, "node", ns)  # the VM lets it go: the deletion it delayed goes through
+    assert dvp.wait_for(VMIP, "node-ip", gone, WAIT, ns) is None
+    assert dvp.wait_for(R.VIRTUAL_MACHINE_IP_ADDRESS_LEASE, lease_of("10.66.254.70"), gone, WAIT) is None
+
+
+def test_a_vm_pointed_at_another_address_moves_the_protection_with_it(dvp, ns, sim):
+    VMIP = R.VIRTUAL_MACHINE_IP_ADDRESS
+    for name, ip in (("old-ip", "10.66.254.80"), ("new-ip", "10.66.254.81")):
+        dvp.create(VMIP, static(name, ip), ns)
+    dvp.create(R.VIRTUAL_DISK, disk("mover-boot"), ns)
+    dvp.create(R.VIRTUAL_MACHINE, named_vm("mover", "old-ip"), ns)
+    protected = lambda o: PROTECTION in ((o or {}).get("metadata", {}).get("finalizers") or [])  # noqa: E731
+    dvp.wait_for(VMIP, "old-ip", protected, WAIT, ns)
+    dvp.patch(R.VIRTUAL_MACHINE, "mover", {"spec": {"virtualMachineIPAddressName": "new-ip"}}, ns)
+    dvp.wait_for(VMIP, "new-ip", protected, WAIT, ns)
+    dvp.wait_for(VMIP, "old-ip", lambda o: o is not None and not protected(o), WAIT, ns)
+    dvp.delete(VMIP, "old-ip", ns)  # the replaced address goes at once, as the layouts' replacement needs
+    assert dvp.wait_for(VMIP, "old-ip", gone, WAIT, ns) is None

@@ -22,6 +22,9 @@ R_BOUND = "Bound"
 R_LEASE_NOT_READY = "VirtualMachineIPAddressLeaseNotReady"
 R_RELEASED = "Released"
 RELEASED_MESSAGE = "VirtualMachineIPAddressLease is not bound to any VirtualMachineIPAddress."
+NO_REMAINING = "Failed to allocate new IP address: no remaining ips."
+# DVP's vmip ProtectionHandler: on the address while a VM that is not terminating names it in its spec
+PROTECTION = "virtualization.deckhouse.io/vmip-protection"
 
 
 def lease_name(ip: str) -> str:
@@ -59,8 +62,27 @@ def holder_problem(lease: Obj, ns: str) -> str | None:
     return None
 
 
+def protection_patch(vmip: Obj, world) -> dict | None:
+    """DVP's protection step, run on every reconcile, deleting or not (C24): the finalizer is added while a VM
+    names the address in `spec.virtualMachineIPAddressName` and is not terminating, and removed once none does;
+    an address deleted while one does stays, its deletion delayed, until the VM lets it go."""
+    ns, name = meta(vmip).get("namespace"), meta(vmip)["name"]
+    configured = [vm for vm in world.by("VirtualMachine", ix.vm_address, ix.in_ns(ns, name))
+                  if spec(vm).get("virtualMachineIPAddressName") == name and not deleting(vm)
+                  and phase(vm) != "Terminating"]
+    finalizers = list(meta(vmip).get("finalizers") or [])
+    if not configured and PROTECTION in finalizers:
+        finalizers.remove(PROTECTION)
+    elif configured and PROTECTION not in finalizers and not deleting(vmip):
+        finalizers.append(PROTECTION)
+    else:
+        return None
+    return {"metadata": {"finalizers": finalizers or None, "resourceVersion": meta(vmip).get("resourceVersion")}}
+
+
 def reconcile_ip(vmip: Obj, world, cfg) -> Plan:
     plan = Plan()
+    plan.patch = protection_patch(vmip, world)
     if deleting(vmip):
         return plan
     ns, name = meta(vmip).get("namespace"), meta(vmip)["name"]
@@ -100,7 +122,7 @@ def reconcile_ip(vmip: Obj, world, cfg) -> Plan:
                                lambda ip: world.get(LEASE, None, lease_name(ip)) is not None)
         if free is None:
             st["phase"] = "Pending"
-            C.put(st, C.BOUND, False, R_LEASE_NOT_READY, "Failed to allocate new IP address: no remaining ips.")
+            C.put(st, C.BOUND, False, R_LEASE_NOT_READY, NO_REMAINING)
             plan.status = changed(vmip, st)
             return plan
         address = free
@@ -160,4 +182,4 @@ def reconcile_lease(lease: Obj, world, cfg) -> Plan:
     return plan
 
 
-__all__ = ["holder_problem", "reconcile_ip", "reconcile_lease", "released", "status"]
+__all__ = ["PROTECTION", "holder_problem", "protection_patch", "reconcile_ip", "reconcile_lease", "released", "status"]
