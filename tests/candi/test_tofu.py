@@ -24,6 +24,7 @@ def test_there_are_module_tests():
         "layouts/standard/base-infrastructure",
         "layouts/standard/master-node",
         "layouts/standard/static-node",
+        "terraform-modules/address-stuck",
         "terraform-modules/cloudinit-merge",
         "terraform-modules/credentials",
         "terraform-modules/ipv4-address",

@@ -47,10 +47,6 @@ locals {
   auto = var.address == "Auto"
   // On an Auto address whose creation (and wait) finished; never on a Static one, which has nothing to wait for.
   created = "dvp.deckhouse.io/address-created"
-  // DVP's Bound reasons of an address that stays unbound until someone acts; VirtualMachineIPAddressLeaseNotReady
-  // also means "setting the lease up", so only its messages about a lease it cannot take or an empty pool count.
-  stuck_reasons  = ["VirtualMachineIPAddressIsOutOfTheValidRange", "VirtualMachineIPAddressLeaseAlreadyExists", "VirtualMachineIPAddressLeaseLost"]
-  stuck_messages = "belongs to a different namespace|already has a reference to another VirtualMachineIPAddress|no remaining ips"
 }
 
 // At plan, for an Auto address: the node's addresses and the one its VM uses, to name the address (above).
@@ -82,14 +78,14 @@ locals {
   unfinished = [for n in local.candidates : local.ours[n] if contains(keys(local.ours), n) && !contains(local.in_use, n)]
   free       = [for n in local.candidates : n if !contains(keys(local.ours), n)]
   name       = !local.auto ? var.name : length(local.in_use) > 0 ? local.in_use[0] : local.free[0]
+}
 
-  // An unfinished creation DVP says it cannot bind (an empty pool) stops the plan before another attempt waits.
-  unfinished_stuck = flatten([for o in local.unfinished : [for c in flatten([try(o.status.conditions, [])]) :
-    "VirtualMachineIPAddress ${var.namespace}/${o.metadata.name} (Auto): phase ${try(format("%s", o.status.phase), "")}, Bound=False ${try(format("%s", c.reason), "")}: ${try(format("%s", c.message), "")}"
-    if try(format("%s", c.type), "") == "Bound" && try(format("%s", c.status), "") == "False" && (
-      contains(local.stuck_reasons, try(format("%s", c.reason), "")) ||
-      (try(format("%s", c.reason), "") == "VirtualMachineIPAddressLeaseNotReady" && can(regex(local.stuck_messages, try(format("%s", c.message), ""))))
-  )]])
+// An unfinished creation DVP says it cannot bind (an empty pool) stops the plan before another attempt waits.
+module "unfinished_stuck" {
+  source = "../address-stuck"
+
+  namespace = var.namespace
+  addresses = { for o in local.unfinished : format("%s", o.metadata.name) => { label = "Auto", object = o } }
 }
 
 resource "kubernetes_manifest" "address" {
@@ -134,8 +130,8 @@ resource "kubernetes_manifest" "address" {
     create_before_destroy = true
 
     precondition {
-      condition     = length(local.unfinished_stuck) == 0
-      error_message = join("\n", local.unfinished_stuck)
+      condition     = length(module.unfinished_stuck.lines) == 0
+      error_message = join("\n", module.unfinished_stuck.lines)
     }
   }
 }
@@ -174,14 +170,11 @@ data "kubernetes_resource" "address" {
   depends_on = [kubernetes_manifest.address, kubernetes_annotations.created]
 }
 
-locals {
-  phase = try(format("%s", data.kubernetes_resource.address.object.status.phase), "")
-  stuck = [for c in flatten([try(data.kubernetes_resource.address.object.status.conditions, [])]) :
-    "VirtualMachineIPAddress ${var.namespace}/${local.name} (${var.address}): phase ${local.phase}, Bound=False ${try(format("%s", c.reason), "")}: ${try(format("%s", c.message), "")}"
-    if try(format("%s", c.type), "") == "Bound" && try(format("%s", c.status), "") == "False" && (
-      contains(local.stuck_reasons, try(format("%s", c.reason), "")) ||
-      (try(format("%s", c.reason), "") == "VirtualMachineIPAddressLeaseNotReady" && can(regex(local.stuck_messages, try(format("%s", c.message), ""))))
-  )]
+module "stuck" {
+  source = "../address-stuck"
+
+  namespace = var.namespace
+  addresses = { (local.name) = { label = var.address, object = try(data.kubernetes_resource.address.object, null) } }
 }
 
 // Readiness, apart from the address resource: it fails with DVP's Bound condition when the address cannot be
@@ -191,8 +184,8 @@ resource "terraform_data" "ready" {
 
   lifecycle {
     precondition {
-      condition     = length(local.stuck) == 0
-      error_message = join("\n", local.stuck)
+      condition     = length(module.stuck.lines) == 0
+      error_message = join("\n", module.stuck.lines)
     }
   }
 }

@@ -1,0 +1,42 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""The layouts' fallback for DVP's one ambiguous address reason (VirtualMachineIPAddressLeaseNotReady: setting a
+lease up, or unable to take one) matches DVP's failure messages, as the simulator writes them from the contract
+(testkit/dvp_sim/CONTRACT.md C22), each by exactly one pattern and never a message that only quotes one."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from dvp_sim.domain import addresses
+
+MODULE = Path(__file__).resolve().parents[2] / "candi" / "terraform-modules" / "address-stuck" / "main.tf"
+
+
+def patterns() -> list[str]:
+    """stuck_messages of the module: a list of HCL strings (JSON's escapes)."""
+    body = re.search(r"stuck_messages = \[(.*?)\n  \]", MODULE.read_text(), re.S).group(1)
+    return [json.loads(line.strip().rstrip(",")) for line in body.strip().splitlines()]
+
+
+def sim_failures() -> list[str]:
+    lease = {"metadata": {"name": "ip-10-0-0-7"}, "spec": {"virtualMachineIPAddressRef": {"namespace": "other"}}}
+    taken = {"metadata": {"name": "ip-10-0-0-8"}, "spec": {"virtualMachineIPAddressRef": {"namespace": "ns",
+                                                                                          "name": "another"}}}
+    return [addresses.holder_problem(lease, "ns"), addresses.holder_problem(taken, "ns"), addresses.NO_REMAINING]
+
+
+def test_each_dvp_failure_message_matches_exactly_one_pattern():
+    found = patterns()
+    assert len(found) == 3
+    for message in sim_failures():
+        assert [p for p in found if re.search(p, message)] != [], message
+        assert len([p for p in found if re.search(p, message)]) == 1, message
+
+
+def test_a_setting_up_or_quoting_message_matches_none():
+    for message in ('Waiting for the VirtualMachineIPAddressLease "ip-10-0-0-9" to be bound.',
+                    'Checking whether "belongs to a different namespace." applies.', ""):
+        assert [p for p in patterns() if re.search(p, message)] == [], message
