@@ -140,6 +140,21 @@ def documented_families(text: str) -> set[str]:
             for name in re.findall(r"`([a-z_:*]+)`", line.split("|")[1])}
 
 
+def documented_labels(text: str) -> dict[str, set[str]]:
+    """family -> its label names, from the second column of the metric table (the names before any ":" or "(",
+    which start the cell's prose); the `<prefix>*` rows say no labels of their own."""
+    out = {}
+    for line in text.splitlines():
+        if not re.match(r"\| `[a-z]", line):
+            continue
+        cells = line.split("|")
+        labels = set(re.findall(r"`([a-z_]+)`", re.split(r"[:(]", cells[2], maxsplit=1)[0]))
+        for name in re.findall(r"`([a-z_:*]+)`", cells[1]):
+            if not name.endswith("*"):
+                out[name] = labels
+    return out
+
+
 def lint_metrics(text: str) -> str:
     """`promtool check metrics` (Prometheus' naming lint: _total counters, unit suffixes, ...) on one scrape."""
     proc = subprocess.run([str(promtool()), "check", "metrics"], input=text, capture_output=True, text=True,

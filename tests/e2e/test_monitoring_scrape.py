@@ -92,13 +92,25 @@ def test_exported_metrics_follow_prometheus_naming(scraped):
 
 def test_every_exported_family_of_ours_is_documented(scraped):
     """docs/MONITORING.md lists each family the components export under our prefixes, and nothing else."""
-    documented = mk.documented_families((mk.ROOT / "docs" / "MONITORING.md").read_text())
+    doc = (mk.ROOT / "docs" / "MONITORING.md").read_text()
+    documented = mk.documented_families(doc)
     exported = {f.name + ("_total" if f.type == "counter" else "") for text in scraped.values()
                 for f in text_string_to_metric_families(text)
                 if f.name.startswith(OURS) and not f.name.endswith("_created")}  # prometheus_client's own
     wildcards = tuple(d[:-1] for d in documented if d.endswith("*"))
     exact = {d for d in documented if not d.endswith("*")}
     assert {e for e in exported if not e.startswith(wildcards)} == exact
+    labels: dict[str, set[str]] = {}
+    for text in scraped.values():
+        for f in text_string_to_metric_families(text):
+            name = f.name + ("_total" if f.type == "counter" else "")
+            if name in exact:
+                labels.setdefault(name, set()).update(k for s in f.samples for k in s.labels if k not in ("le",))
+    # a family with no series at the end (no abnormal volume, every disk deleted) shows no labels to compare
+    documented_labels = mk.documented_labels(doc)
+    seen = {name: found for name, found in labels.items() if found or not documented_labels[name]}
+    assert seen == {name: documented_labels[name] for name in seen}, "the table's labels are not the exported ones"
+    assert len(seen) >= 15
     assert any(e.startswith(wildcards) for e in exported)
 
 

@@ -29,3 +29,11 @@ def test_both_languages_document_the_same_metrics():
     assert en == ru and len(en) >= 20
     table = "| `a_total`, `b_*` | `not_first` |\n| `D8Alert` | y |\n| family | labels |\n"
     assert mk.documented_families(table) == {"a_total", "b_*"}
+
+
+def test_both_languages_document_the_same_labels():
+    en, ru = (mk.documented_labels((ROOT / "docs" / doc).read_text()) for doc in DOCS)
+    assert en == ru
+    assert en["dvp_csi_volume_provisioning_duration_seconds"] == {"source"}
+    assert en["dvp_csi_attachment_pending_seconds"] == {"vmbda", "volume", "vm", "phase"}
+    assert en["capdvp_machine_provisioning_duration_seconds"] == set()
