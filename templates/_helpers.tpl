@@ -151,6 +151,67 @@ readinessProbe:
       {{- include "helm_lib_container_kube_rbac_proxy_resources" $context | nindent 6 }}
 {{- end }}
 
+{{- /* Usage: include "dvp.pod_monitor" (list . <app> [<ready pods only: bool>]) */ -}}
+{{- /* Prometheus (main) scrapes the app's https-metrics port, the kube-rbac-proxy sidecar, with its own token; */ -}}
+{{- /* the job label is the app. */ -}}
+{{- define "dvp.pod_monitor" }}
+{{- $context := index . 0 }}
+{{- $app := index . 1 }}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: PodMonitor
+metadata:
+  name: {{ $app }}
+  namespace: d8-monitoring
+  {{- include "helm_lib_module_labels" (list $context (dict "prometheus" "main")) | nindent 2 }}
+spec:
+  jobLabel: app
+  namespaceSelector:
+    matchNames:
+    - {{ include "dvp.namespace" $context }}
+  selector:
+    matchLabels:
+      app: {{ $app }}
+  podMetricsEndpoints:
+  - port: https-metrics
+    scheme: https
+    path: /metrics
+    bearerTokenSecret:
+      name: prometheus-token
+      key: token
+    tlsConfig:
+      insecureSkipVerify: true
+    relabelings:
+    - targetLabel: tier
+      replacement: cluster
+    {{- if and (gt (len .) 2) (index . 2) }}
+    - sourceLabels: [__meta_kubernetes_pod_ready]
+      regex: "true"
+      action: keep
+    {{- end }}
+{{- end }}
+
+{{- /* Usage: include "dvp.rbac_proxy_binding" (list . <component> <service account> <app>) */ -}}
+{{- /* kube-rbac-proxy checks the scraper's token and access (TokenReview, SubjectAccessReview) through */ -}}
+{{- /* d8:rbac-proxy. */ -}}
+{{- define "dvp.rbac_proxy_binding" }}
+{{- $context := index . 0 }}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: d8:cloud-provider-dvp:{{ index . 1 }}:rbac-proxy
+  {{- include "helm_lib_module_labels" (list $context (dict "app" (index . 3))) | nindent 2 }}
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: d8:rbac-proxy
+subjects:
+- kind: ServiceAccount
+  name: {{ index . 2 }}
+  namespace: {{ include "dvp.namespace" $context }}
+{{- end }}
+
 {{- define "dvp.kube_rbac_proxy_volume" }}
 - name: kube-rbac-proxy-ca
   configMap:
@@ -272,6 +333,8 @@ spec:
         - --listen-address=:8443
         - --tls-cert-file=/etc/webhook/tls/tls.crt
         - --tls-key-file=/etc/webhook/tls/tls.key
+        # Metrics stay on loopback; kube-rbac-proxy publishes them on 8080.
+        - --metrics-address=127.0.0.1:8081
         - --log-level={{ include "dvp.log_level" $context }}
         {{- with (dig "clusterConfiguration" "cloud" "prefix" "" $context.Values.global) }}
         - --cluster-prefix={{ . }}
@@ -291,12 +354,14 @@ spec:
             cpu: 10m
             memory: 48Mi
             {{- include "helm_lib_module_ephemeral_storage_logs_with_extra" 10 | nindent 12 }}
+      {{- include "dvp.kube_rbac_proxy_container" (list $context (dict "upstream" "http://127.0.0.1:8081/" "name" $o.name "port" 8080)) | nindent 6 }}
       volumes:
       - name: tls
         secret:
           secretName: {{ $o.tlsSecret }}
       - name: tmp
         emptyDir: {}
+      {{- include "dvp.kube_rbac_proxy_volume" $context | nindent 6 }}
 ---
 apiVersion: v1
 kind: Service
@@ -313,13 +378,14 @@ spec:
     port: 443
     protocol: TCP
     targetPort: https
-{{- include "dvp.vpa" (list $context "Deployment" $o.name (list (dict "name" "webhooks" "cpu" (list "10m" "200m") "memory" (list "48Mi" "192Mi")))) }}
+{{- include "dvp.vpa" (list $context "Deployment" $o.name (list (dict "name" "webhooks" "cpu" (list "10m" "200m") "memory" (list "48Mi" "192Mi"))) (include "helm_lib_vpa_kube_rbac_proxy_resources" $context)) }}
 {{- include "dvp.pdb" (list $context $o.name 1) }}
 {{- include "dvp.webhook_network_policy" (list $context $o.name) }}
 {{- end }}
 
 {{- /* Usage: include "dvp.webhook_network_policy" (list . <app>) */ -}}
 {{- /* Only node-level sources (the API server, the kubelet's probes) may reach a webhook port; no pod may. */ -}}
+{{- /* Pods of d8-monitoring may reach the metrics port. */ -}}
 {{- /* Cilium (Deckhouse's CNI) names the API server as an entity; a plain NetworkPolicy cannot (the API server */ -}}
 {{- /* runs in the host network, and Cilium does not match node addresses with ipBlock), so nothing is */ -}}
 {{- /* rendered on clusters without CiliumNetworkPolicy rather than a policy that would cut the API server off. */ -}}
@@ -343,6 +409,14 @@ spec:
     toPorts:
     - ports:
       - port: "8443"
+        protocol: TCP
+  # Prometheus reads the metrics port (kube-rbac-proxy: its token is checked there), and only that port.
+  - fromEndpoints:
+    - matchLabels:
+        k8s:io.kubernetes.pod.namespace: d8-monitoring
+    toPorts:
+    - ports:
+      - port: "8080"
         protocol: TCP
 {{- end }}
 {{- end }}

@@ -322,18 +322,16 @@ class Demo:
             specs.append((name, ["-m", "dvp_webhooks", mode, f"--kubeconfig={guest_kc}",
                                  f"--listen-address={self.webhook_host}:{port}", f"--tls-cert-file={tls / 'tls.crt'}",
                                  f"--tls-key-file={tls / 'tls.key'}"], env["discoverer"]))
-        ports = {name: free_port() for name, _, _ in specs if "webhook" not in name}
+        ports = {name: free_port() for name, _, _ in specs}
         extra = scrape.metrics_flags(ports)
         for name, argv, cenv in specs:
             if self.s.images:
                 self.add_from_image(name, argv, cenv)
                 continue
-            if name in extra:  # replaces the disabled ("=0") or ephemeral (":0") address given above
-                argv = [a for a in argv if not a.startswith(("--listen-address", "--metrics-bind-address"))]
-                argv += extra[name]
+            if name in extra:  # replaces the disabled ("=0") or ephemeral (":0") address given above, if any
+                flags = tuple(f.split("=", 1)[0] + "=" for f in extra[name])
+                argv = [a for a in argv if not a.startswith(flags)] + extra[name]
                 self.metrics_urls[name] = f"http://127.0.0.1:{ports[name]}/metrics"
-            else:
-                self.metrics_urls[name] = f"https://{self.webhook_host}:{self.webhook_ports[name]}/metrics"
             spec = dict(self.s.faults or {})
             if self.s.kills and name in CONTROLLERS:  # the chaos kills on the DVP writes these announce
                 spec["hold"] = {"dir": str(self.hold_dir), "name": name}

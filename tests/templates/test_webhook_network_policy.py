@@ -1,7 +1,8 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Only node-level sources (the API server, the kubelet's probes) reach the webhook ports, where Cilium serves
-CiliumNetworkPolicy; without it nothing is rendered (a plain NetworkPolicy could not let the API server in)."""
+"""Only node-level sources (the API server, the kubelet's probes) reach the webhook ports, and only Prometheus'
+namespace the metrics port (kube-rbac-proxy), where Cilium serves CiliumNetworkPolicy; without it nothing is
+rendered (a plain NetworkPolicy could not let the API server in)."""
 
 from __future__ import annotations
 
@@ -20,11 +21,14 @@ def test_each_webhook_server_admits_only_node_level_sources():
         assert policy["metadata"]["namespace"] == "d8-cloud-provider-dvp"
         assert policy["spec"] == {"endpointSelector": {"matchLabels": {"app": app}}, "ingress": [{
             "fromEntities": ["kube-apiserver", "host", "remote-node"],
-            "toPorts": [{"ports": [{"port": "8443", "protocol": "TCP"}]}]}]}
+            "toPorts": [{"ports": [{"port": "8443", "protocol": "TCP"}]}]}, {
+            "fromEndpoints": [{"matchLabels": {"k8s:io.kubernetes.pod.namespace": "d8-monitoring"}}],
+            "toPorts": [{"ports": [{"port": "8080", "protocol": "TCP"}]}]}]}
         deployment = next(o for o in objects if o["kind"] == "Deployment" and o["metadata"]["name"] == app)
         pod = deployment["spec"]["template"]
         assert pod["metadata"]["labels"]["app"] == app  # the policy selects the webhook's pods
-        assert [p["containerPort"] for c in pod["spec"]["containers"] for p in c.get("ports", [])] == [8443]
+        assert {c["name"]: [p["containerPort"] for p in c.get("ports", [])] for c in pod["spec"]["containers"]} == {
+            "webhooks": [8443], "kube-rbac-proxy": [8080]}
         assert not pod["spec"].get("hostNetwork")
 
 

@@ -13,6 +13,7 @@ from dvp_common.kube import config as kube_config
 from dvp_common.kube.transport import Transport
 from dvp_common.runtime.entry import Started
 from dvp_common.runtime.entry import main as run
+from dvp_common.runtime.health import HealthServer
 from prometheus_client import CollectorRegistry
 
 from .handlers import ROUTES
@@ -28,11 +29,24 @@ def _build(s: Settings) -> tuple[Started, str]:
     creds = kube_config.from_file_or_service_account(s.kubeconfig)
     client = KubeClient(Transport(creds, timeout=LOOKUP_TIMEOUT), retry=LOOKUP_RETRY)
     lookups = Lookups(client, s.module_namespace, s.cluster_prefix)
-    # /metrics on the same HTTPS port (the webhook has no other): dvp_webhook_admission_* and dvp_webhooks' lookups
+    # dvp_webhook_admission_*, on their own HTTP address (kube-rbac-proxy publishes it), never the webhook's port
     registry = CollectorRegistry()
     server = WebhookServer(s.listen_address, ROUTES[s.mode], lookups, s.tls_cert_file, s.tls_key_file,
-                           logger=logging.getLogger("dvp_webhooks"), registry=registry, serve_metrics=True)
-    return Started(server.start, server.stop), f"{s.mode}: {', '.join(sorted(ROUTES[s.mode]))} on :{server.port}"
+                           logger=logging.getLogger("dvp_webhooks"), registry=registry)
+    metrics = HealthServer(s.metrics_address, registry) if s.metrics_address else None
+
+    def start() -> None:
+        if metrics is not None:
+            metrics.start()
+        server.start()
+
+    def stop() -> None:
+        server.stop()
+        if metrics is not None:
+            metrics.stop()
+
+    served = f"{s.mode}: {', '.join(sorted(ROUTES[s.mode]))} on :{server.port}"
+    return Started(start, stop), served + (f", metrics on {s.metrics_address}" if metrics else "")
 
 
 def main(argv: list[str] | None = None) -> int:

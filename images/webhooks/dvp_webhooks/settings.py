@@ -9,7 +9,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from dvp_common.runtime.settings import ConfigInvalid, host_port, load, log_level, setting
+from dvp_common.runtime.settings import ConfigInvalid, bind, host_port, load, log_level, setting
 
 from .handlers import ROUTES
 
@@ -20,6 +20,7 @@ class Settings:
     listen_address: str = setting("0.0.0.0:8443", parse=host_port)  # noqa: S104 - the pod's address
     tls_cert_file: str = "/etc/webhook/tls/tls.crt"
     tls_key_file: str = "/etc/webhook/tls/tls.key"
+    metrics_address: str | None = bind(None)  # /metrics over HTTP, for kube-rbac-proxy on loopback; off by default
     log_level: str = log_level()
     kubeconfig: str = ""  # the guest API; empty: the in-cluster ServiceAccount
     module_namespace: str = "d8-cloud-provider-dvp"

@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The HTTPS server: POST <route path> takes an AdmissionReview; GET /healthz and /readyz for probes, /metrics.
+"""The HTTPS server: POST <route path> takes an AdmissionReview; GET /healthz and /readyz for probes.
 
 TLS is negotiated in the connection's own thread (a slow client never blocks accept); every socket has a
 timeout; bodies (3 MiB), connections and threads are bounded; every request is answered within the Decider's
@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from prometheus_client import CollectorRegistry
 
 from ..serving import Serving, bind, reply
 from . import review
@@ -77,13 +77,12 @@ class WebhookServer(Serving):
 
     def __init__(self, address: str, routes: Mapping[str, Route], lookups: Any, cert_file: str,
                  key_file: str, decider: Decider | None = None, max_connections: int = MAX_CONNECTIONS,
-                 logger: logging.Logger | None = None, registry: CollectorRegistry | None = None,
-                 serve_metrics: bool = False) -> None:
+                 logger: logging.Logger | None = None, registry: CollectorRegistry | None = None) -> None:
         """`lookups` is handed to every route's handler; `logger` names the decisions' log lines; `registry`
-        counts the answers (admission.metrics), served on GET /metrics of this port when `serve_metrics`."""
+        counts the answers (admission.metrics); the component serves it elsewhere (runtime.health on loopback,
+        published by kube-rbac-proxy), never on this port."""
         self.routes, self.lookups = dict(routes), lookups
         self.metrics = AdmissionMetrics(registry, sorted(self.routes)) if registry is not None else None
-        exposed = registry if serve_metrics else None
         self.tls = _Tls(cert_file, key_file)
         self.decider = decider or Decider(logger=logger)
         self.slots = threading.BoundedSemaphore(max_connections)
@@ -100,8 +99,6 @@ class WebhookServer(Serving):
                 path = self.path.split("?", 1)[0]
                 if path in ("/healthz", "/readyz", "/livez"):
                     self._send(200, b"ok\n", "text/plain; charset=utf-8")
-                elif path == "/metrics" and exposed is not None:
-                    self._send(200, generate_latest(exposed), CONTENT_TYPE_LATEST)
                 else:
                     self._send(404, b"not found\n", "text/plain; charset=utf-8")
 
