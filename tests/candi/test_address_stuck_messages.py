@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """The layouts' fallback for DVP's one ambiguous address reason (VirtualMachineIPAddressLeaseNotReady: setting a
 lease up, or unable to take one) matches DVP's failure messages, as the simulator writes them from the contract
-(testkit/dvp_sim/CONTRACT.md C22), each by exactly one pattern and never a message that only quotes one."""
+(testkit/dvp_sim/CONTRACT.md C22), each by exactly one pattern and never a message that only quotes one; the Auto
+wait's pattern matches the messages of a settled address and none the simulator writes while it sets one up."""
 
 from __future__ import annotations
 
@@ -19,6 +20,12 @@ def patterns() -> list[str]:
     """stuck_messages of the module: a list of HCL strings (JSON's escapes)."""
     body = re.search(r"stuck_messages = \[(.*?)\n  \]", MODULE.read_text(), re.S).group(1)
     return [json.loads(line.strip().rstrip(",")) for line in body.strip().splitlines()]
+
+
+def auto_settled() -> str:
+    """auto_settled_message of the module: ^( the alternatives joined by | )$."""
+    body = re.search(r'join\("\|", \[(.*?)\n  \]\), "\)\$"\]\)', MODULE.read_text(), re.S).group(1)
+    return "^(" + "|".join(json.loads(line.strip().rstrip(",")) for line in body.strip().splitlines()) + ")$"
 
 
 def sim_failures() -> list[str]:
@@ -40,3 +47,12 @@ def test_a_setting_up_or_quoting_message_matches_none():
     for message in ('Waiting for the VirtualMachineIPAddressLease "ip-10-0-0-9" to be bound.',
                     'Checking whether "belongs to a different namespace." applies.', ""):
         assert [p for p in patterns() if re.search(p, message)] == [], message
+
+
+def test_the_auto_wait_ends_once_the_simulator_bound_or_refused_an_address_and_not_before():
+    settled = auto_settled()
+    for message in ("", addresses.NO_REMAINING, addresses.NOT_ATTACHED):  # Bound, refused; Attached either way
+        assert re.search(settled, message), message
+    for message in (addresses.LEASE_CREATED.format(ip="10.0.0.9"), addresses.LEASE_WAITING.format(lease="ip-10-0-0-9"),
+                    addresses.LEASE_TAKING.format(lease="ip-10-0-0-9"), addresses.RELEASED_MESSAGE):
+        assert not re.search(settled, message), message

@@ -181,8 +181,10 @@ def test_static_node_apply_and_destroy(tofu, dvp_api, world, tmp_path):
     assert ipaddress.ip_address(outputs["node_internal_ip_address"]) in ipaddress.ip_network(POOL)
     assert outputs == {"node_internal_ip_address": vm["status"]["ipAddress"]}
     assert vm["spec"]["virtualMachineIPAddressName"] == "candi-worker-1-auto"
-    assert [r.split("/")[0] for r in ours(client, ns)] == [
-        "Secret", "VirtualDisk", "VirtualDisk", "VirtualMachine", "VirtualMachineIPAddress"]
+    assert ours(client, ns) == [
+        "Secret/candi-worker-1-cloudinit",
+        "VirtualDisk/candi-worker-1-additional-disk-0", MASTER_OBJECTS[3].replace("master-0", "worker-1"),
+        "VirtualMachine/candi-worker-1", "VirtualMachineIPAddress/candi-worker-1-auto"]
     user_data = base64.b64decode(client.get(SECRET, "candi-worker-1-cloudinit", ns)["data"]["userData"]).decode()
     message = email.message_from_string(user_data)
     assert message.get_content_type() == "multipart/mixed"

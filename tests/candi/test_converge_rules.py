@@ -40,8 +40,8 @@ def project(dvp_api):
         sims.clear()
         if not start:
             return
-        sim = Simulator(dvp_api.client(), SimConfig(namespace=ns, default_latency=0.05, ip_pool=POOL,
-                                                    watch_timeout=1, **cfg))
+        sim = Simulator(dvp_api.client(), SimConfig(**{"namespace": ns, "default_latency": 0.05, "ip_pool": POOL,
+                                                       "watch_timeout": 1, **cfg}))
         sim.start()
         sims.append(sim)
 
@@ -488,6 +488,43 @@ def test_an_auto_address_whose_wait_timed_out_is_taken_over_by_a_new_one(tofu, d
     assert client.list(R.VIRTUAL_MACHINE_IP_ADDRESS, ns).items == []
 
 
+def test_an_auto_address_on_an_empty_pool_ends_the_run_at_once_naming_the_pool(tofu, dvp_api, project, tmp_path):
+    client, ns, simulate = project
+    simulate(ip_pool="10.78.0.0/30")  # one address after the gateway, which another address of the project holds
+    client.create(R.VIRTUAL_MACHINE_IP_ADDRESS, {"metadata": {"name": "occupant"},
+                                                 "spec": {"type": "Static", "staticIP": "10.78.0.2"}}, ns)
+    client.wait_for(R.VIRTUAL_MACHINE_IP_ADDRESS, "occupant",
+                    lambda o: o and o.get("status", {}).get("phase") == "Bound", 60, ns)
+    cwd = tofu.step(tmp_path, "static-node",
+                    variables(dvp_api.kubeconfig(ns), ns, nodeGroupName="worker", nodeIndex=1))
+    stuck = (f"VirtualMachineIPAddress {ns}/candi-worker-1-auto (Auto): phase Pending, Bound=False "
+             "VirtualMachineIPAddressLeaseNotReady: Failed to allocate new IP address: no remaining ips. (DVP's pool "
+             "of VM addresses, the virtualization module's virtualMachineCIDRs, has no free address; project "
+             f"{ns} holds 1 of them: free one or widen the pool)")
+
+    # DVP refuses at once: so does the run (the create's wait is 10 minutes, this run's limit 5), tainting nothing
+    refused = run(tofu, cwd, "apply", "-auto-approve")
+    assert refused.rc == 1 and stuck in one_line(refused.out), refused.out
+    assert tainted(tofu, cwd) == []
+    # the next converge stops at its plan, on the same address
+    again = run(tofu, cwd, "plan")
+    assert again.rc == 1 and stuck in one_line(again.out), again.out
+
+    # the IP freed, DVP binds the waiting address by itself and the converge goes through with it
+    client.delete(R.VIRTUAL_MACHINE_IP_ADDRESS, "occupant", ns)
+    client.wait_for(R.VIRTUAL_MACHINE_IP_ADDRESS, "candi-worker-1-auto",
+                    lambda o: o and o.get("status", {}).get("phase") in ("Bound", "Attached"), 60, ns)
+    res = run(tofu, cwd, "apply", "-auto-approve")
+    assert res.rc == 0, res.out
+    vm = client.wait_for(R.VIRTUAL_MACHINE, "candi-worker-1",
+                         lambda o: o and o.get("status", {}).get("phase") == "Running", 120, ns)
+    assert vm["spec"]["virtualMachineIPAddressName"] == "candi-worker-1-auto"
+    assert json.loads(tofu.run(cwd, "output", "-json").out)["node_internal_ip_address"]["value"] == "10.78.0.2"
+    assert plan_actions(tofu, cwd) == {}
+    assert run(tofu, cwd, "destroy", "-auto-approve").rc == 0
+    assert client.list(R.VIRTUAL_MACHINE_IP_ADDRESS, ns).items == []
+
+
 def running_at(client, ns, ip):
     """The master once DVP runs it on `ip`."""
     return client.wait_for(R.VIRTUAL_MACHINE, "candi-master-0", lambda o: o and o.get("status", {}).get(
@@ -534,8 +571,9 @@ def test_an_auto_address_made_by_an_earlier_release_is_kept(tofu, dvp_api, proje
 
     cwd = tofu.step(tmp_path / "after", "static-node", inputs)  # today's layouts over the same state
     shutil.copy(before / "terraform.tfstate", cwd / "terraform.tfstate")
-    # the address keeps its name (the VM uses it) and is only marked; nothing is replaced or deleted
+    # the address keeps its name (the VM uses it), gets its new wait and its mark; nothing is replaced
     assert plan_actions(tofu, cwd) == {
+        "module.ipv4_address.kubernetes_manifest.address": ["update"],
         "module.ipv4_address.kubernetes_annotations.created[0]": ["create"],
         "module.ipv4_address.terraform_data.ready": ["create"],
     }

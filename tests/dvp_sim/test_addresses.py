@@ -12,7 +12,7 @@ import pytest
 from dvp_common.dvp import resources as R
 from dvp_common.kube import Forbidden
 from dvp_sim.builders import WAIT, condition, disk, gone, phase_is, vm
-from dvp_sim.domain.addresses import PROTECTION
+from dvp_sim.domain.addresses import LEASE_CREATED, LEASE_WAITING, NOT_ATTACHED, PROTECTION
 
 VMIP_HOOK = 'admission webhook "vmip.virtualization-controller.validate.d8-virtualization" denied the request: '
 NOT_READY = "VirtualMachineIPAddressLeaseNotReady"
@@ -49,8 +49,10 @@ def test_a_static_address_binds_its_ip_through_a_lease(dvp, ns, sim):
     dvp.create(R.VIRTUAL_MACHINE_IP_ADDRESS, static("fixed", "10.66.254.10"), ns)
     got = dvp.wait_for(R.VIRTUAL_MACHINE_IP_ADDRESS, "fixed", phase_is("Bound"), WAIT, ns)
     assert got["status"]["address"] == "10.66.254.10"
-    assert {k: condition(got, "Bound")[k] for k in ("status", "reason", "message")} == {
-        "status": "True", "reason": "Bound", "message": ""}
+    # DVP's two condition types, Bound first (its handlers' order), each with its message
+    assert [{k: c[k] for k in ("type", "status", "reason", "message")} for c in got["status"]["conditions"]] == [
+        {"type": "Bound", "status": "True", "reason": "Bound", "message": ""},
+        {"type": "Attached", "status": "False", "reason": "VirtualMachineNotFound", "message": NOT_ATTACHED}]
     lease = dvp.wait_for(R.VIRTUAL_MACHINE_IP_ADDRESS_LEASE, lease_of("10.66.254.10"), phase_is("Bound"), WAIT)
     assert lease["spec"]["virtualMachineIPAddressRef"] == {"namespace": ns, "name": "fixed"}
     assert (condition(lease, "Bound")["status"], condition(lease, "Bound")["reason"]) == ("True", "Bound")
@@ -141,11 +143,38 @@ def test_an_auto_address_waits_for_a_free_one_in_the_pool(dvp, ns, start_sim):
     assert pending["status"]["phase"] == "Pending" and "address" not in pending["status"]
     assert {k: condition(pending, "Bound")[k] for k in ("reason", "message")} == {
         "reason": NOT_READY, "message": "Failed to allocate new IP address: no remaining ips."}
+    assert [c["type"] for c in pending["status"]["conditions"]] == ["Bound", "Attached"]  # DVP runs every handler
     dvp.delete(R.VIRTUAL_MACHINE_IP_ADDRESS, "one", ns)
     assert dvp.wait_for(R.VIRTUAL_MACHINE_IP_ADDRESS, "two", phase_is("Bound"), WAIT, ns)["status"]["address"] == \
         "10.251.7.2"
     dvp.delete(R.VIRTUAL_MACHINE_IP_ADDRESS, "two", ns)
     assert dvp.wait_for(R.VIRTUAL_MACHINE_IP_ADDRESS_LEASE, lease_of("10.251.7.2"), gone, WAIT) is None
+
+
+def bound_messages_until_bound(dvp, ns: str, name: str, created: dict) -> list[str]:
+    """The Bound condition's message in every version of the address after `created`, until it is Bound."""
+    seen: list[str] = []
+    for event in dvp.watch(R.VIRTUAL_MACHINE_IP_ADDRESS, ns, field_selector={"metadata.name": name},
+                           resource_version=created["metadata"]["resourceVersion"], timeout_seconds=int(WAIT)):
+        bound = [c for c in (event.object.get("status") or {}).get("conditions") or [] if c["type"] == "Bound"]
+        message = bound[0]["message"] if bound else None
+        if message is not None and (not seen or seen[-1] != message):
+            seen.append(message)
+        if phase_is("Bound")(event.object):
+            return seen
+    raise AssertionError(f"{name} not Bound within {WAIT}s; Bound messages seen: {seen}")
+
+
+def test_an_auto_address_shows_dvps_steps_until_its_lease_is_bound(dvp, ns, start_sim):
+    start_sim(ip_pool="10.251.8.0/30")  # one address after the gateway
+    created = dvp.create(R.VIRTUAL_MACHINE_IP_ADDRESS, auto("steps"), ns)
+    seen = bound_messages_until_bound(dvp, ns, "steps", created)
+    # the create-lease step, the bind step while the lease is not Bound yet (when DVP reconciles in between), Bound
+    waiting = LEASE_WAITING.format(lease=lease_of("10.251.8.2"))
+    assert seen in ([LEASE_CREATED.format(ip="10.251.8.2"), ""],
+                    [LEASE_CREATED.format(ip="10.251.8.2"), waiting, ""]), seen
+    dvp.delete(R.VIRTUAL_MACHINE_IP_ADDRESS, "steps", ns)
+    assert dvp.wait_for(R.VIRTUAL_MACHINE_IP_ADDRESS_LEASE, lease_of("10.251.8.2"), gone, WAIT) is None
 
 
 def named_vm(name: str, address: str) -> dict:
@@ -163,6 +192,8 @@ def test_an_address_a_vm_names_is_protected_until_the_vm_lets_it_go(dvp, ns, sim
     attached = dvp.wait_for(VMIP, "node-ip", lambda o: phase_is("Attached")(o) and
                             PROTECTION in (o or {}).get("metadata", {}).get("finalizers", []), WAIT, ns)
     assert attached["metadata"]["finalizers"] == [PROTECTION]
+    assert [(c["type"], c["status"], c["reason"], c["message"]) for c in attached["status"]["conditions"]] == [
+        ("Bound", "True", "Bound", ""), ("Attached", "True", "Attached", "")]
     assert "finalizers" not in dvp.wait_for(VMIP, "spare", phase_is("Bound"), WAIT, ns)["metadata"]  # no VM names it
 
     dvp.delete(VMIP, "node-ip", ns)  # under the running VM: held, not gone

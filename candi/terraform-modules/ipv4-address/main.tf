@@ -80,11 +80,25 @@ locals {
   name       = !local.auto ? var.name : length(local.in_use) > 0 ? local.in_use[0] : local.free[0]
 }
 
+// The project's addresses holding an IP of DVP's pool, counted for the message on an empty pool.
+data "kubernetes_resources" "project" {
+  count = local.auto ? 1 : 0
+
+  api_version = "virtualization.deckhouse.io/v1alpha2"
+  kind        = "VirtualMachineIPAddress"
+  namespace   = var.namespace
+}
+
+locals {
+  held = local.auto ? length([for o in flatten([try(data.kubernetes_resources.project[0].objects, [])]) : o if try(format("%s", o.status.address), "") != ""]) : null
+}
+
 // An unfinished creation DVP says it cannot bind (an empty pool) stops the plan before another attempt waits.
 module "unfinished_stuck" {
   source = "../address-stuck"
 
   namespace = var.namespace
+  held      = local.held
   addresses = { for o in local.unfinished : format("%s", o.metadata.name) => { label = "Auto", object = o } }
 }
 
@@ -104,13 +118,15 @@ resource "kubernetes_manifest" "address" {
     } : k => v if v != null }
   }
 
-  // Only an Auto address waits (for the address DVP allocates); Attached once the VM uses it, so an update of a
-  // running node does not wait for Bound again.
+  // Only an Auto address waits (for the address DVP allocates), until DVP is done with it: bound, or refused
+  // (an empty pool), which the read-back below then reports at once instead of after the create timeout. The
+  // provider's fields all have to match, and DVP's two conditions come in either order (address-stuck).
   dynamic "wait" {
     for_each = local.auto ? [true] : []
     content {
       fields = {
-        "status.phase" = "^(Bound|Attached)$"
+        "status.conditions[0].message" = module.unfinished_stuck.auto_settled_message
+        "status.conditions[1].message" = module.unfinished_stuck.auto_settled_message
       }
     }
   }
@@ -136,7 +152,8 @@ resource "kubernetes_manifest" "address" {
   }
 }
 
-// Reached only once the Auto address was created and DVP bound it within the wait.
+// Reached only once the Auto address was created and DVP was done with it within the wait (bound, or refused: the
+// address is then this node's, and the next converge checks it again instead of making another).
 resource "kubernetes_annotations" "created" {
   count = local.auto ? 1 : 0
 
@@ -174,6 +191,7 @@ module "stuck" {
   source = "../address-stuck"
 
   namespace = var.namespace
+  held      = local.held
   addresses = { (local.name) = { label = var.address, object = try(data.kubernetes_resource.address.object, null) } }
 }
 

@@ -23,6 +23,13 @@ R_LEASE_NOT_READY = "VirtualMachineIPAddressLeaseNotReady"
 R_RELEASED = "Released"
 RELEASED_MESSAGE = "VirtualMachineIPAddressLease is not bound to any VirtualMachineIPAddress."
 NO_REMAINING = "Failed to allocate new IP address: no remaining ips."
+# DVP's create-lease and bind steps while a lease is set up
+LEASE_CREATED = 'The VirtualMachineIPAddressLease for the ip address "{ip}" has been created.'
+LEASE_WAITING = 'Waiting for the VirtualMachineIPAddressLease "{lease}" to be bound.'
+LEASE_TAKING = 'Waiting for the reference of the VirtualMachineIPAddressLease "{lease}" to be updated.'
+# DVP's Attached condition (vmipcondition), set on every reconcile after Bound
+R_ATTACHED, R_VM_NOT_FOUND = "Attached", "VirtualMachineNotFound"
+NOT_ATTACHED = "VirtualMachineIPAddress is not attached to any virtual machine."
 # DVP's vmip ProtectionHandler: on the address while a VM that is not terminating names it in its spec
 PROTECTION = "virtualization.deckhouse.io/vmip-protection"
 
@@ -80,6 +87,18 @@ def protection_patch(vmip: Obj, world) -> dict | None:
     return {"metadata": {"finalizers": finalizers or None, "resourceVersion": meta(vmip).get("resourceVersion")}}
 
 
+def _attached(st: dict) -> None:
+    """DVP's attached handler runs after the bound one, so Attached follows Bound in the list."""
+    if st.get("phase") == "Attached":
+        C.put(st, C.ATTACHED, True, R_ATTACHED)
+    else:
+        C.put(st, C.ATTACHED, False, R_VM_NOT_FOUND, NOT_ATTACHED)
+
+
+def _lease_bound(lease: Obj) -> bool:
+    return (C.find(status(lease), C.BOUND) or {}).get("status") == "True"
+
+
 def reconcile_ip(vmip: Obj, world, cfg) -> Plan:
     plan = Plan()
     plan.patch = protection_patch(vmip, world)
@@ -89,6 +108,7 @@ def reconcile_ip(vmip: Obj, world, cfg) -> Plan:
     st = new_status(vmip)
     mine = next((lease for lease in world.by(LEASE, ix.lease_address, ix.in_ns(ns, name))
                  if lease_ref(lease) == (ns, name)), None)
+    setting_up = None  # DVP's message while it takes a released lease over
     kept = (vmip.get("status") or {}).get("address")
     kept = kept if spec(vmip).get("type") != "Static" or kept == spec(vmip).get("staticIP") else None
     if mine is not None:
@@ -108,12 +128,14 @@ def reconcile_ip(vmip: Obj, world, cfg) -> Plan:
                 st.update(phase="Pending", address=address)
                 st.pop("virtualMachineName", None)
                 C.put(st, C.BOUND, False, R_LEASE_NOT_READY, problem)
+                _attached(st)
                 plan.status = changed(vmip, st)
                 return plan
             # a lease released in this namespace is taken over (guarded: its retention may end meanwhile)
             plan.first.append(Write(LEASE, taken, patch={
                 "metadata": {"resourceVersion": meta(taken).get("resourceVersion")},
                 "spec": {"virtualMachineIPAddressRef": {"namespace": ns, "name": name}}}))
+            setting_up = LEASE_TAKING.format(lease=lease_name(address))
         else:
             plan.creates.append((LEASE, _lease(address, ns, name)))
     else:
@@ -123,11 +145,23 @@ def reconcile_ip(vmip: Obj, world, cfg) -> Plan:
         if free is None:
             st["phase"] = "Pending"
             C.put(st, C.BOUND, False, R_LEASE_NOT_READY, NO_REMAINING)
+            _attached(st)
             plan.status = changed(vmip, st)
             return plan
         address = free
         plan.creates.append((LEASE, _lease(address, ns, name)))
     st["address"] = address
+    if mine is None or not _lease_bound(mine):
+        # DVP's create-lease step, then its bind step until the lease is Bound (C22); the address shows from the
+        # lease's creation on here (DVP: from the next reconcile), so a lagging cache never allocates another.
+        st["phase"] = "Pending"
+        st.pop("virtualMachineName", None)
+        message = setting_up or (LEASE_CREATED.format(ip=address) if mine is None
+                                 else LEASE_WAITING.format(lease=lease_name(address)))
+        C.put(st, C.BOUND, False, R_LEASE_NOT_READY, message)
+        _attached(st)
+        plan.status = changed(vmip, st)
+        return plan
     users = [vm for vm in world.by("VirtualMachine", ix.vm_address, ix.in_ns(ns, name))
              if (spec(vm).get("virtualMachineIPAddressName") or meta(vm)["name"]) == name and not deleting(vm)]
     running = [vm for vm in users if phase(vm) == "Running"]
@@ -138,6 +172,7 @@ def reconcile_ip(vmip: Obj, world, cfg) -> Plan:
         st["phase"] = "Bound"
         st.pop("virtualMachineName", None)
     C.put(st, C.BOUND, True, R_BOUND)
+    _attached(st)
     plan.status = changed(vmip, st)
     return plan
 

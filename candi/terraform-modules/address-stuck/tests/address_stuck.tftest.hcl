@@ -36,7 +36,7 @@ run "lease_not_ready_is_stuck_only_with_dvps_failure_messages" {
 
   assert {
     condition = output.lines == [
-      "VirtualMachineIPAddress demo-ns/empty-pool (Auto): phase Pending, Bound=False VirtualMachineIPAddressLeaseNotReady: Failed to allocate new IP address: no remaining ips.",
+      "VirtualMachineIPAddress demo-ns/empty-pool (Auto): phase Pending, Bound=False VirtualMachineIPAddressLeaseNotReady: Failed to allocate new IP address: no remaining ips. (DVP's pool of VM addresses, the virtualization module's virtualMachineCIDRs, has no free address: free one or widen the pool)",
       "VirtualMachineIPAddress demo-ns/other-ns (10.0.0.11): phase Pending, Bound=False VirtualMachineIPAddressLeaseNotReady: The VirtualMachineIPAddressLease \"ip-10-0-0-11\" belongs to a different namespace.",
       "VirtualMachineIPAddress demo-ns/taken (10.0.0.12): phase Pending, Bound=False VirtualMachineIPAddressLeaseNotReady: The VirtualMachineIPAddressLease \"ip-10-0-0-12\" already has a reference to another VirtualMachineIPAddress.",
     ]
@@ -59,5 +59,51 @@ run "bound_unknown_unread_and_new_reasons_are_not_stuck" {
   assert {
     condition     = output.lines == []
     error_message = "lines: ${jsonencode(output.lines)}"
+  }
+}
+
+run "an_empty_pool_names_what_the_project_holds" {
+  variables {
+    held = 7
+    addresses = {
+      empty-pool = { label = "Auto", object = { status = { phase = "Pending", conditions = [{ type = "Bound", status = "False", reason = "VirtualMachineIPAddressLeaseNotReady", message = "Failed to allocate new IP address: no remaining ips." }] } } }
+    }
+  }
+
+  assert {
+    condition = output.lines == [
+      "VirtualMachineIPAddress demo-ns/empty-pool (Auto): phase Pending, Bound=False VirtualMachineIPAddressLeaseNotReady: Failed to allocate new IP address: no remaining ips. (DVP's pool of VM addresses, the virtualization module's virtualMachineCIDRs, has no free address; project demo-ns holds 7 of them: free one or widen the pool)",
+    ]
+    error_message = "lines: ${jsonencode(output.lines)}"
+  }
+}
+
+// The Auto wait's pattern: DVP's messages of a bound or refused address and both Attached messages match; the
+// setting-up ones do not, nor a message that only contains a settled one.
+run "the_auto_wait_ends_on_settled_messages_only" {
+  variables {
+    addresses = {}
+  }
+
+  assert {
+    condition = alltrue([for m in [
+      "",
+      "Failed to allocate new IP address: no remaining ips.",
+      "The VirtualMachineIPAddressLease \"ip-10-0-0-5\" doesn't exist.",
+      "The IP address \"10.0.0.5\" belongs to existing VirtualMachineIPAddressLease and cannot be taken.",
+      "VirtualMachineIPAddress is not attached to any virtual machine.",
+    ] : can(regex(output.auto_settled_message, m))])
+    error_message = "pattern: ${output.auto_settled_message}"
+  }
+  assert {
+    condition = !anytrue([for m in [
+      "The VirtualMachineIPAddressLease for the ip address \"10.0.0.5\" has been created.",
+      "Waiting for the VirtualMachineIPAddressLease \"ip-10-0-0-5\" to be bound.",
+      "Waiting for the reference of the VirtualMachineIPAddressLease \"ip-10-0-0-5\" to be updated.",
+      "Waiting for the IP address to be allocated and a new VirtualMachineIPAddressLease to be created.",
+      "Error occurred: Failed to allocate new IP address: no remaining ips.",
+      "Failed to get attached virtual machine: list vms: timeout.",
+    ] : can(regex(output.auto_settled_message, m))])
+    error_message = "pattern: ${output.auto_settled_message}"
   }
 }

@@ -84,7 +84,11 @@ run "automatic_address" {
     error_message = "spec: ${jsonencode(kubernetes_manifest.address.manifest.spec)}"
   }
   assert {
-    condition     = kubernetes_manifest.address.wait[0].fields == tomap({ "status.phase" = "^(Bound|Attached)$" })
+    // until DVP is done with the address, bound or refused, in either order of its two conditions
+    condition = kubernetes_manifest.address.wait[0].fields == tomap({
+      "status.conditions[0].message" = module.unfinished_stuck.auto_settled_message
+      "status.conditions[1].message" = module.unfinished_stuck.auto_settled_message
+    })
     error_message = "wait: ${jsonencode(kubernetes_manifest.address.wait)}"
   }
   assert {
@@ -205,6 +209,38 @@ run "an_unfinished_auto_address_dvp_cannot_bind_stops_the_plan" {
   }
 
   expect_failures = [kubernetes_manifest.address]
+}
+
+// The create's wait ended on DVP's refusal (the address exists, run "automatic_address"): the read-back stops the
+// plan of the next converge at once, on the readiness marker alone.
+run "an_auto_address_dvp_refused_fails_the_readiness_with_the_count_the_project_holds" {
+  command = plan
+
+  variables {
+    name    = "demo-master-0-auto"
+    address = "Auto"
+  }
+  override_data {
+    target = data.kubernetes_resource.address
+    values = { object = { status = { phase = "Pending", conditions = [
+      { type = "Bound", status = "False", reason = "VirtualMachineIPAddressLeaseNotReady", message = "Failed to allocate new IP address: no remaining ips." },
+      { type = "Attached", status = "False", reason = "VirtualMachineNotFound", message = "VirtualMachineIPAddress is not attached to any virtual machine." },
+    ] } } }
+  }
+  override_data {
+    target = data.kubernetes_resources.project
+    values = { objects = [
+      { metadata = { name = "a" }, status = { address = "10.0.0.2" } },
+      { metadata = { name = "b" }, status = { address = "10.0.0.3" } },
+      { metadata = { name = "pending" }, status = { phase = "Pending" } },
+    ] }
+  }
+
+  assert {
+    condition     = local.held == 2
+    error_message = "held: ${local.held}"
+  }
+  expect_failures = [terraform_data.ready]
 }
 
 run "bad_address_is_rejected" {
