@@ -506,6 +506,9 @@ def test_an_auto_address_on_an_empty_pool_ends_the_run_at_once_naming_the_pool(t
     refused = run(tofu, cwd, "apply", "-auto-approve")
     assert refused.rc == 1 and stuck in one_line(refused.out), refused.out
     assert tainted(tofu, cwd) == []
+    # the VM is made with the address, to start once DVP binds it
+    assert [o["spec"]["virtualMachineIPAddressName"] for o in client.list(R.VIRTUAL_MACHINE, ns).items] == [
+        "candi-worker-1-auto"]
     # the next converge stops at its plan, on the same address
     again = run(tofu, cwd, "plan")
     assert again.rc == 1 and stuck in one_line(again.out), again.out
