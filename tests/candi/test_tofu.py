@@ -28,6 +28,7 @@ def test_there_are_module_tests():
         "terraform-modules/cloudinit-merge",
         "terraform-modules/credentials",
         "terraform-modules/ipv4-address",
+        "terraform-modules/leftovers",
         "terraform-modules/migration",
         "terraform-modules/naming",
         "terraform-modules/network-policy",

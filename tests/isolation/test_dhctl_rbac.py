@@ -35,12 +35,13 @@ CRDS = ("list", "customresourcedefinitions.apiextensions.k8s.io")
 # What the provider (hashicorp/kubernetes) asks the API for, per kind of block: a manifest is read, created by
 # server-side apply (patch, and create for a new object), deleted and waited for by reads; a typed Secret is
 # created, read, replaced (update) and deleted; annotations on an object are read, applied and taken back (patch);
-# a single data source is a get, a plural one a list. For a kind of a CustomResourceDefinition the provider first
-# finds its schema by listing the CRDs.
+# a single data source (a typed Secret's too) is a get, a plural one a list. For a kind of a CustomResourceDefinition
+# the provider first finds its schema by listing the CRDs.
 VERBS = {("resource", "kubernetes_manifest"): {"get", "create", "patch", "delete"},
          ("resource", "kubernetes_annotations"): {"get", "patch"},
          ("resource", "kubernetes_secret_v1"): {"get", "create", "update", "delete"},
-         ("data", "kubernetes_resource"): {"get"}, ("data", "kubernetes_resources"): {"list"}}
+         ("data", "kubernetes_resource"): {"get"}, ("data", "kubernetes_resources"): {"list"},
+         ("data", "kubernetes_secret_v1"): {"get"}}
 BLOCK = re.compile(r'^(resource|data) "(\w+)" "\w+" \{\n(.*?)^\}', re.M | re.S)
 KIND = re.compile(r'(?:apiVersion|api_version)\s*=\s*"([^"]+)"\s*\n\s*kind\s*=\s*(\S+)')
 

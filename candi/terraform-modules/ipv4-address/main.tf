@@ -49,10 +49,9 @@ locals {
   created = "dvp.deckhouse.io/address-created"
 }
 
-// At plan, for an Auto address: the node's addresses and the one its VM uses, to name the address (above).
+// At plan: the node's addresses (for an Auto address, with the one its VM uses, to name the address, above; for
+// any, to take back one a killed apply made, output import_id).
 data "kubernetes_resources" "ours" {
-  count = local.auto ? 1 : 0
-
   api_version    = "virtualization.deckhouse.io/v1alpha2"
   kind           = "VirtualMachineIPAddress"
   namespace      = var.namespace
@@ -69,13 +68,13 @@ data "kubernetes_resources" "vm" {
 }
 
 locals {
-  ours    = { for o in flatten([try(data.kubernetes_resources.ours[0].objects, [])]) : try(format("%s", o.metadata.name), "") => o }
+  ours    = { for o in flatten([try(data.kubernetes_resources.ours.objects, [])]) : try(format("%s", o.metadata.name), "") => o }
   vm_uses = try(format("%s", flatten([data.kubernetes_resources.vm[0].objects])[0].spec.virtualMachineIPAddressName), "")
   // The node's name first, then <name>-1, <name>-2 ...: one more than there are addresses, so one is always free.
   candidates = concat([var.name], [for k in range(1, length(local.ours) + 2) : "${var.name}-${k}"])
   in_use = [for n in local.candidates : n
   if contains(keys(local.ours), n) && (n == local.vm_uses || try(local.ours[n].metadata.annotations[local.created], "") != "")]
-  unfinished = [for n in local.candidates : local.ours[n] if contains(keys(local.ours), n) && !contains(local.in_use, n)]
+  unfinished = [for n in local.candidates : local.ours[n] if local.auto && contains(keys(local.ours), n) && !contains(local.in_use, n)]
   free       = [for n in local.candidates : n if !contains(keys(local.ours), n)]
   name       = !local.auto ? var.name : length(local.in_use) > 0 ? local.in_use[0] : local.free[0]
 }
@@ -168,6 +167,13 @@ resource "kubernetes_annotations" "created" {
   }
   // Not the address's field manager: its apply would take the annotation back.
   field_manager = "dhctl-address-created"
+}
+
+// The address the plan wants, when it exists: the layout imports it, so one a killed apply made is taken back
+// (an import is skipped for an object the state holds). An unfinished Auto address is never the one wanted.
+output "import_id" {
+  description = "{address = import ID} when the wanted address exists, else {}."
+  value       = contains(keys(local.ours), local.name) ? { address = "apiVersion=virtualization.deckhouse.io/v1alpha2,kind=VirtualMachineIPAddress,namespace=${var.namespace},name=${local.name}" } : {}
 }
 
 output "name" {

@@ -119,6 +119,49 @@ module "master" {
 }
 
 // The node's address, the VM's once it runs: the static one as configured, or the one DVP allocated.
+// What a hard-killed apply made and the state never recorded is taken back (terraform-modules/leftovers).
+module "leftovers" {
+  source = "../../../terraform-modules/leftovers"
+
+  namespace = local.namespace
+  labels    = module.node.identity_labels
+  vm        = module.node.vm.name
+  secret    = module.node.vm.cloudinit_secret_name
+  disks = merge({ root = module.node.root_disk.name }, { "kubernetes-data" = module.node.kubernetes_data_disk.name }, {
+    for d in module.node.additional_disks : "additional-${d.key}" => d.name
+  })
+}
+
+import {
+  for_each = module.ipv4_address.import_id
+  to       = module.ipv4_address.kubernetes_manifest.address
+  id       = each.value
+}
+
+import {
+  for_each = module.leftovers.secret
+  to       = module.master.module.vm.kubernetes_secret_v1.cloudinit
+  id       = each.value
+}
+
+import {
+  for_each = { for k, id in module.leftovers.disks : k => id if k == "root" }
+  to       = module.root_disk.module.disk.kubernetes_manifest.disk
+  id       = each.value
+}
+
+import {
+  for_each = { for k, id in module.leftovers.disks : k => id if k == "kubernetes-data" }
+  to       = module.kubernetes_data_disk.module.disk.kubernetes_manifest.disk
+  id       = each.value
+}
+
+import {
+  for_each = { for k, id in module.leftovers.disks : trimprefix(k, "additional-") => id if startswith(k, "additional-") }
+  to       = module.additional_disk.module.disk[each.key].kubernetes_manifest.disk
+  id       = each.value
+}
+
 output "master_ip_address_for_ssh" {
   value = module.ipv4_address.address
 }

@@ -15,6 +15,12 @@ mock_provider "kubernetes" {
       objects = [{ metadata = { name = "x" } }]
     }
   }
+  // no cloud-init Secret left by a killed apply (the provider's answer for one that does not exist: no uid)
+  mock_data "kubernetes_secret_v1" {
+    defaults = {
+      metadata = { uid = "" }
+    }
+  }
 }
 
 variables {
