@@ -32,9 +32,21 @@ variable "secret" {
   type        = string
 }
 
-variable "disks" {
-  description = "key => VirtualDisk name, for every disk the plan wants."
+variable "root_disk" {
+  description = "The boot VirtualDisk's name."
+  type        = string
+}
+
+variable "kubernetes_data_disk" {
+  description = "The etcd VirtualDisk's name (a master's); null: none."
+  type        = string
+  default     = null
+}
+
+variable "additional_disks" {
+  description = "key => name of every additional VirtualDisk the plan wants."
   type        = map(string)
+  default     = {}
 }
 
 locals {
@@ -76,7 +88,23 @@ output "secret" {
   value       = try(data.kubernetes_secret_v1.cloudinit.metadata[0].uid, "") != "" && !contains(local.names.vms, var.vm) ? { secret = "${var.namespace}/${var.secret}" } : {}
 }
 
-output "disks" {
-  description = "key => import ID of every wanted disk that exists."
-  value       = { for k, n in var.disks : k => "apiVersion=${local.group},kind=VirtualDisk,namespace=${var.namespace},name=${n}" if contains(local.names.disks, n) }
+locals {
+  // name => import ID, for the wanted disks that exist
+  disk_ids = { for n in compact(concat([var.root_disk, var.kubernetes_data_disk], values(var.additional_disks))) :
+  n => "apiVersion=${local.group},kind=VirtualDisk,namespace=${var.namespace},name=${n}" if contains(local.names.disks, n) }
+}
+
+output "root_disk" {
+  description = "{root = import ID} when the boot disk exists, else {}."
+  value       = { for n, id in local.disk_ids : "root" => id if n == var.root_disk }
+}
+
+output "kubernetes_data_disk" {
+  description = "{kubernetes-data = import ID} when the etcd disk exists, else {}."
+  value       = { for n, id in local.disk_ids : "kubernetes-data" => id if n == var.kubernetes_data_disk }
+}
+
+output "additional_disks" {
+  description = "key => import ID of every wanted additional disk that exists."
+  value       = { for k, n in var.additional_disks : k => local.disk_ids[n] if contains(keys(local.disk_ids), n) }
 }

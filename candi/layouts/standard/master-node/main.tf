@@ -118,18 +118,17 @@ module "master" {
   labels                    = module.node.identity_labels
 }
 
-// The node's address, the VM's once it runs: the static one as configured, or the one DVP allocated.
 // What a hard-killed apply made and the state never recorded is taken back (terraform-modules/leftovers).
 module "leftovers" {
   source = "../../../terraform-modules/leftovers"
 
-  namespace = local.namespace
-  labels    = module.node.identity_labels
-  vm        = module.node.vm.name
-  secret    = module.node.vm.cloudinit_secret_name
-  disks = merge({ root = module.node.root_disk.name }, { "kubernetes-data" = module.node.kubernetes_data_disk.name }, {
-    for d in module.node.additional_disks : "additional-${d.key}" => d.name
-  })
+  namespace            = local.namespace
+  labels               = module.node.identity_labels
+  vm                   = module.node.vm.name
+  secret               = module.node.vm.cloudinit_secret_name
+  root_disk            = module.node.root_disk.name
+  kubernetes_data_disk = module.node.kubernetes_data_disk.name
+  additional_disks     = { for d in module.node.additional_disks : d.key => d.name }
 }
 
 import {
@@ -145,23 +144,24 @@ import {
 }
 
 import {
-  for_each = { for k, id in module.leftovers.disks : k => id if k == "root" }
+  for_each = module.leftovers.root_disk
   to       = module.root_disk.module.disk.kubernetes_manifest.disk
   id       = each.value
 }
 
 import {
-  for_each = { for k, id in module.leftovers.disks : k => id if k == "kubernetes-data" }
+  for_each = module.leftovers.kubernetes_data_disk
   to       = module.kubernetes_data_disk.module.disk.kubernetes_manifest.disk
   id       = each.value
 }
 
 import {
-  for_each = { for k, id in module.leftovers.disks : trimprefix(k, "additional-") => id if startswith(k, "additional-") }
+  for_each = module.leftovers.additional_disks
   to       = module.additional_disk.module.disk[each.key].kubernetes_manifest.disk
   id       = each.value
 }
 
+// The node's address, the VM's once it runs: the static one as configured, or the one DVP allocated.
 output "master_ip_address_for_ssh" {
   value = module.ipv4_address.address
 }

@@ -71,13 +71,12 @@ module "static_node" {
 module "leftovers" {
   source = "../../../terraform-modules/leftovers"
 
-  namespace = local.namespace
-  labels    = module.node.identity_labels
-  vm        = module.node.vm.name
-  secret    = module.node.vm.cloudinit_secret_name
-  disks = merge({ root = module.node.root_disk.name }, {
-    for d in module.node.additional_disks : "additional-${d.key}" => d.name
-  })
+  namespace        = local.namespace
+  labels           = module.node.identity_labels
+  vm               = module.node.vm.name
+  secret           = module.node.vm.cloudinit_secret_name
+  root_disk        = module.node.root_disk.name
+  additional_disks = { for d in module.node.additional_disks : d.key => d.name }
 }
 
 import {
@@ -93,13 +92,13 @@ import {
 }
 
 import {
-  for_each = { for k, id in module.leftovers.disks : k => id if k == "root" }
+  for_each = module.leftovers.root_disk
   to       = module.root_disk.module.disk.kubernetes_manifest.disk
   id       = each.value
 }
 
 import {
-  for_each = { for k, id in module.leftovers.disks : trimprefix(k, "additional-") => id if startswith(k, "additional-") }
+  for_each = module.leftovers.additional_disks
   to       = module.additional_disk.module.disk[each.key].kubernetes_manifest.disk
   id       = each.value
 }

@@ -16,19 +16,20 @@ mock_provider "kubernetes" {
 }
 
 variables {
-  namespace = "demo-ns"
-  labels    = { "dvp.deckhouse.io/hostname" = "demo-worker-1", "dvp.deckhouse.io/cluster-uuid" = "u" }
-  vm        = "demo-worker-1"
-  secret    = "demo-worker-1-cloudinit"
-  disks     = { root = "demo-worker-1-root-abcdef", "additional-0" = "demo-worker-1-additional-disk-0" }
+  namespace        = "demo-ns"
+  labels           = { "dvp.deckhouse.io/hostname" = "demo-worker-1", "dvp.deckhouse.io/cluster-uuid" = "u" }
+  vm               = "demo-worker-1"
+  secret           = "demo-worker-1-cloudinit"
+  root_disk        = "demo-worker-1-root-abcdef"
+  additional_disks = { "0" = "demo-worker-1-additional-disk-0", data = "demo-worker-1-additional-disk-data" }
 }
 
 run "nothing_exists_nothing_is_imported" {
   command = plan
 
   assert {
-    condition     = length(output.secret) == 0 && length(output.disks) == 0
-    error_message = "secret: ${jsonencode(output.secret)}, disks: ${jsonencode(output.disks)}"
+    condition     = length(output.secret) + length(output.root_disk) + length(output.kubernetes_data_disk) + length(output.additional_disks) == 0
+    error_message = "secret: ${jsonencode(output.secret)}, root: ${jsonencode(output.root_disk)}, additional: ${jsonencode(output.additional_disks)}"
   }
 }
 
@@ -41,6 +42,7 @@ run "what_a_killed_apply_made_before_its_vm_is_named" {
     values = { objects = [
       { metadata = { name = "demo-worker-1-root-abcdef" } },
       { metadata = { name = "demo-worker-1-root-012345" } }, // a disk of another image: not wanted
+      { metadata = { name = "demo-worker-1-additional-disk-data" } },
     ] }
   }
   override_data {
@@ -49,10 +51,12 @@ run "what_a_killed_apply_made_before_its_vm_is_named" {
   }
 
   assert {
-    condition = jsonencode(output.disks) == jsonencode({
-      root = "apiVersion=virtualization.deckhouse.io/v1alpha2,kind=VirtualDisk,namespace=demo-ns,name=demo-worker-1-root-abcdef"
-    })
-    error_message = "disks: ${jsonencode(output.disks)}"
+    condition = jsonencode([output.root_disk, output.kubernetes_data_disk, output.additional_disks]) == jsonencode([
+      { root = "apiVersion=virtualization.deckhouse.io/v1alpha2,kind=VirtualDisk,namespace=demo-ns,name=demo-worker-1-root-abcdef" },
+      {},
+      { data = "apiVersion=virtualization.deckhouse.io/v1alpha2,kind=VirtualDisk,namespace=demo-ns,name=demo-worker-1-additional-disk-data" },
+    ])
+    error_message = "root: ${jsonencode(output.root_disk)}, additional: ${jsonencode(output.additional_disks)}"
   }
   assert {
     condition     = output.secret == tomap({ secret = "demo-ns/demo-worker-1-cloudinit" })
