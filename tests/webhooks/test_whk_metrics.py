@@ -40,6 +40,12 @@ def test_metrics_are_served_on_their_own_address_only(tmp_path):
 
 def test_without_an_address_no_metrics_server_starts(tmp_path):
     tls = pki.generate(tmp_path / "pki")
-    settings = load_settings(["snapshot", f"--tls-cert-file={tls.serving_cert}",
-                              f"--tls-key-file={tls.serving_key}"], {})
+    (tmp_path / "kubeconfig").write_text(yaml.safe_dump(KUBECONFIG))
+    settings = load_settings(["snapshot", f"--listen-address=127.0.0.1:{free_port()}",
+                              f"--tls-cert-file={tls.serving_cert}", f"--tls-key-file={tls.serving_key}",
+                              f"--kubeconfig={tmp_path / 'kubeconfig'}"], {})
     assert settings.metrics_address is None
+    started, served = _build(settings)
+    started.start()
+    started.shutdown()
+    assert "metrics" not in served
