@@ -115,6 +115,20 @@ def short_address_wait(cwd, seconds: int = 15) -> None:
         f'    create = "{seconds}s"\n    update = "{seconds}s"\n    delete = "5m"\n  }}\n}}\n')
 
 
+def owners_when_deleted(client, ns, address: dict, seconds: int = 60) -> list[dict] | None:
+    """The ownerReferences `address` had when it was deleted, from a watch of its versions since it was read."""
+    for event in client.watch(R.VIRTUAL_MACHINE_IP_ADDRESS, ns, field_selector={
+            "metadata.name": address["metadata"]["name"]}, resource_version=address["metadata"]["resourceVersion"],
+            timeout_seconds=seconds):
+        if event.type == "DELETED":
+            return event.object["metadata"].get("ownerReferences")
+    raise AssertionError(f"{address['metadata']['name']} not deleted within {seconds}s")
+
+
+# The owner an unfinished Auto address is given so that the garbage collector deletes it (ipv4-address).
+NO_OWNER = {"apiVersion": "v1", "kind": "ConfigMap", "uid": "00000000-0000-0000-0000-000000000000"}
+
+
 def plan_actions(tofu, cwd) -> dict[str, list[str]]:
     res = run(tofu, cwd, "plan", "-out=tfplan")
     assert res.rc == 0, res.out
@@ -485,7 +499,8 @@ def test_an_auto_address_whose_wait_timed_out_is_taken_over_by_a_new_one(tofu, d
     address = client.get(R.VIRTUAL_MACHINE_IP_ADDRESS, "candi-worker-1-auto-1", ns)
     out = json.loads(tofu.run(cwd, "output", "-json").out)
     assert out["node_internal_ip_address"]["value"] == address["status"]["address"] == vm["status"]["ipAddress"]
-    assert client.wait_for(R.VIRTUAL_MACHINE_IP_ADDRESS, "candi-worker-1-auto", lambda o: o is None, 60, ns) is None
+    # the tainted address was given its owner before its replacement's apply deleted it
+    assert owners_when_deleted(client, ns, late) == [NO_OWNER | {"name": "candi-worker-1-auto-unfinished"}]
     assert late["metadata"]["uid"] != address["metadata"]["uid"]
     assert plan_actions(tofu, cwd) == {}
     assert run(tofu, cwd, "destroy", "-auto-approve").rc == 0
@@ -558,23 +573,26 @@ def test_what_a_killed_apply_made_is_taken_back_by_the_next_converge(tofu, dvp_a
     killed_while_the_address_waits(tofu, client, ns, cwd)
     disks = {o["metadata"]["name"]: o["metadata"]["uid"] for o in client.list(R.VIRTUAL_DISK, ns).items}
     assert len(disks) == 2 and client.list(R.VIRTUAL_MACHINE, ns).items == []
+    orphan = client.get(R.VIRTUAL_MACHINE_IP_ADDRESS, "candi-worker-1-auto", ns)
+    assert "annotations" not in orphan["metadata"]  # its creation never finished
 
-    # DVP back: the next converge imports the disks and the Secret instead of failing to create them
+    # DVP back: the next converge imports the disks, the Secret and the unfinished address instead of failing to
+    # create them or leaving the address
     simulate()
     res = run(tofu, cwd, "apply", "-auto-approve")
     assert res.rc == 0, res.out
     assert {o["metadata"]["name"]: o["metadata"]["uid"] for o in client.list(R.VIRTUAL_DISK, ns).items} == disks
     vm = client.wait_for(R.VIRTUAL_MACHINE, "candi-worker-1",
                          lambda o: o and o.get("status", {}).get("phase") == "Running", 120, ns)
-    # the unfinished address takes the next name (its replacement never meets it); the one the kill left stays,
-    # outside the state, holding its IP (candi/docs/LAYOUTS.md)
+    # the unfinished address takes the next name (its replacement never meets it), and the one the kill left is
+    # imported and given an owner that does not exist: the garbage collector deletes it
     assert vm["spec"]["virtualMachineIPAddressName"] == "candi-worker-1-auto-1"
-    assert sorted(o["metadata"]["name"] for o in client.list(R.VIRTUAL_MACHINE_IP_ADDRESS, ns).items) == [
-        "candi-worker-1-auto", "candi-worker-1-auto-1"]
+    assert owners_when_deleted(client, ns, orphan) == [NO_OWNER | {"name": "candi-worker-1-auto-unfinished"}]
+    assert [o["metadata"]["name"] for o in client.list(R.VIRTUAL_MACHINE_IP_ADDRESS, ns).items] == [
+        "candi-worker-1-auto-1"]
     assert plan_actions(tofu, cwd) == {}
     assert run(tofu, cwd, "destroy", "-auto-approve").rc == 0
-    assert [o["metadata"]["name"] for o in client.list(R.VIRTUAL_MACHINE_IP_ADDRESS, ns).items] == [
-        "candi-worker-1-auto"]
+    assert client.list(R.VIRTUAL_MACHINE_IP_ADDRESS, ns).items == []
 
 
 def running_at(client, ns, ip):
@@ -604,6 +622,41 @@ def test_a_new_static_address_is_made_the_vm_moved_onto_it_and_the_old_one_delet
         "candi-master-0-10-77-0-51"]
     # DVP restarts the VM onto the new address (restartApprovalMode Automatic)
     running_at(client, ns, "10.77.0.51")
+    assert plan_actions(tofu, cwd) == {}
+    assert run(tofu, cwd, "destroy", "-auto-approve").rc == 0
+
+
+def test_a_node_switched_between_a_static_and_an_auto_address_moves_before_the_old_one_goes(tofu, dvp_api,
+                                                                                             project, tmp_path):
+    client, ns, simulate = project
+    simulate()
+    kc = dvp_api.kubeconfig(ns)
+    cwd = tofu.step(tmp_path, "master-node", variables(kc, ns))
+    assert run(tofu, cwd, "apply", "-auto-approve").rc == 0
+    vm = running_at(client, ns, "10.77.0.50")
+
+    write_vars(cwd, with_ip(kc, ns, "Auto"))
+    assert plan_actions(tofu, cwd) == {
+        VM: ["update"],
+        ADDRESS: ["create", "delete"],
+        "module.ipv4_address.kubernetes_annotations.created[0]": ["create"],
+        "module.ipv4_address.terraform_data.ready": ["update"],
+    }
+    res = run(tofu, cwd, "apply", "-auto-approve")
+    assert res.rc == 0, res.out
+    auto = client.get(R.VIRTUAL_MACHINE_IP_ADDRESS, "candi-master-0-auto", ns)
+    assert [o["metadata"]["name"] for o in client.list(R.VIRTUAL_MACHINE_IP_ADDRESS, ns).items] == [
+        "candi-master-0-auto"]
+    assert client.get(R.VIRTUAL_MACHINE, "candi-master-0", ns)["metadata"]["uid"] == vm["metadata"]["uid"]
+    running_at(client, ns, auto["status"]["address"])
+    assert plan_actions(tofu, cwd) == {}
+
+    write_vars(cwd, variables(kc, ns))
+    res = run(tofu, cwd, "apply", "-auto-approve")
+    assert res.rc == 0, res.out
+    assert [o["metadata"]["name"] for o in client.list(R.VIRTUAL_MACHINE_IP_ADDRESS, ns).items] == [
+        "candi-master-0-10-77-0-50"]
+    running_at(client, ns, "10.77.0.50")
     assert plan_actions(tofu, cwd) == {}
     assert run(tofu, cwd, "destroy", "-auto-approve").rc == 0
 

@@ -12,7 +12,8 @@
 // address is named after the node only while that name is free or in use: the one the node's VM uses, or one this
 // module finished creating (it then marks it). Any other address of ours with that name is a creation that did
 // not finish, and its replacement takes the next free name, <name>-<n>. The VM depends on the address, so it
-// never points at one whose creation did not finish.
+// never points at one whose creation did not finish. Every unfinished address is then collected (resource
+// "unfinished" below), whether the state holds it tainted or never held it.
 
 variable "namespace" {
   type = string
@@ -101,6 +102,38 @@ module "unfinished_stuck" {
   addresses = { for o in local.unfinished : format("%s", o.metadata.name) => { label = "Auto", object = o } }
 }
 
+// An unfinished creation the state never holds (an interrupted or killed apply: OpenTofu writes a local state at
+// most every 20 seconds, and the provider records nothing of a create whose wait was cancelled) would stay, holding
+// its IP. So each unfinished address is imported here (the layout's import blocks, output unfinished_import_ids;
+// an import is skipped for one the state holds) and given an owner that does not exist, a ConfigMap of its own
+// name: the parent cluster's garbage collector deletes an object whose owners are all gone. A tainted one gets
+// the owner too, before its replacement is made and deletes it; once it is gone, the state lets it go.
+locals {
+  unfinished_names = [for o in local.unfinished : format("%s", o.metadata.name)]
+  // A uid no object has: an owner of that name made later is still not this owner.
+  no_owner = { apiVersion = "v1", kind = "ConfigMap", uid = "00000000-0000-0000-0000-000000000000" }
+}
+
+resource "kubernetes_manifest" "unfinished" {
+  for_each = toset(local.unfinished_names)
+
+  manifest = {
+    apiVersion = "virtualization.deckhouse.io/v1alpha2"
+    kind       = "VirtualMachineIPAddress"
+    metadata = {
+      name            = each.key
+      namespace       = var.namespace
+      labels          = var.labels
+      ownerReferences = [merge(local.no_owner, { name = "${each.key}-unfinished" })]
+    }
+    spec = { type = "Auto" }
+  }
+
+  field_manager {
+    force_conflicts = true
+  }
+}
+
 resource "kubernetes_manifest" "address" {
   manifest = {
     apiVersion = "virtualization.deckhouse.io/v1alpha2"
@@ -141,6 +174,9 @@ resource "kubernetes_manifest" "address" {
     delete = "5m"
   }
 
+  // A tainted address has its owner before its replacement's apply deletes it.
+  depends_on = [kubernetes_manifest.unfinished]
+
   lifecycle {
     create_before_destroy = true
 
@@ -174,6 +210,11 @@ resource "kubernetes_annotations" "created" {
 output "import_id" {
   description = "{address = import ID} when the wanted address exists, else {}."
   value       = contains(keys(local.ours), local.name) ? { address = "apiVersion=virtualization.deckhouse.io/v1alpha2,kind=VirtualMachineIPAddress,namespace=${var.namespace},name=${local.name}" } : {}
+}
+
+output "unfinished_import_ids" {
+  description = "name => import ID of every unfinished Auto address of the node."
+  value       = { for n in local.unfinished_names : n => "apiVersion=virtualization.deckhouse.io/v1alpha2,kind=VirtualMachineIPAddress,namespace=${var.namespace},name=${n}" }
 }
 
 output "name" {

@@ -86,6 +86,12 @@ import {
 }
 
 import {
+  for_each = module.ipv4_address.unfinished_import_ids
+  to       = module.ipv4_address.kubernetes_manifest.unfinished[each.key]
+  id       = each.value
+}
+
+import {
   for_each = module.leftovers.secret
   to       = module.static_node.module.vm.kubernetes_secret_v1.cloudinit
   id       = each.value

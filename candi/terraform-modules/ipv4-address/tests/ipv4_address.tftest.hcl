@@ -124,6 +124,10 @@ run "an_auto_address_the_vm_uses_keeps_its_name" {
     condition     = kubernetes_manifest.address.manifest.metadata.name == "demo-master-0-auto"
     error_message = "name: ${kubernetes_manifest.address.manifest.metadata.name}"
   }
+  assert {
+    condition     = length(output.unfinished_import_ids) == 0 && length(kubernetes_manifest.unfinished) == 0
+    error_message = "unfinished: ${jsonencode(output.unfinished_import_ids)}"
+  }
 }
 
 run "a_finished_auto_address_keeps_its_name_before_the_vm_uses_it" {
@@ -143,6 +147,10 @@ run "a_finished_auto_address_keeps_its_name_before_the_vm_uses_it" {
   assert {
     condition     = kubernetes_manifest.address.manifest.metadata.name == "demo-master-0-auto"
     error_message = "name: ${kubernetes_manifest.address.manifest.metadata.name}"
+  }
+  assert {
+    condition     = length(output.unfinished_import_ids) == 0 && length(kubernetes_manifest.unfinished) == 0
+    error_message = "unfinished: ${jsonencode(output.unfinished_import_ids)}"
   }
 }
 
@@ -171,6 +179,27 @@ run "an_unfinished_auto_address_is_replaced_under_the_next_free_name" {
     condition     = kubernetes_manifest.address.manifest.metadata.name == "demo-master-0-auto-2" && output.name == "demo-master-0-auto-2"
     error_message = "name: ${kubernetes_manifest.address.manifest.metadata.name}"
   }
+  assert {
+    // both unfinished ones are imported and given an owner that does not exist, for the garbage collector
+    condition = (keys(output.unfinished_import_ids) == ["demo-master-0-auto", "demo-master-0-auto-1"]
+      && output.unfinished_import_ids["demo-master-0-auto-1"] == "apiVersion=virtualization.deckhouse.io/v1alpha2,kind=VirtualMachineIPAddress,namespace=demo-ns,name=demo-master-0-auto-1"
+    && keys(kubernetes_manifest.unfinished) == ["demo-master-0-auto", "demo-master-0-auto-1"])
+    error_message = "unfinished: ${jsonencode(output.unfinished_import_ids)}"
+  }
+  assert {
+    condition = jsonencode(kubernetes_manifest.unfinished["demo-master-0-auto-1"].manifest) == jsonencode({
+      apiVersion = "virtualization.deckhouse.io/v1alpha2"
+      kind       = "VirtualMachineIPAddress"
+      metadata = {
+        labels          = { "dvp.deckhouse.io/hostname" = "demo-master-0" }
+        name            = "demo-master-0-auto-1"
+        namespace       = "demo-ns"
+        ownerReferences = [{ apiVersion = "v1", kind = "ConfigMap", name = "demo-master-0-auto-1-unfinished", uid = "00000000-0000-0000-0000-000000000000" }]
+      }
+      spec = { type = "Auto" }
+    })
+    error_message = "manifest: ${jsonencode(kubernetes_manifest.unfinished["demo-master-0-auto-1"].manifest)}"
+  }
 }
 
 run "a_retried_auto_address_keeps_its_new_name" {
@@ -191,6 +220,10 @@ run "a_retried_auto_address_keeps_its_new_name" {
   assert {
     condition     = kubernetes_manifest.address.manifest.metadata.name == "demo-master-0-auto-1"
     error_message = "name: ${kubernetes_manifest.address.manifest.metadata.name}"
+  }
+  assert {
+    condition     = keys(output.unfinished_import_ids) == ["demo-master-0-auto"]
+    error_message = "unfinished: ${jsonencode(output.unfinished_import_ids)}"
   }
 }
 
