@@ -105,9 +105,10 @@ module "unfinished_stuck" {
 // An unfinished creation the state never holds (an interrupted or killed apply: OpenTofu writes a local state at
 // most every 20 seconds, and the provider records nothing of a create whose wait was cancelled) would stay, holding
 // its IP. So each unfinished address is imported here (the layout's import blocks, output unfinished_import_ids;
-// an import is skipped for one the state holds) and given an owner that does not exist, a ConfigMap of its own
-// name: the parent cluster's garbage collector deletes an object whose owners are all gone. A tainted one gets
-// the owner too, before its replacement is made and deletes it; once it is gone, the state lets it go.
+// an import is skipped for one the state holds) and given an owner that does not exist, ConfigMap
+// <name>-unfinished: the parent cluster's garbage collector deletes an object whose owners are all gone. A tainted
+// one gets the owner too, before its replacement is made and deletes it. Once it is gone, the next plan lets the
+// resource go.
 locals {
   unfinished_names = [for o in local.unfinished : format("%s", o.metadata.name)]
   // A uid no object has: an owner of that name made later is still not this owner.
