@@ -601,14 +601,19 @@ def running_at(client, ns, ip):
         "phase") == "Running" and o.get("status", {}).get("ipAddress") == ip, 120, ns)
 
 
-def test_a_new_static_address_is_made_the_vm_moved_onto_it_and_the_old_one_deleted(tofu, dvp_api, project,
-                                                                                     tmp_path):
+def a_running_master(tofu, dvp_api, project, tmp_path):
+    """A master applied on its static address 10.77.0.50 and running: (client, ns, kubeconfig, cwd, VM)."""
     client, ns, simulate = project
     simulate()
     kc = dvp_api.kubeconfig(ns)
     cwd = tofu.step(tmp_path, "master-node", variables(kc, ns))
     assert run(tofu, cwd, "apply", "-auto-approve").rc == 0
-    vm = running_at(client, ns, "10.77.0.50")
+    return client, ns, kc, cwd, running_at(client, ns, "10.77.0.50")
+
+
+def test_a_new_static_address_is_made_the_vm_moved_onto_it_and_the_old_one_deleted(tofu, dvp_api, project,
+                                                                                     tmp_path):
+    client, ns, kc, cwd, vm = a_running_master(tofu, dvp_api, project, tmp_path)
 
     write_vars(cwd, with_ip(kc, ns, "10.77.0.51"))
     res = run(tofu, cwd, "apply", "-auto-approve")
@@ -628,12 +633,7 @@ def test_a_new_static_address_is_made_the_vm_moved_onto_it_and_the_old_one_delet
 
 def test_a_node_switched_between_a_static_and_an_auto_address_moves_before_the_old_one_goes(tofu, dvp_api,
                                                                                              project, tmp_path):
-    client, ns, simulate = project
-    simulate()
-    kc = dvp_api.kubeconfig(ns)
-    cwd = tofu.step(tmp_path, "master-node", variables(kc, ns))
-    assert run(tofu, cwd, "apply", "-auto-approve").rc == 0
-    vm = running_at(client, ns, "10.77.0.50")
+    client, ns, kc, cwd, vm = a_running_master(tofu, dvp_api, project, tmp_path)
 
     write_vars(cwd, with_ip(kc, ns, "Auto"))
     assert plan_actions(tofu, cwd) == {

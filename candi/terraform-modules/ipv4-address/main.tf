@@ -206,16 +206,21 @@ resource "kubernetes_annotations" "created" {
   field_manager = "dhctl-address-created"
 }
 
+locals {
+  // An address's import ID is this and its name.
+  import_prefix = "apiVersion=virtualization.deckhouse.io/v1alpha2,kind=VirtualMachineIPAddress,namespace=${var.namespace},name="
+}
+
 // The address the plan wants, when it exists: the layout imports it, so one a killed apply made is taken back
 // (an import is skipped for an object the state holds). An unfinished Auto address is never the one wanted.
 output "import_id" {
   description = "{address = import ID} when the wanted address exists, else {}."
-  value       = contains(keys(local.ours), local.name) ? { address = "apiVersion=virtualization.deckhouse.io/v1alpha2,kind=VirtualMachineIPAddress,namespace=${var.namespace},name=${local.name}" } : {}
+  value       = contains(keys(local.ours), local.name) ? { address = "${local.import_prefix}${local.name}" } : {}
 }
 
 output "unfinished_import_ids" {
   description = "name => import ID of every unfinished Auto address of the node."
-  value       = { for n in local.unfinished_names : n => "apiVersion=virtualization.deckhouse.io/v1alpha2,kind=VirtualMachineIPAddress,namespace=${var.namespace},name=${n}" }
+  value       = { for n in local.unfinished_names : n => "${local.import_prefix}${n}" }
 }
 
 output "name" {
