@@ -6,14 +6,17 @@ values patches and Kubernetes operations as JSON lines), its snapshot cut by its
 
 The interpreter runs with `-S` and only the venv's site-packages on PYTHONPATH (the SDK and the hooks' pinned
 dependencies), so the tree's source roots, which the venv's .pth adds, cannot stand in for a file the module image
-lacks: `lib` and `dvp_common` come from the unpacked module or not at all."""
+lacks: `lib` and `dvp_common` come from the unpacked module or not at all. Each process runs in the sandbox
+(sandbox.py: no network, read-only, a deadline): the hooks are code from a registry.
+
+This runner is deliberately not the tests' shell-operator emulation (hooks/lib/testing.py): the verifier runs the
+pulled files with nothing of the tree."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
-import sys
 import sysconfig
 import tempfile
 from pathlib import Path
@@ -21,7 +24,7 @@ from typing import Any
 
 import yaml
 
-from . import SourceError
+from . import SourceError, sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
 GOJQ = ROOT / ".bin" / "gojq"
@@ -38,27 +41,30 @@ def _env() -> dict[str, str]:
             "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8"}
 
 
-def _run(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run(argv, env=env, capture_output=True, text=True, check=False, timeout=60)
-
-
 def _last(text: str) -> str:
     lines = text.strip().splitlines()
     return lines[-1] if lines else ""
 
 
 def hook_files(module: Path) -> list[Path]:
-    return sorted(p for p in (module / "hooks").iterdir() if p.is_file() and os.access(p, os.X_OK))
+    hooks = module / "hooks"
+    if hooks.is_symlink() or not hooks.is_dir():
+        raise SourceError("hooks/: missing or not a directory in the module image")
+    return sorted(p for p in hooks.iterdir() if p.is_file() and not p.is_symlink() and os.access(p, os.X_OK))
 
 
 def configs(module: Path) -> dict[str, dict]:
     """hook file name -> its --config; a hook that cannot answer names itself."""
     out = {}
     for hook in hook_files(module):
-        res = _run([sys.executable, "-S", str(hook), "--config"], _env())
+        what = f"hooks/{hook.name} --config"
+        res = sandbox.run(module, [sandbox.interpreter(), "-S", str(hook), "--config"], _env(), what)
         if res.returncode != 0:
-            raise SourceError(f"hooks/{hook.name} --config: exit {res.returncode}: {_last(res.stderr)}")
-        config = yaml.safe_load(res.stdout)
+            raise SourceError(f"{what}: exit {res.returncode}: {res.last_error_line}")
+        try:
+            config = yaml.safe_load(res.stdout)
+        except yaml.YAMLError:
+            config = None
         if not isinstance(config, dict) or config.get("configVersion") != "v1":
             raise SourceError(f"hooks/{hook.name} --config: not a configVersion v1 hook config")
         out[hook.name] = config
@@ -70,43 +76,68 @@ def configs(module: Path) -> dict[str, dict]:
 def _jq(filter_text: str, obj: dict) -> Any:
     if not os.access(GOJQ, os.X_OK):
         raise SourceError(f"{GOJQ} is missing: build it with `tools/build gojq`")
-    res = subprocess.run([str(GOJQ), filter_text], input=json.dumps(obj), capture_output=True, text=True,
-                         check=False, timeout=30)
+    try:
+        res = subprocess.run([str(GOJQ), filter_text], input=json.dumps(obj), capture_output=True, text=True,
+                             check=False, timeout=30)
+    except subprocess.TimeoutExpired:
+        raise SourceError(f"jqFilter {filter_text!r}: no answer within 30 s") from None
     if res.returncode != 0:
         raise SourceError(f"jqFilter {filter_text!r}: {_last(res.stderr)}")
-    return json.loads(res.stdout) if res.stdout.strip() else None
+    try:
+        return json.loads(res.stdout) if res.stdout.strip() else None
+    except ValueError:
+        raise SourceError(f"jqFilter {filter_text!r}: its output is not one JSON value") from None
 
 
 def run_one(module: Path, config: dict, values: dict) -> dict[str, list]:
     """Runs hooks/disable_load_balancer.py at beforeHelm with its ConfigMap present; its outputs."""
-    snaps = {b["name"]: [{"filterResult": _jq(b["jqFilter"], CONFIGMAP)}] for b in config.get("kubernetes", [])}
+    snaps = {}
+    bindings = config.get("kubernetes") or []
+    for binding in bindings if isinstance(bindings, list) else [None]:
+        if not isinstance(binding, dict) or not isinstance(binding.get("name"), str) \
+                or not isinstance(binding.get("jqFilter"), str):
+            raise SourceError(f"hooks/{HOOK} --config: kubernetes bindings must be objects with a name and a "
+                              f"jqFilter")
+        snaps[binding["name"]] = [{"filterResult": _jq(binding["jqFilter"], CONFIGMAP)}]
     context = [{"binding": "beforeHelm", "snapshots": snaps}]
     module_key = "cloudProviderDvp"
     config_values = {module_key: {k: v for k, v in values.get(module_key, {}).items() if k != "internal"}}
     with tempfile.TemporaryDirectory(prefix="module-source-hook-") as tmp:
         env = _env()
+        exchange = Path(tmp)
         for var, content in (("BINDING_CONTEXT_PATH", context), ("VALUES_PATH", values),
                              ("CONFIG_VALUES_PATH", config_values)):
             env[var] = os.path.join(tmp, var.lower())
             Path(env[var]).write_text(json.dumps(content))
         for var in OUTPUTS:
             env[var] = os.path.join(tmp, var.lower())
-        res = _run([sys.executable, "-S", str(module / "hooks" / HOOK)], env)
+        res = sandbox.run(module, [sandbox.interpreter(), "-S", str(module / "hooks" / HOOK)], env,
+                          f"hooks/{HOOK}", exchange)
         if res.returncode != 0:
-            raise SourceError(f"hooks/{HOOK}: exit {res.returncode}: {_last(res.stderr)}")
-        out = {}
-        for var in OUTPUTS:
-            path = Path(env[var])
-            lines = path.read_text().splitlines() if path.exists() else []
-            out[var] = [json.loads(line) for line in lines if line.strip()]
-        return out
+            raise SourceError(f"hooks/{HOOK}: exit {res.returncode}: {res.last_error_line}")
+        return {var: _json_lines(Path(env[var]), var) for var in OUTPUTS}
+
+
+def _json_lines(path: Path, var: str) -> list:
+    """A hook's output file: one JSON value a line (a file it did not write is no output)."""
+    if path.is_symlink() or path.exists() and not path.is_file():
+        raise SourceError(f"hooks/{HOOK}: {var} is not a regular file")
+    out = []
+    for line in path.read_text(errors="replace").splitlines() if path.exists() else []:
+        if line.strip():
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                raise SourceError(f"hooks/{HOOK}: {var} has a line that is not JSON") from None
+    return out
 
 
 def dvp_common_origin(module: Path) -> str:
     """Where the hooks' `dvp.importable()` finds dvp_common in this module (it must be the module's own copy)."""
     code = ("import sys; sys.path.insert(0, sys.argv[1]); from lib import dvp; dvp.importable(); "
             "import dvp_common.kube; print(dvp_common.__file__)")
-    res = _run([sys.executable, "-S", "-c", code, str(module / "hooks")], _env())
+    res = sandbox.run(module, [sandbox.interpreter(), "-S", "-c", code, str(module / "hooks")], _env(),
+                      "hooks/lib/dvp.py")
     if res.returncode != 0:
-        raise SourceError(f"hooks/lib/dvp.py: dvp_common does not import from the module: {_last(res.stderr)}")
+        raise SourceError(f"hooks/lib/dvp.py: dvp_common does not import from the module: {res.last_error_line}")
     return res.stdout.strip()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from . import MODULE, SourceError, hooks, render, unpack
+from . import MODULE, SourceError, deadline, hooks, limits, render, shapes, unpack
 from .registry import DIGEST, NotFound, Registry, split_repo
 
 VERSION = re.compile(r"v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?")
@@ -55,7 +55,7 @@ def release_metadata(reg: Registry, release_repo: str, channel: str) -> tuple[st
         raise SourceError(f"{where}: version.json: version must be vX.Y.Z, got {version!r}")
     try:
         changelog = yaml.safe_load(files.get("changelog.yaml", b"")) or {}
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):
         raise SourceError(f"{where}: changelog.yaml is not YAML") from None
     if not isinstance(changelog, dict):
         raise SourceError(f"{where}: changelog.yaml is not a mapping")
@@ -73,24 +73,51 @@ def _module_manifest(reg: Registry, module_repo: str, channel: str, version: str
     return reg.manifest(module_repo, version)
 
 
-def _check_module_files(root: Path, version: str) -> dict[str, str]:
-    module = yaml.safe_load((root / "module.yaml").read_text()) if (root / "module.yaml").is_file() else None
-    if not isinstance(module, dict) or module.get("name") != MODULE:
-        raise SourceError(f"module image {version}: module.yaml missing or not the module {MODULE}")
-    chart = yaml.safe_load((root / "Chart.yaml").read_text()) if (root / "Chart.yaml").is_file() else None
-    if not isinstance(chart, dict) or str(chart.get("version")) != version.removeprefix("v"):
-        raise SourceError(f"module image {version}: Chart.yaml version {chart and chart.get('version')!r} is not "
-                          f"{version.removeprefix('v')}")
-    path = root / "images_digests.json"
+def _read(root: Path, name: str, version: str) -> bytes | None:
+    """A top-level file of the unpacked module: a regular file of at most 1 MiB, or None when absent."""
+    path = root / name
+    if not path.exists() and not path.is_symlink():
+        return None
+    if path.is_symlink() or not path.is_file() or path.stat().st_size > limits.MIB:
+        raise SourceError(f"module image {version}: {name} is not a regular file of at most {limits.MIB} bytes")
+    return path.read_bytes()
+
+
+def _yaml(root: Path, name: str, version: str) -> dict | None:
+    raw = _read(root, name, version)
+    if raw is None:
+        return None
     try:
-        digests = json.loads(path.read_text())
-    except (OSError, ValueError):
+        doc = yaml.safe_load(raw)
+    except (yaml.YAMLError, RecursionError, UnicodeDecodeError):
+        raise SourceError(f"module image {version}: {name} is not YAML") from None
+    if not isinstance(doc, dict):
+        raise SourceError(f"module image {version}: {name} is not a mapping")
+    return doc
+
+
+def _check_module_files(root: Path, version: str) -> dict[str, str]:
+    module = _yaml(root, "module.yaml", version)
+    if module is None or module.get("name") != MODULE:
+        raise SourceError(f"module image {version}: module.yaml missing or not the module {MODULE}")
+    chart = _yaml(root, "Chart.yaml", version)
+    chart_version = chart.get("version") if chart is not None else None
+    if str(chart_version) != version.removeprefix("v"):
+        raise SourceError(f"module image {version}: Chart.yaml version {shapes.describe(chart_version)} is not "
+                          f"{version.removeprefix('v')}")
+    raw = _read(root, "images_digests.json", version)
+    try:
+        digests = json.loads(raw) if raw is not None else None
+    except (ValueError, RecursionError):
+        digests = None
+    if digests is None:
         raise SourceError(f"module image {version}: images_digests.json missing or not JSON") from None
     if not isinstance(digests, dict) or not digests:
         raise SourceError(f"module image {version}: images_digests.json is not an object of image digests")
     for key, digest in digests.items():
         if not isinstance(digest, str) or not DIGEST.fullmatch(digest):
-            raise SourceError(f"images_digests.json: {key}: {digest!r} is not a sha256 digest")
+            raise SourceError(f"images_digests.json: {shapes.describe(key)}: {shapes.describe(digest)} is not a "
+                              f"sha256 digest")
     return digests
 
 
@@ -100,7 +127,7 @@ def check_images(reg: Registry, module_repo: str, digests: dict[str, str]) -> No
         if not reg.has_manifest(module_repo, digest):
             raise SourceError(f"images_digests.json: {key} {digest} is not in {reg.host}/{module_repo}")
         manifest = reg.manifest(module_repo, digest)
-        for desc in [manifest.doc.get("config") or {}, *manifest.layers]:
+        for desc in [manifest.config, *manifest.layers]:
             try:
                 reg.blob(module_repo, desc)
             except NotFound:
@@ -121,16 +148,14 @@ def check_sboms(reg: Registry, module_repo: str, digests: dict[str, str]) -> Non
         except NotFound:
             raise SourceError(f"images_digests.json: {key} {digest}: no SBOM ({reg.host}/{module_repo}:{tag})") \
                 from None
-        subject = (manifest.doc.get("subject") or {}).get("digest")
+        subject = manifest.doc.get("subject")
+        subject = subject.get("digest") if isinstance(subject, dict) else None
         layers = manifest.layers
         if manifest.doc.get("artifactType") != SBOM_TYPE or subject != digest or len(layers) != 1:
             raise SourceError(f"{reg.host}/{module_repo}:{tag}: not the SPDX SBOM of {digest}")
         chunks: list[bytes] = []
-        reg.blob(module_repo, layers[0], sink=chunks.append)
-        try:
-            doc = json.loads(b"".join(chunks))
-        except ValueError:
-            raise SourceError(f"{reg.host}/{module_repo}:{tag}: the SBOM is not JSON") from None
+        reg.blob(module_repo, layers[0], sink=chunks.append, max_size=limits.JSON_BLOB_BYTES)
+        doc = shapes.load(b"".join(chunks), f"{reg.host}/{module_repo}:{tag}", "the SBOM")
         if not isinstance(doc, dict) or doc.get("spdxVersion") != "SPDX-2.3" or not doc.get("packages"):
             raise SourceError(f"{reg.host}/{module_repo}:{tag}: the SBOM is not an SPDX 2.3 document")
 
@@ -146,32 +171,40 @@ def _check_render(objects: list[dict], base: str, digests: dict[str, str]) -> li
     return ours
 
 
-def verify(repo: str, channel: str, dest: Path, *, scheme: str | None = None) -> Report:
+def verify(repo: str, channel: str, dest: Path, *, scheme: str | None = None, tree: Path | None = None,
+           seconds: float | None = None, registry: Registry | None = None) -> Report:
+    """Pulls and checks the channel's release into `dest` (absent or empty; left as it was on any failure), all of
+    it within `seconds`. With `tree`, the unpacked module must render exactly as that source tree does."""
+    seconds = seconds or limits.VERIFY_SECONDS
     host, path = split_repo(repo)
     module_repo, release_repo = f"{path}/{MODULE}", f"{path}/{MODULE}/release"
     base = f"{host}/{module_repo}"
-    reg = Registry(host, scheme)
+    reg = registry or Registry(host, scheme)
     try:
-        reg.ping()
-        version, changelog = release_metadata(reg, release_repo, channel)
-        manifest = _module_manifest(reg, module_repo, channel, version)
-        with unpack.atomic(dest) as root:
+        with unpack.atomic(dest) as root, deadline.within(seconds, f"verify {repo}: not done within {seconds:g} s"):
+            reg.ping()
+            version, changelog = release_metadata(reg, release_repo, channel)
+            manifest = _module_manifest(reg, module_repo, channel, version)
             unpack.image(reg, manifest, root)
             digests = _check_module_files(root, version)
             check_images(reg, module_repo, digests)
             check_sboms(reg, module_repo, digests)
             chart_values = render.values(digests, base)
             rendered = _check_render(render.chart(root, chart_values), base, digests)
+            if tree is not None:
+                from . import parity
+
+                parity.compare(root, tree, digests, base)
             configs = hooks.configs(root)
             outputs = hooks.run_one(root, configs[hooks.HOOK], chart_values)
             if hooks.EXPECTED_PATCH not in outputs["VALUES_JSON_PATCH_PATH"]:
-                raise SourceError(f"hooks/{hooks.HOOK}: values patches {outputs['VALUES_JSON_PATCH_PATH']} lack "
-                                  f"{hooks.EXPECTED_PATCH}")
+                raise SourceError(f"hooks/{hooks.HOOK}: its values patches lack {hooks.EXPECTED_PATCH}")
             origin = hooks.dvp_common_origin(root)
             if not Path(origin).resolve().is_relative_to(root.resolve()):
-                raise SourceError(f"hooks/lib/dvp.py: dvp_common came from {origin}, not from the module")
+                raise SourceError(f"hooks/lib/dvp.py: dvp_common came from {shapes.describe(origin)}, not from "
+                                  f"the module")
             origin = str(dest / Path(origin).resolve().relative_to(root.resolve()))
     finally:
         reg.close()
     return Report(repo, channel, version, manifest.digest, str(dest), digests, rendered, sorted(configs),
-                  outputs["VALUES_JSON_PATCH_PATH"], origin, sorted(changelog))
+                  outputs["VALUES_JSON_PATCH_PATH"], origin, sorted(str(k) for k in changelog))
