@@ -24,6 +24,7 @@ VALUE = v.internal("credentialSecrets")
 # 1 while no credentials exist: the components that need them wait, and the alert says why.
 METRIC = "d8_cloud_provider_dvp_credentials_missing"
 METRIC_GROUP = "d8_cloud_provider_dvp_credentials"
+RULE = credentials.rule()  # dvp_common.credentials: the Secret's type, its name, the one auth scheme
 
 config = bindings.render({
     "beforeHelm": 10,
@@ -34,7 +35,7 @@ config = bindings.render({
             " | with_entries(select(.value != null)))}",
             namespace=v.NAMESPACE,
             fieldSelector={"matchExpressions": [
-                {"field": "type", "operator": "Equals", "value": credentials.SECRET_TYPE}]},
+                {"field": "type", "operator": "Equals", "value": RULE.TYPE}]},
         ),
         legacy.binding(SNAPSHOT_LEGACY),
         bindings.kubernetes(SNAPSHOT_MODULE_CONFIG, "ModuleConfig",
@@ -66,7 +67,7 @@ def credential_secrets(items: list, known: frozenset, warnings: list[str]) -> di
         try:
             c = credentials.from_secret(item, v.NAMESPACE, known)
         except InvalidInput as exc:
-            if isinstance(item, dict) and item.get("name") == credentials.SECRET_NAME:
+            if isinstance(item, dict) and item.get("name") == RULE.NAME:
                 raise
             warnings.append(f"warning: left out: {exc}")
             continue
@@ -82,19 +83,19 @@ def main(ctx) -> None:
                       if isinstance(c, dict) and isinstance(c.get("secret"), str))
     warnings: list[str] = []  # printed once the run succeeds: a failed run says one line, its reason
     found = credential_secrets(results(ctx, SNAPSHOT_CREDENTIALS), known, warnings)
-    if credentials.SECRET_NAME not in found:
+    if RULE.NAME not in found:
         kubeconfig, obj, field = stand_in(ctx)
         if kubeconfig and not isinstance(kubeconfig, str):
             raise InvalidInput(obj, field, "must be a base64 string")
         if kubeconfig and kubeconfig not in known:
             credentials.check_kubeconfig(kubeconfig, obj, field)
         if kubeconfig:
-            found[credentials.SECRET_NAME] = {"authScheme": credentials.AUTH_SCHEME, "secret": kubeconfig}
+            found[RULE.NAME] = {"authScheme": RULE.AUTH_SCHEME, "secret": kubeconfig}
     v.set_(ctx.values, VALUE, found)
     for line in warnings:
         print(line, file=sys.stderr)
     ctx.metrics.collect({"name": METRIC, "group": METRIC_GROUP, "action": "set",
-                         "value": 0 if credentials.SECRET_NAME in found else 1})
+                         "value": 0 if RULE.NAME in found else 1})
 
 
 if __name__ == "__main__":

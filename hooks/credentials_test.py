@@ -111,6 +111,7 @@ REJECTIONS = [
     ({"authScheme": None}, f"{OBJ}: data.authScheme: must be kubeconfig"),
     ({"secret": ""}, f"{OBJ}: data.secret: must not be empty"),
     ({"identity": "someone"}, f"{OBJ}: data.identity: is not allowed with authScheme kubeconfig"),
+    ({"identity": ""}, f"{OBJ}: data.identity: is not allowed with authScheme kubeconfig"),  # present is enough
     ({"secret": "not base64 !!"}, f"{OBJ}: data.secret: kubeconfig is not base64 of UTF-8 text"),
     ({"secret": t.b64("clusters: [unclosed")}, f"{OBJ}: data.secret: kubeconfig is not valid YAML (line 1)"),
     ({"secret": t.b64("just text")}, f"{OBJ}: data.secret: kubeconfig is not a mapping"),

@@ -9,11 +9,10 @@ offered to the admin in Secret d8-migration-resources; applying it completes the
 
 from typing import NamedTuple  # not a dataclass: generating its methods costs every hook run at import
 
-from lib import bindings, digest, legacy
+from lib import bindings, credentials, digest, legacy
 from lib import values as v
 from lib.errors import InvalidInput
 
-CREDENTIALS_TYPE = "cloud-provider.deckhouse.io/credentials"
 BUNDLE_SECRET = "d8-migration-resources"  # noqa: S105 - a Secret name
 BUNDLE_KEY = "resources.yaml"
 MARKER = "d8-module-is-migrating"
@@ -30,6 +29,7 @@ STATE_SNAPSHOTS = (SNAPSHOT_LEGACY, SNAPSHOT_MODULE_CONFIG, SNAPSHOT_CREDENTIALS
                    SNAPSHOT_INSTANCE_CLASSES)
 # Besides the snapshots, what decides the state and the bundle: a change to any of these is a new input.
 STATE_CODE = ("hooks/lib/legacy.py", "hooks/lib/migration.py", "hooks/lib/schema.py", "hooks/lib/snapshots.py",
+              "images/dvp-common/dvp_common/credentials.py",
               legacy.SCHEMA)
 
 
@@ -52,7 +52,7 @@ def state_bindings(**extra) -> list[dict]:
             " kubeconfig: (.spec.settings.provider.kubeconfigDataBase64? // null)}",
             api_version="deckhouse.io/v1alpha1", names=[MODULE_CONFIG], **extra),
         bindings.kubernetes(SNAPSHOT_CREDENTIALS, "Secret", "{name: .metadata.name, type: .type}",
-                            namespace=v.NAMESPACE, names=["d8-credentials"], **extra),
+                            namespace=v.NAMESPACE, names=[credentials.rule().NAME], **extra),
         bindings.kubernetes(
             SNAPSHOT_NODE_GROUPS, "NodeGroup",
             "(.spec.cloudInstances.classReference // .spec.classReference // {}) as $ref"
@@ -78,10 +78,11 @@ class Cluster(NamedTuple):
             if kubeconfig is not None and not isinstance(kubeconfig, str):
                 raise InvalidInput(f"ModuleConfig {MODULE_CONFIG}", "spec.settings.provider.kubeconfigDataBase64",
                                    "must be a base64 string")
+        secret_type = credentials.rule().TYPE
         # Names are strings (metadata.name); anything else in a reference names no object of ours.
         return cls(
             module_config=module_config,
-            credentials=any(c.get("type") == CREDENTIALS_TYPE for c in creds),
+            credentials=any(c.get("type") == secret_type for c in creds),
             node_groups={n["name"]: n for n in ngs if isinstance(n.get("name"), str)},
             instance_classes={i["name"] for i in ics if isinstance(i.get("name"), str)},
         )
@@ -192,9 +193,11 @@ _UNSET = object()
 
 
 def credentials_secret(kubeconfig_b64: str) -> dict:
-    return {"apiVersion": "v1", "kind": "Secret", "type": CREDENTIALS_TYPE,
-            "metadata": {"name": "d8-credentials", "namespace": v.NAMESPACE},
-            "stringData": {"authScheme": "kubeconfig", "secret": kubeconfig_b64}}
+    """The credentials Secret as the one credentials rule wants it (dvp_common.credentials)."""
+    rule = credentials.rule()
+    return {"apiVersion": "v1", "kind": "Secret", "type": rule.TYPE,
+            "metadata": {"name": rule.NAME, "namespace": v.NAMESPACE},
+            "stringData": {"authScheme": rule.AUTH_SCHEME, "secret": kubeconfig_b64}}
 
 
 def bundle(pcc: dict | None, cluster: Cluster | None = None) -> list[dict]:

@@ -103,7 +103,7 @@ def test_module_config_rules(loaded):
                                  "message": "ModuleConfig cloud-provider-dvp: spec.version must be 2, got 1"}]
 
 
-def test_credentials_are_the_hooks_rule_and_never_echoed(loaded):
+def test_credentials_are_the_shared_rule_and_never_echoed(loaded):
     p = payload()
     secret = p["vars"]["secrets"]["d8-credentials"]
     exec_kubeconfig = ("apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: https://x}}]\n"

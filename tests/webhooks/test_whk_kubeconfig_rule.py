@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from dvp_common.credentials import TYPE
 from dvp_common.dvp.connection import DVPConnection, DVPSettings
 from dvp_common.kube import ConfigError
 from harness import pki
@@ -110,7 +111,7 @@ def kubeconfig_b64(d, material) -> str:
 
 
 def hook_verdict(kc: str) -> str | None:
-    item = {"name": "d8-credentials", "type": hook_rule.SECRET_TYPE,
+    item = {"name": "d8-credentials", "type": TYPE,
             "data": {"authScheme": b64("kubeconfig"), "secret": b64(kc)}}
     try:
         hook_rule.from_secret(item, "d8-cloud-provider-dvp")
@@ -122,13 +123,13 @@ def hook_verdict(kc: str) -> str | None:
 
 
 def webhook_verdict(kc: str) -> str | None:
-    secret = {"apiVersion": "v1", "kind": "Secret", "type": hook_rule.SECRET_TYPE,
+    secret = {"apiVersion": "v1", "kind": "Secret", "type": TYPE,
               "metadata": {"name": "d8-credentials", "namespace": "d8-cloud-provider-dvp"},
               "data": {"authScheme": b64("kubeconfig"), "secret": b64(kc)}}
     out = run("/validate--v1-secret", body("Secret", "CREATE", secret, namespace="d8-cloud-provider-dvp"))
     if out["response"]["allowed"]:
         return None
-    prefix = 'Secret "d8-cloud-provider-dvp/d8-credentials": secret: '
+    prefix = 'Secret "d8-cloud-provider-dvp/d8-credentials": data.secret: '
     message = out["response"]["status"]["message"]
     assert message.startswith(prefix), message
     return message[len(prefix):]

@@ -131,7 +131,7 @@ def test_api_server_calls_the_webhooks(env):
     not_base64 = {"secret": "%%%"}
     exc = eventually_denied(lambda: c.create(SECRET, secret_body(f"bad-{next(n)}", **not_base64), env.ns))
     assert (f'Secret "{env.ns}/bad-' in str(exc)
-            and "secret: kubeconfig is not base64 of UTF-8 text" in str(exc))
+            and "data.secret: kubeconfig is not base64 of UTF-8 text" in str(exc))
     assert c.create(SECRET, secret_body("good", secret=b64(KUBECONFIG)), env.ns)["type"] == (
         "cloud-provider.deckhouse.io/credentials")
     # a Secret of another type passes
@@ -142,10 +142,10 @@ def test_api_server_calls_the_webhooks(env):
                                    "Content-Type": "application/merge-patch+json"},
                           json={"metadata": {"labels": {"touched": "yes"}}}, timeout=15)
     assert resp.status_code == 200, resp.text
-    assert "identity is not allowed with authScheme 'kubeconfig' (already so before this change)" in resp.headers[
+    assert "data.identity: is not allowed with authScheme kubeconfig (already so before this change)" in resp.headers[
         "Warning"]
     # (a type change never reaches admission: the API server's own validation refuses it first)
-    with pytest.raises(Forbidden, match="authScheme must be 'kubeconfig'"):
+    with pytest.raises(Forbidden, match="data.authScheme: must be kubeconfig"):
         c.patch(SECRET, "good", {"stringData": {"authScheme": "token"}}, env.ns)
 
     # VolumeSnapshotClass selection (mutating) and validation

@@ -102,8 +102,8 @@ def test_swapped_auth_scheme_and_secret_is_denied_without_echoing_the_kubeconfig
     raw = body("Secret", "CREATE", swapped, namespace=MODULE_NS)
     out = run(SECRET_PATH, raw)
     message = out["response"]["status"]["message"]
-    assert message == ('Secret "d8-cloud-provider-dvp/d8-credentials": authScheme must be \'kubeconfig\'; '
-                       'Secret "d8-cloud-provider-dvp/d8-credentials": secret: kubeconfig is not base64 of UTF-8 '
+    assert message == ('Secret "d8-cloud-provider-dvp/d8-credentials": data.authScheme: must be kubeconfig; '
+                       'Secret "d8-cloud-provider-dvp/d8-credentials": data.secret: kubeconfig is not base64 of UTF-8 '
                        "text")
     for text in (json.dumps(out), caplog.text):
         assert GOOD not in text and TOKEN not in text and GOOD[:40] not in text

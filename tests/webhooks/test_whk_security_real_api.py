@@ -115,7 +115,8 @@ def test_every_credentials_secret_is_judged_whatever_its_labels(world, caplog):
 
     eventually_denied(bad_secret({}))
     exc = eventually_denied(bad_secret({"heritage": "deckhouse", "module": "cloud-provider-dvp"}))
-    assert "authScheme must be 'kubeconfig'" in str(exc) and TOKEN not in str(exc) and b64(KUBECONFIG) not in str(exc)
+    assert "data.authScheme: must be kubeconfig" in str(exc) and TOKEN not in str(exc) \
+        and b64(KUBECONFIG) not in str(exc)
     good = c.create(SECRET, {"metadata": {"name": "good"}, "type": "cloud-provider.deckhouse.io/credentials",
                              "stringData": {"authScheme": "kubeconfig", "secret": b64(KUBECONFIG)}}, ns)
     assert good["type"] == "cloud-provider.deckhouse.io/credentials"

@@ -84,7 +84,7 @@ class Rotation:
 
         exc = eventually_denied(secret("token", b64(KUBECONFIG)))
         assert f'admission webhook "{tag}.credentials.cloud-provider-dvp.deckhouse.io" denied the request' in str(exc)
-        assert "authScheme must be 'kubeconfig'" in str(exc)
+        assert "data.authScheme: must be kubeconfig" in str(exc)
         assert secret("kubeconfig", b64(KUBECONFIG))()["type"] == CREDENTIALS
 
     def close(self) -> None:

@@ -55,26 +55,33 @@ def test_other_secrets_pass_untouched():
 
 
 @pytest.mark.parametrize("fields,message", [
-    ({"authScheme": "token"}, f"{REF}: authScheme must be 'kubeconfig'"),
-    ({"authScheme": None}, f"{REF}: authScheme is required (must be 'kubeconfig')"),
-    ({"identity": "x"}, f"{REF}: identity is not allowed with authScheme 'kubeconfig'"),
-    ({"secret": ""}, f"{REF}: secret is required (the DVP kubeconfig, base64)"),
-    ({"secret": None}, f"{REF}: secret is required (the DVP kubeconfig, base64)"),
-    ({"secret": "%%%"}, f"{REF}: secret: kubeconfig is not base64 of UTF-8 text"),
+    ({"authScheme": "token"}, f"{REF}: data.authScheme: must be kubeconfig"),
+    ({"authScheme": None}, f"{REF}: data.authScheme: must be kubeconfig"),
+    ({"identity": "x"}, f"{REF}: data.identity: is not allowed with authScheme kubeconfig"),
+    ({"identity": ""}, f"{REF}: data.identity: is not allowed with authScheme kubeconfig"),
+    ({"secret": ""}, f"{REF}: data.secret: must not be empty"),
+    ({"secret": None}, f"{REF}: data.secret: must not be empty"),
+    ({"secret": "%%%"}, f"{REF}: data.secret: kubeconfig is not base64 of UTF-8 text"),
     ({"secret": b64("just: text")},
-     f"{REF}: secret: kubeconfig: current-context: is not set and there is not exactly one context"),
+     f"{REF}: data.secret: kubeconfig: current-context: is not set and there is not exactly one context"),
     ({"secret": b64(KUBECONFIG.replace("{token: abc}", "{exec: {command: aws}}"))},
-     f'{REF}: secret: kubeconfig: users[name="sa"].user.exec: exec plugins are not supported; use an inline '
+     f'{REF}: data.secret: kubeconfig: users[name="sa"].user.exec: exec plugins are not supported; use an inline '
      "token or client-certificate-data with client-key-data"),
 ])
 def test_credentials_denied(fields, message):
     assert sec("CREATE", secret(**fields)) == denied(message)
 
 
+def test_credentials_data_that_is_not_base64_is_named():
+    obj = secret()
+    obj["data"]["secret"] = "%%%"  # noqa: S105 - not a password: data the API server could not have encoded
+    assert sec("CREATE", obj) == denied(f"{REF}: data.secret: is not valid base64 of UTF-8 text")
+
+
 def test_credentials_several_problems_in_one_message():
     assert sec("CREATE", secret(authScheme="token", identity="x")) == denied(
-        f"{REF}: authScheme must be 'kubeconfig'; {REF}: identity is not allowed with authScheme "
-        "'kubeconfig'")
+        f"{REF}: data.authScheme: must be kubeconfig; {REF}: data.identity: is not allowed with authScheme "
+        "kubeconfig")
 
 
 def test_credentials_type_change_denied_both_ways():
@@ -90,10 +97,10 @@ def test_credentials_pre_existing_problem_warns_new_one_denies():
     labelled = secret(identity="x")
     labelled["metadata"]["labels"] = {"team": "a"}
     assert sec("UPDATE", labelled, bad_old) == allowed(
-        f"{REF}: identity is not allowed with authScheme 'kubeconfig' (already so before this change)")
+        f"{REF}: data.identity: is not allowed with authScheme kubeconfig (already so before this change)")
     assert sec("UPDATE", secret(identity="x", authScheme="x"), bad_old) == denied(
-        f"{REF}: authScheme must be 'kubeconfig'",
-        f"{REF}: identity is not allowed with authScheme 'kubeconfig' (already so before this change)")
+        f"{REF}: data.authScheme: must be kubeconfig",
+        f"{REF}: data.identity: is not allowed with authScheme kubeconfig (already so before this change)")
     assert sec("UPDATE", secret(), bad_old) == allowed()  # the fix is welcome
 
 
@@ -118,7 +125,8 @@ def test_credentials_pause_while_migrating_is_for_deckhouse_itself_only():
     # anyone else is judged, migrating or not; Deckhouse too when nothing migrates
     for username, migrating in (("admin", True), ("system:serviceaccount:d8-system:other", True), (DECKHOUSE, False)):
         lookups = FakeLookups(migrating=migrating)
-        assert run(SECRET_PATH, as_user(raw, username), lookups) == denied(f"{REF}: authScheme must be 'kubeconfig'")
+        assert run(SECRET_PATH, as_user(raw, username), lookups) == denied(
+            f"{REF}: data.authScheme: must be kubeconfig")
     # a valid Secret is admitted without any lookup
     lookups = FakeLookups(fail=AssertionError("must not ask"))
     good = body("Secret", "CREATE", secret(), namespace="d8-cloud-provider-dvp")

@@ -2,22 +2,22 @@
 # SPDX-License-Identifier: Apache-2.0
 """The rules dhctl's input is checked against before bootstrap, converge and destroy.
 
-They are the module's own rules, called where they live: the credentials contract of the hooks
-(`lib.credentials`), the NodeGroup/DVPInstanceClass rule the validation webhook judges by (`dvp_common.node_groups`),
-the schemas Deckhouse and the layouts use (`openapi/config-values.yaml`, `candi/openapi/*`, checked with
-`lib.schema` where its keyword subset covers them). The choice between the legacy DVPClusterConfiguration and
-the v2 objects is the layouts' `migration` module rule: the legacy one only while the v2 objects are incomplete.
+They are the module's own rules, called where they live: the credentials Secret rule the hook and the webhook
+apply (`dvp_common.credentials`), the NodeGroup/DVPInstanceClass rule the validation webhook judges by
+(`dvp_common.node_groups`), the schemas Deckhouse and the layouts use (`openapi/config-values.yaml`,
+`candi/openapi/*`, checked with `lib.schema` where its keyword subset covers them). The choice between the legacy
+DVPClusterConfiguration and the v2 objects is the layouts' `migration` module rule: the legacy one only while the
+v2 objects are incomplete.
 """
 
 from __future__ import annotations
 
-import base64
 from dataclasses import dataclass
 from typing import Any
 
+from dvp_common import credentials
 from dvp_common import node_groups as nodes
-from lib import credentials, schema
-from lib.errors import InvalidInput
+from lib import schema
 
 from .inputs import Input
 from .violations import Report, at
@@ -66,7 +66,7 @@ def v2_complete(inp: Input) -> bool:
     master = inp.node_groups.get(nodes.MASTER)
     master_class = nodes.class_reference(master or {}).get("name") or ""
     return (isinstance(version, int) and version >= MODULE_CONFIG_VERSION and master is not None
-            and master_class in inp.instance_classes and credentials.SECRET_NAME in inp.secrets)
+            and master_class in inp.instance_classes and credentials.NAME in inp.secrets)
 
 
 def _legacy(pcc: dict, schemas: Schemas, report: Report) -> None:
@@ -101,24 +101,15 @@ def _module_config(mc: dict | None, schemas: Schemas, report: Report) -> None:
 
 
 def _credentials(secrets: dict[str, dict], report: Report) -> None:
-    if credentials.SECRET_NAME not in secrets:
-        report.error(at("Secret", credentials.SECRET_NAME), CREDENTIALS_REQUIRED,
-                     f"Secret {MODULE_NAMESPACE}/{credentials.SECRET_NAME} of type {credentials.SECRET_TYPE} is "
+    if credentials.NAME not in secrets:
+        report.error(at("Secret", credentials.NAME), CREDENTIALS_REQUIRED,
+                     f"Secret {MODULE_NAMESPACE}/{credentials.NAME} of type {credentials.TYPE} is "
                      "required (the DVP kubeconfig)")
     for name, secret in sorted(secrets.items()):
-        try:
-            credentials.from_secret(_as_filter_result(name, secret), MODULE_NAMESPACE)
-        except InvalidInput as exc:
-            report.error(at("Secret", name, exc.field), CREDENTIALS_INVALID, str(exc))
-
-
-def _as_filter_result(name: str, secret: dict) -> dict:
-    """The hooks' view of a credentials Secret: its type and base64 data, stringData (as written) folded in."""
-    data = {k: v for k, v in (secret.get("data") or {}).items() if k in ("authScheme", "secret", "identity")}
-    for key, value in (secret.get("stringData") or {}).items():
-        if key in ("authScheme", "secret", "identity"):
-            data[key] = base64.b64encode(str(value).encode()).decode()
-    return {"name": name, "type": secret.get("type"), "data": data}
+        found = credentials.judge(secret.get("type"), secret.get("data"), secret.get("stringData"))
+        for problem in found.problems:
+            report.error(at("Secret", name, problem.field), CREDENTIALS_INVALID,
+                         f"Secret {MODULE_NAMESPACE}/{name}: {problem}")
 
 
 def _node_groups(inp: Input, schemas: Schemas, report: Report) -> None:
