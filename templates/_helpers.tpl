@@ -41,6 +41,11 @@
 {{- if dig "d8-credentials" "secret" "" (.Values.cloudProviderDvp.internal.credentialSecrets | default dict) -}}true{{- end -}}
 {{- end -}}
 
+{{- /* Appended (leading space included) to the expr of an alert about something that reads the DVP credentials: */ -}}
+{{- /* while they are missing it cannot run, and only D8CloudProviderDVPCredentialsMissing (the cause) fires. */ -}}
+{{- /* Used by monitoring/prometheus-rules/. */ -}}
+{{- define "dvp.unless_credentials_missing" }} unless on() max(d8_cloud_provider_dvp_credentials_missing) > 0{{ end -}}
+
 {{- define "dvp.log_level" -}}
 {{- .Values.cloudProviderDvp.logLevel | default "Info" -}}
 {{- end -}}

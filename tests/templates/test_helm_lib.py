@@ -22,11 +22,19 @@ dependencies:
 
 
 def render(tmp_path, template: str, values: dict) -> dict:
+    return yaml.safe_load(render_text(tmp_path, template, values)) or {}
+
+
+def render_text(tmp_path, template: str, values: dict, files: dict[str, str] | None = None) -> str:
+    """The rendered text of `template` in the throwaway chart, which also holds `files` (chart path -> text)."""
     chart = tmp_path / "chart"
     if not chart.exists():
         (chart / "templates").mkdir(parents=True)
         (chart / "Chart.yaml").write_text(CHART)
         shutil.copytree(ROOT / "charts" / "helm_lib", chart / "charts" / "helm_lib")
+    for path, text in (files or {}).items():
+        (chart / path).parent.mkdir(parents=True, exist_ok=True)
+        (chart / path).write_text(text)
     (chart / "templates" / "t.yaml").write_text(template)
     base = {"global": {"discovery": {}, "modulesImages": {"registry": {"base": "r.example.com/d8"},
                                                           "digests": {"testModule": {"app": "sha256:aa"},
@@ -36,7 +44,7 @@ def render(tmp_path, template: str, values: dict) -> dict:
         base[key] = {**base.get(key, {}), **value}
     with helm_python.Chart.load(str(chart)) as ch:
         out = ch.render(base, name="r", namespace="d8-test-module")
-    return yaml.safe_load(out["test-module/templates/t.yaml"]) or {}
+    return out["test-module/templates/t.yaml"]
 
 
 def test_labels_and_images(tmp_path):
@@ -139,3 +147,78 @@ requests:
                                           "seccompProfile": {"type": "RuntimeDefault"}}},
         "requests": {"ephemeral-storage": "60Mi"},
     }
+
+
+RULES = '{{- include "helm_lib_prometheus_rules" (list . "d8-test-module") }}'
+RULE_FILES = {
+    "monitoring/prometheus-rules/group_one.yaml": """# a comment
+- name: one
+  rules:
+  - alert: Down
+    expr: up == 0
+    for: __SCRAPE_INTERVAL_X_2__
+    annotations:
+      d8_ignore_on_update: "true"
+      summary: down
+  - record: job:up:sum
+    expr: sum by (job) (up)
+""",
+    "monitoring/prometheus-rules/nested/more.rules.tpl": """- name: {{ .Chart.Name }}.nested
+  rules:
+  - alert: Slow
+    expr: vector(1) > {{ .Values.testModule.limit }}
+    for: __SCRAPE_INTERVAL__
+""",
+    "monitoring/prometheus-rules/empty.tpl": "{{- if false }}\n- name: never\n  rules: []\n{{- end }}\n",
+    "monitoring/prometheus-rules/notes.txt": "not a rule file\n",
+}
+RULE_LABELS = {"heritage": "deckhouse", "module": "test-module", "app": "prometheus", "prometheus": "main",
+               "component": "rules"}
+
+
+def rule_objects(tmp_path, values: dict, template: str = RULES, files: dict[str, str] | None = None) -> list[dict]:
+    text = render_text(tmp_path, template, values, RULE_FILES if files is None else files)
+    return [doc for doc in yaml.safe_load_all(text) if doc]
+
+
+def prometheus_rule(name: str, groups: list[dict]) -> dict:
+    return {"apiVersion": "monitoring.coreos.com/v1", "kind": "PrometheusRule",
+            "metadata": {"name": name, "namespace": "d8-test-module", "labels": RULE_LABELS},
+            "spec": {"groups": groups}}
+
+
+ONE = {"name": "one", "rules": [
+    {"alert": "Down", "expr": "(up == 0) and ON() ((max(d8_is_updating) != 1) or ON() absent(d8_is_updating))",
+     "for": "60s", "annotations": {"d8_ignore_on_update": "true", "summary": "down"}},
+    {"record": "job:up:sum", "expr": "sum by (job) (up)"}]}
+
+
+def test_prometheus_rules_one_object_per_file_named_as_lib_helm_does(tmp_path):
+    objects = rule_objects(tmp_path, {"global": {"enabledModules": ["operator-prometheus-crd"]},
+                                      "testModule": {"limit": 5}})
+    assert objects == [
+        prometheus_rule("test-module-group-one", [ONE]),
+        prometheus_rule("test-module-nested-more-rules", [
+            {"name": "test-module.nested", "rules": [{"alert": "Slow", "expr": "vector(1) > 5", "for": "30s"}]}]),
+    ]
+
+
+def test_prometheus_rules_scrape_interval_and_file_list(tmp_path):
+    values = {"global": {"enabledModules": ["operator-prometheus-crd"], "discovery": {"prometheusScrapeInterval": 15}},
+              "testModule": {"limit": 5}}
+    template = ('{{- include "helm_lib_prometheus_rules" '
+                '(list . "d8-test-module" (list "monitoring/prometheus-rules/group_one.yaml")) }}')
+    assert rule_objects(tmp_path, values, template) == [
+        prometheus_rule("test-module-group-one", [{**ONE, "rules": [{**ONE["rules"][0], "for": "30s"},
+                                                                   ONE["rules"][1]]}])]
+
+
+def test_prometheus_rules_only_with_the_operator_prometheus_crd_module(tmp_path):
+    assert rule_objects(tmp_path, {"global": {"enabledModules": ["prometheus-crd"]}}) == []
+    assert rule_objects(tmp_path, {}) == []  # no enabledModules at all
+
+
+def test_prometheus_rules_a_file_that_is_no_yaml_fails_naming_it(tmp_path):
+    with pytest.raises(helm_python.HelmError, match="monitoring/prometheus-rules/bad.yaml: error converting YAML"):
+        rule_objects(tmp_path, {"global": {"enabledModules": ["operator-prometheus-crd"]}},
+                     files={"monitoring/prometheus-rules/bad.yaml": "- name: [unclosed\n"})

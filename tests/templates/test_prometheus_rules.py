@@ -22,9 +22,27 @@ def promtool(*args: str, cwd) -> subprocess.CompletedProcess:
     return subprocess.run([str(PROMTOOL), *args], cwd=cwd, capture_output=True, text=True, check=False)
 
 
+RULE_FILES = ["availability", "configuration", "discovery", "storage"]  # monitoring/prometheus-rules/<name>.tpl
+
+
 @pytest.fixture(scope="module")
 def rules(rendered) -> list[dict]:
-    return find(rendered("defaults"), "PrometheusRule", "cloud-provider-dvp", NAMESPACE)["spec"]["groups"]
+    """The groups of every PrometheusRule of the module (one per rule file)."""
+    return [g for name in RULE_FILES
+            for g in find(rendered("defaults"), "PrometheusRule", f"cloud-provider-dvp-{name}", NAMESPACE)["spec"][
+                "groups"]]
+
+
+def test_one_prometheus_rule_per_rule_file_holding_its_group(rendered):
+    files = sorted(p.name for p in (ROOT / "monitoring" / "prometheus-rules").iterdir())
+    assert files == [f"{name}.tpl" for name in RULE_FILES]
+    objects = [o for o in rendered("defaults") if o["kind"] == "PrometheusRule"]
+    assert [o["metadata"] for o in objects] == [
+        {"name": f"cloud-provider-dvp-{name}", "namespace": NAMESPACE,
+         "labels": {"heritage": "deckhouse", "module": "cloud-provider-dvp", "app": "prometheus",
+                    "component": "rules", "prometheus": "main"}} for name in RULE_FILES]
+    assert [[g["name"] for g in o["spec"]["groups"]] for o in objects] == [
+        [f"d8.cloud-provider-dvp.{name}"] for name in RULE_FILES]
 
 
 def _rule(rules, alert: str) -> dict:

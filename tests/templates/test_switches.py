@@ -14,6 +14,7 @@ from harness.render import NAMESPACE, RenderError, render_values
 NS = NAMESPACE
 ALL_DEPLOYMENTS = ["capdvp-controller-manager", "cloud-controller-manager", "cloud-data-discoverer", "csi-controller",
                    "snapshot-controller", "snapshot-webhooks", "validation-webhook"]
+RULES = ["availability", "configuration", "discovery", "storage"]  # monitoring/prometheus-rules/<name>.tpl
 
 
 def b64(text: str) -> str:
@@ -300,17 +301,21 @@ def test_tls_secrets_hold_the_certificates(rendered):
 
 
 def test_prometheus_rules_follow_the_rendered_components(rendered):
-    def alerts(case):
-        rule = find(rendered(case), "PrometheusRule", "cloud-provider-dvp", NS)
-        return [r["alert"] for g in rule["spec"]["groups"] for r in g["rules"]]
+    def alerts(case, rule_names=RULES):
+        rules = [find(rendered(case), "PrometheusRule", f"cloud-provider-dvp-{n}", NS) for n in rule_names]
+        return [r["alert"] for rule in rules for g in rule["spec"]["groups"] for r in g["rules"]]
+    assert names(rendered("defaults"), "PrometheusRule") == [f"cloud-provider-dvp-{n}" for n in RULES]
     full = alerts("defaults")
-    assert full[:3] == ["D8CloudProviderDVPMigrationPending", "D8CloudProviderDVPCredentialsMissing",
-                        "D8CloudProviderDVPDefaultStorageClassDrifted"]
+    assert alerts("defaults", ["configuration"]) == [
+        "D8CloudProviderDVPMigrationPending", "D8CloudProviderDVPCredentialsMissing",
+        "D8CloudProviderDVPDefaultStorageClassDrifted"]
     for component in ("CloudControllerManager", "CAPDVPControllerManager", "CSIController", "SnapshotController",
                       "SnapshotWebhooks", "CloudDataDiscoverer", "ValidationWebhook"):
         assert f"D8CloudProviderDVP{component}Down" in full
         assert f"D8CloudProviderDVP{component}Absent" in full
-    storage_off = alerts("storage-off")
+    # without storage, monitoring/prometheus-rules/storage.tpl renders no group: no PrometheusRule of its own
+    assert names(rendered("storage-off"), "PrometheusRule") == [f"cloud-provider-dvp-{n}" for n in RULES[:3]]
+    storage_off = alerts("storage-off", RULES[:3])
     assert "D8CloudProviderDVPCSIControllerDown" not in storage_off
     assert "D8CloudProviderDVPCSINodeUnavailable" not in storage_off
     assert "D8CloudProviderDVPCloudControllerManagerDown" not in alerts("nodes-off")
@@ -334,6 +339,16 @@ def test_optional_apis_absent_drop_vpa_and_monitoring(monkeypatch):
     for kind in ("VerticalPodAutoscaler", "PodMonitor", "PrometheusRule"):
         assert names(objects, kind) == [], kind
     assert len(names(objects, "PodDisruptionBudget")) == 7
+
+
+def test_prometheus_rules_need_the_operator_prometheus_crd_module(rendered):
+    # lib-helm's gate of helm_lib_prometheus_rules; the PodMonitors need only the API
+    values = matrix.case("defaults")
+    values["global"]["enabledModules"].remove("operator-prometheus-crd")
+    objects = render_values(values)
+    assert names(objects, "PrometheusRule") == []
+    assert names(objects, "PodMonitor") == names(rendered("defaults"), "PodMonitor")
+    assert len(names(objects, "PodMonitor")) == 7
 
 
 @pytest.mark.parametrize("case", ["no-credentials", "fresh-install"])
