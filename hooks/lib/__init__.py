@@ -6,16 +6,13 @@ import gc
 import os
 import sys
 
-# The module's root directory (crds/, candi/, images/). A frozen program (the dhctl validator, built with
-# PyInstaller) carries the files it needs under sys._MEIPASS. Here, not in lib.schema, so that the hooks that
-# only need the path do not import the validator.
-MODULE_ROOT = getattr(sys, "_MEIPASS", None) or os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
+# The module's root directory (crds/, candi/, images/), in the tree and in the module image alike.
+MODULE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # In a hook process (the script run is a file of the hooks directory), without the cyclic garbage collector: the
 # process lives a fraction of a second and makes few reference cycles, and the collector would only walk, again
 # and again, the objects of the SDK and of the JSON inputs (with large inputs, a good part of the run). Memory
-# goes back when the process exits. Other programs importing lib (tests, the dhctl validator) keep it.
+# goes back when the process exits. Other programs importing lib (tests, bench) keep it.
 if sys.argv and os.path.dirname(os.path.abspath(sys.argv[0])) == os.path.dirname(os.path.dirname(
         os.path.abspath(__file__))):
     gc.disable()

@@ -29,7 +29,7 @@ STATE_SNAPSHOTS = (SNAPSHOT_LEGACY, SNAPSHOT_MODULE_CONFIG, SNAPSHOT_CREDENTIALS
                    SNAPSHOT_INSTANCE_CLASSES)
 # Besides the snapshots, what decides the state and the bundle: a change to any of these is a new input.
 STATE_CODE = ("hooks/lib/legacy.py", "hooks/lib/migration.py", "hooks/lib/schema.py", "hooks/lib/snapshots.py",
-              "images/dvp-common/dvp_common/credentials.py",
+              "images/dvp-common/dvp_common/credentials.py", "images/dvp-common/dvp_common/schema_subset.py",
               legacy.SCHEMA)
 
 

@@ -1,11 +1,12 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The hooks' small validator agrees with jsonschema on the module's schemas, on valid documents and on every
-single-field corruption of them."""
+"""The schema subset (dvp_common.schema_subset, the hooks' and dhctl's validator's) agrees with jsonschema on the
+module's schemas, on valid documents and on every single-field corruption of them; lib.schema loads and reports."""
 
 import copy
 
 import pytest
+from dvp_common.schema_subset import first_error
 from harness import re2schema
 
 from lib import schema
@@ -70,10 +71,10 @@ def test_agrees_with_jsonschema(relpath):
     assert examples, f"{relpath} has no x-examples to check against"
     checked = 0
     for example in examples:
-        assert schema.first_error(example, s, ()) is None
+        assert first_error(example, s, ()) is None
         reference.validate(example)
         for label, doc in corruptions(example):
-            ours = schema.first_error(doc, s, ()) is None
+            ours = first_error(doc, s, ()) is None
             theirs = reference.is_valid(doc)
             assert ours == theirs, f"{relpath} {label}: ours valid={ours}, jsonschema valid={theirs}"
             checked += 1
@@ -115,7 +116,7 @@ def test_legacy_sizes_are_the_quantities_a_machine_takes(path, size, valid):
     for key in path[:-1]:
         node = node.setdefault(key, {})
     node[path[-1]] = size
-    found = schema.first_error(doc, schema.load("candi/openapi/cluster_configuration.yaml"), ())
+    found = first_error(doc, schema.load("candi/openapi/cluster_configuration.yaml"), ())
     assert (found is None) == valid, found
     if not valid:
         assert found == (path, "must be integer of at least 0 or string matching "
@@ -124,8 +125,8 @@ def test_legacy_sizes_are_the_quantities_a_machine_takes(path, size, valid):
 
 def test_patterns_are_re2():
     s = {"type": "string", "pattern": "^[a-z]+$"}
-    assert schema.first_error("abc", s, ()) is None
-    assert schema.first_error("abc\n", s, ()) == ((), "must match ^[a-z]+$")
+    assert first_error("abc", s, ()) is None
+    assert first_error("abc\n", s, ()) == ((), "must match ^[a-z]+$")
 
 
 def test_a_schema_pattern_re2_refuses_fails_the_load(tmp_path, monkeypatch):

@@ -2,10 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """Which StorageClasses the module publishes, from the parent's classes (pure functions)."""
 
-import sys
 from typing import NamedTuple  # not a dataclass: generating its methods costs every hook run at import
 
-from lib.dvp import LIBRARY_ROOT
+from lib import dvp
 from lib.errors import InvalidInput
 
 PROVISIONER = "csi.dvp.deckhouse.io"
@@ -36,7 +35,8 @@ def exclusion(patterns) -> list | None:
     """The compiled exclusion patterns (RE2, as Deckhouse validates them), each matching a whole name."""
     if not patterns:
         return None
-    from lib import patterns as re2
+    dvp.importable()
+    from dvp_common import patterns as re2
 
     if not isinstance(patterns, list):
         raise InvalidInput("ModuleConfig cloud-provider-dvp", EXCLUDED_FIELD, "must be a list of regular expressions")
@@ -82,10 +82,9 @@ def check_inputs(discovered, existing: list) -> None:
 
 
 def parent_rule():
-    """dvp_common.parent_storage_classes, the rule the discoverer applies too, from the module's own tree (it
-    imports only the standard library: the client library is not loaded)."""
-    if LIBRARY_ROOT not in sys.path:
-        sys.path.append(LIBRARY_ROOT)
+    """dvp_common.parent_storage_classes, the rule the discoverer applies too (it imports only the standard
+    library: the client library is not loaded)."""
+    dvp.importable()
     from dvp_common import parent_storage_classes
 
     return parent_storage_classes

@@ -1,14 +1,14 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""JSON Schema validators whose regular expressions are RE2 (hooks/lib/patterns.py), as in Deckhouse and the
+"""JSON Schema validators whose regular expressions are RE2 (dvp_common.patterns), as in Deckhouse and the
 kube-apiserver (Go's regexp): jsonschema's own `pattern`, `patternProperties` and `additionalProperties` use
 Python's `re`, whose `$` accepts a final newline and which accepts lookaround RE2 refuses."""
 
 from __future__ import annotations
 
 import jsonschema
+from dvp_common import patterns
 from jsonschema.exceptions import ValidationError
-from lib import patterns
 
 
 def _pattern(validator, pattern, instance, schema):

@@ -6,6 +6,7 @@ cannot see: hook scripts are modules, not a package, and bench's rule is about w
 from __future__ import annotations
 
 import ast
+import configparser
 import importlib.util
 import os
 import subprocess
@@ -17,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ROOTS = [str(ROOT / p) for p in tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"][
     "ini_options"]["pythonpath"]]
 COMPONENTS = {"capdvp", "dvp_ccm", "cloud_data_discoverer", "dvp_webhooks", "dvp_csi", "dvp_validator", "dvp_bundle"}
+HOOK_SCRIPTS = {p.stem for p in (ROOT / "hooks").glob("*.py")}  # top-level modules where hooks/ is on the path
 
 
 def test_import_linter_contracts_are_kept():
@@ -27,6 +29,23 @@ def test_import_linter_contracts_are_kept():
                           timeout=300, check=False)
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
     assert "0 broken" in proc.stdout
+
+
+def _lines(value: str) -> set[str]:
+    return {line.split(";")[0].strip() for line in value.splitlines()} - {""}
+
+
+def test_a_contract_forbids_every_component_and_dvp_common_to_import_the_hooks_lib():
+    """hooks -> dvp_common, never back: the contract is there, not only kept (a dropped contract breaks nothing)."""
+    config = configparser.ConfigParser()
+    config.read(ROOT / ".importlinter")
+    forbidding = [name for name in config.sections() if name.startswith("importlinter:contract:")
+                  and config[name].get("type") == "forbidden"
+                  and "lib" in _lines(config[name].get("forbidden_modules", ""))
+                  and COMPONENTS | {"dvp_common"} <= _lines(config[name].get("source_modules", ""))]
+    assert forbidding, ".importlinter has no forbidden contract keeping every component and dvp_common off lib"
+    roots = _lines(config["importlinter"]["root_packages"])
+    assert COMPONENTS | {"dvp_common", "lib"} <= roots, "a package the contract names is not analysed"
 
 
 def _imports(path: Path) -> list[tuple[str, list[str]]]:
@@ -44,6 +63,17 @@ def test_hook_scripts_import_no_component():
     scripts = [p for p in sorted((ROOT / "hooks").glob("*.py")) if not p.name.endswith("_test.py")]
     assert scripts
     found = {f"{p.name}: {module}" for p in scripts for module, _ in _imports(p) if module.split(".")[0] in COMPONENTS}
+    assert found == set()
+
+
+def test_no_component_or_dvp_common_imports_a_hook_script():
+    """What import-linter cannot see: a hook script is a module of hooks/, not of a package."""
+    packages = [path for root in ROOTS for path in Path(root).iterdir()
+                if path.name in COMPONENTS | {"dvp_common"} and (path / "__init__.py").is_file()]
+    assert {p.name for p in packages} == COMPONENTS | {"dvp_common"}
+    found = {f"{path.relative_to(ROOT)}: {module}" for package in packages for path in sorted(package.rglob("*.py"))
+             if "generated" not in path.parts
+             for module, _ in _imports(path) if module.split(".")[0] in HOOK_SCRIPTS | {"lib"}}
     assert found == set()
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import jsonschema
 import yaml
-from lib import schema
+from dvp_common import schema_subset
 
 from .domain.rules import Schemas
 
@@ -25,11 +25,15 @@ def root() -> Path:
     return Path(frozen) if frozen else Path(__file__).resolve().parents[3]
 
 
+def _read(relpath: str) -> dict:
+    return yaml.safe_load((root() / relpath).read_text(encoding="utf-8"))
+
+
 def load() -> Schemas:
-    config = yaml.safe_load((root() / CONFIG_VALUES).read_text(encoding="utf-8"))
+    config = _read(CONFIG_VALUES)
     # OpenAPI keywords of our own (x-*) are not JSON Schema; the rest is the Draft 7 subset Deckhouse uses.
     return Schemas(
         config_values=jsonschema.Draft7Validator({k: v for k, v in config.items() if not k.startswith("x-")}),
-        instance_class=schema.load(INSTANCE_CLASS),
-        cluster_configuration=schema.load(CLUSTER_CONFIGURATION),
+        instance_class=schema_subset.select(_read(INSTANCE_CLASS), INSTANCE_CLASS),
+        cluster_configuration=schema_subset.select(_read(CLUSTER_CONFIGURATION), CLUSTER_CONFIGURATION),
     )

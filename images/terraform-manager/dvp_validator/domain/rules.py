@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: Apache-2.0
 """The rules dhctl's input is checked against before bootstrap, converge and destroy.
 
-They are the module's own rules, called where they live: the credentials Secret rule the hook and the webhook
-apply (`dvp_common.credentials`), the NodeGroup/DVPInstanceClass rule the validation webhook judges by
-(`dvp_common.node_groups`), the schemas Deckhouse and the layouts use (`openapi/config-values.yaml`,
-`candi/openapi/*`, checked with `lib.schema` where its keyword subset covers them). The choice between the legacy
-DVPClusterConfiguration and the v2 objects is the layouts' `migration` module rule: the legacy one only while the
-v2 objects are incomplete.
+They are the module's own rules, called where they live (dvp_common, shared with the hooks and the webhook): the
+credentials Secret rule (`dvp_common.credentials`), the NodeGroup/DVPInstanceClass rule the validation webhook
+judges by (`dvp_common.node_groups`), the schemas Deckhouse and the layouts use (`openapi/config-values.yaml` with
+jsonschema, `candi/openapi/*` with the hooks' keyword subset, `dvp_common.schema_subset`). The choice between the
+legacy DVPClusterConfiguration and the v2 objects is the layouts' `migration` module rule: the legacy one only while
+the v2 objects are incomplete.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 from dvp_common import credentials
 from dvp_common import node_groups as nodes
-from lib import schema
+from dvp_common.schema_subset import first_error
 
 from .inputs import Input
 from .violations import Report, at
@@ -44,8 +44,8 @@ LEGACY_IN_USE = "provider_cluster_configuration_in_use"
 @dataclass(frozen=True)
 class Schemas:
     config_values: Any  # a jsonschema validator of ModuleConfig spec.settings
-    instance_class: dict  # DVPInstanceClass spec (lib.schema subset)
-    cluster_configuration: dict  # the legacy DVPClusterConfiguration (lib.schema subset)
+    instance_class: dict  # DVPInstanceClass spec (dvp_common.schema_subset)
+    cluster_configuration: dict  # the legacy DVPClusterConfiguration (dvp_common.schema_subset)
 
 
 def validate(inp: Input, schemas: Schemas) -> Report:
@@ -70,7 +70,7 @@ def v2_complete(inp: Input) -> bool:
 
 
 def _legacy(pcc: dict, schemas: Schemas, report: Report) -> None:
-    found = schema.first_error(pcc, schemas.cluster_configuration, ())
+    found = first_error(pcc, schemas.cluster_configuration, ())
     if found:
         field, reason = found
         report.error(at("DVPClusterConfiguration", "", field), LEGACY_INVALID,
@@ -141,7 +141,7 @@ def _node_groups(inp: Input, schemas: Schemas, report: Report) -> None:
 
 
 def _instance_class(name: str, ic: dict, groups: set[str], schemas: Schemas, report: Report) -> None:
-    found = schema.first_error(ic.get("spec"), schemas.instance_class, ())
+    found = first_error(ic.get("spec"), schemas.instance_class, ())
     if found:
         field, reason = found
         report.error(at(nodes.CLASS_KIND, name, ["spec", *field]), CLASS_INVALID,
