@@ -3,20 +3,23 @@
 """What the module image holds: the one declaration of the module's file set, and the walk that applies it.
 
 Deckhouse reads module.yaml, Chart.yaml, the chart (templates, charts), openapi/, crds/, hooks/ (every executable
-file a hook), docs/ and images_digests.json from the unpacked image; dhctl's provider files are in candi/ and
-node-manager's CAPI templates in capi/. The hooks that call an API import dvp_common from
-images/dvp-common/dvp_common (hooks/lib/dvp.py), so that library ships at the same path. Tests, test support and
-caches never ship."""
+file a hook), docs/ and images_digests.json from the unpacked image; dhctl's provider files are in candi/. The hooks
+that call an API import dvp_common from images/dvp-common/dvp_common (hooks/lib/dvp.py), so that library ships at
+the same path. What the templates read through `.Files` (capi/ for node-manager's CAPI templates, the Grafana
+dashboards of monitoring/) is not declared but derived from the templates (chart_scan): a folder a template reads
+cannot be left out of the image. Tests, test support and caches never ship."""
 
 from __future__ import annotations
 
 import fnmatch
 from pathlib import Path
 
+from . import ReleaseError, chart_scan
+
 ROOT = Path(__file__).resolve().parents[2]
 
 FILES = ("module.yaml", "Chart.yaml", ".helmignore", "oss.yaml")  # from the tree's root, to the image's root
-TREES = ("hooks", "images/dvp-common/dvp_common", "templates", "openapi", "crds", "charts", "candi", "capi", "docs")
+TREES = ("hooks", "images/dvp-common/dvp_common", "templates", "openapi", "crds", "charts", "candi", "docs")
 GENERATED = ("images_digests.json",)  # written by the release, not taken from the tree
 
 # Never shipped, anywhere under TREES: test directories and files, test support kept beside the hooks, caches.
@@ -30,12 +33,34 @@ TEST_SUPPORT = ("hooks/lib/testing.py", "hooks/lib/hostile.py", "hooks/lib/migra
 BYTECODE_TREES = ("hooks", "images/dvp-common/dvp_common")
 
 
-def shipped(rel: str) -> bool:
-    """Whether a tree file (path relative to the root, "/"-separated) belongs in the module image."""
+def chart_reads(root: Path = ROOT) -> dict[str, str]:
+    """Each file or folder the chart's templates read through `.Files` -> the first template line reading it."""
+    out: dict[str, str] = {}
+    for read in chart_scan.reads(root):
+        for pattern in read.patterns:
+            path = chart_scan.folder(read.method, pattern)
+            if not path or "" in path.split("/") or ".." in pattern.split("/"):  # the root, "/x", "a//b", ".."
+                raise ReleaseError(f"{read.where}: .Files.{read.method} {pattern!r} reads no folder of the chart: "
+                                   f"name one")
+            if not (root / path).exists():
+                raise ReleaseError(f"{read.where}: .Files.{read.method} {pattern!r}: {path} is missing from {root}")
+            out.setdefault(path, read.where)
+    return out
+
+
+def trees(root: Path = ROOT) -> tuple[str, ...]:
+    """The declared trees and what the templates read, a path inside a declared tree once."""
+    read = [p for p in chart_reads(root) if not any(p == t or p.startswith(t + "/") for t in TREES)]
+    return TREES + tuple(sorted(read))
+
+
+def shipped(rel: str, trees: tuple[str, ...] = TREES) -> bool:
+    """Whether a tree file (path relative to the root, "/"-separated) belongs in the module image, given the trees
+    that ship (`trees(root)`)."""
     parts = rel.split("/")
     if rel in FILES:
         return True
-    if not any(rel.startswith(tree + "/") for tree in TREES):
+    if not any(rel == tree or rel.startswith(tree + "/") for tree in trees):
         return False
     if set(parts[:-1]) & set(EXCLUDED_DIRS) or rel in TEST_SUPPORT:
         return False
@@ -43,16 +68,19 @@ def shipped(rel: str) -> bool:
 
 
 def tree_files(root: Path = ROOT) -> list[str]:
-    """The tree's files that ship, sorted; a missing declared file or tree is an error of the declaration."""
+    """The tree's files that ship, sorted; a missing declared file or tree is an error of the declaration, a
+    template read the scan cannot resolve one of the template (ReleaseError naming its file and line)."""
     out = []
     for name in FILES:
         if not (root / name).is_file():
             raise FileNotFoundError(f"module file {name} is missing from {root}")
         out.append(name)
-    for tree in TREES:
+    shipping = trees(root)
+    for tree in shipping:
         top = root / tree
-        if not top.is_dir():
+        if tree in TREES and not top.is_dir():
             raise FileNotFoundError(f"module tree {tree}/ is missing from {root}")
-        out += [p.relative_to(root).as_posix() for p in top.rglob("*")
-                if (p.is_file() or p.is_symlink()) and shipped(p.relative_to(root).as_posix())]
-    return sorted(out)
+        found = top.rglob("*") if top.is_dir() else [top]
+        out += [p.relative_to(root).as_posix() for p in found
+                if (p.is_file() or p.is_symlink()) and shipped(p.relative_to(root).as_posix(), shipping)]
+    return sorted(set(out))

@@ -18,7 +18,7 @@ from module_release import ReleaseError, fileset, module_image, release_image
 ROOT = fileset.ROOT
 DIGESTS = {"webhooks": "sha256:" + "ab" * 32, "csiDriver": "sha256:" + "cd" * 32}
 TOP = {".helmignore", "Chart.yaml", "module.yaml", "oss.yaml", "images_digests.json", "hooks", "images", "templates",
-       "openapi", "crds", "charts", "candi", "capi", "docs"}
+       "openapi", "crds", "charts", "candi", "capi", "docs", "monitoring"}
 SUPPORT = {"testing", "hostile", "migration_fixtures", "tls_hook_cases"}
 
 
@@ -35,7 +35,8 @@ def expected_from_git() -> set[str]:
     tracked = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z"], capture_output=True, check=True,
                              text=True).stdout.split("\0")
     roots = ("hooks/", "images/dvp-common/dvp_common/", "templates/", "openapi/", "crds/", "charts/", "candi/",
-             "capi/", "docs/")
+             "capi/", "docs/", "monitoring/grafana-dashboards/", "monitoring/prometheus-rules/")
+    # capi/ and monitoring/: what the templates read
     out = {p for p in tracked if p in ("module.yaml", "Chart.yaml", ".helmignore", "oss.yaml")}
     for p in tracked:
         name = p.rsplit("/", 1)[-1]
@@ -60,7 +61,93 @@ def test_the_module_image_holds_exactly_the_module_files():
         assert not parts[-1].endswith(("_test.py", ".tftest.hcl")) and not parts[-1].startswith("test_"), p
     assert {"hooks/disable_load_balancer.py", "hooks/lib/dvp.py", "images/dvp-common/dvp_common/kube/__init__.py",
             "candi/layouts/standard/master-node/main.tf", "capi/template.yaml", "docs/README.md",
-            "openapi/config-values.yaml", "crds/dvpinstanceclass.yaml"} <= files
+            "openapi/config-values.yaml", "crds/dvpinstanceclass.yaml",
+            "monitoring/grafana-dashboards/kubernetes-cluster/cloud-provider-dvp.json"} <= files
+
+
+def test_what_the_templates_read_is_derived_from_them():
+    assert fileset.chart_reads() == {
+        "capi": "templates/capi.yaml:14",
+        "monitoring/grafana-dashboards": "charts/helm_lib/templates/_monitoring_grafana_dashboards.tpl:22",
+        "monitoring/prometheus-rules": "charts/helm_lib/templates/_monitoring_prometheus_rules.tpl:34"}
+
+
+def minimal_tree(root: Path, templates: dict[str, str]) -> Path:
+    """A tree with one file in each declared place and these templates."""
+    for name in fileset.FILES:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("name: x\n")
+    for tree in fileset.TREES:
+        (root / tree).mkdir(parents=True, exist_ok=True)
+        (root / tree / "README.md").write_text("x\n")
+    for rel, text in templates.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def declared() -> list[str]:
+    return sorted([*fileset.FILES, *(f"{tree}/README.md" for tree in fileset.TREES)])
+
+
+# The way helm_lib's helpers take a folder: a define fed `(list . "<folder>")`, globbing a printf of it.
+HELPER = ('{{- define "reports" -}}\n{{- $context := index . 0 }}\n{{- $dir := index . 1 }}\n'
+          '{{- range $path, $_ := $context.Files.Glob (printf "%s/**.txt" $dir) }}\n'
+          '{{ $context.Files.Get $path }}\n{{- end }}\n{{- end -}}\n')
+
+
+@pytest.mark.parametrize("templates", [
+    {"templates/reports.yaml": '{{- range $path, $_ := .Files.Glob "reports/daily/*.txt" }}\n'
+                               '{{ $.Files.Get $path }}\n{{- end }}\n'},
+    {"charts/lib/templates/_reports.tpl": HELPER,
+     "templates/reports.yaml": '{{- include "reports" (list . "reports/daily") }}\n'},
+], ids=["literal-glob", "helper-argument"])
+def test_a_folder_a_template_reads_ships(tmp_path, templates):
+    root = minimal_tree(tmp_path, templates)
+    (root / "reports/daily/tests").mkdir(parents=True)
+    for rel in ("reports/daily/a.txt", "reports/daily/deep/b.txt", "reports/daily/a_test.py",
+                "reports/daily/tests/c.txt", "reports/weekly.txt"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("x\n")
+    assert fileset.trees(root) == (*fileset.TREES, "reports/daily")
+    assert fileset.tree_files(root) == sorted([*declared(), *templates, "reports/daily/a.txt",
+                                               "reports/daily/deep/b.txt"])
+    (root / "templates/reports.yaml").unlink()
+    assert "reports/daily/a.txt" not in fileset.tree_files(root)
+
+
+def test_a_read_template_rendered_with_tpl_is_scanned_too(tmp_path):
+    root = minimal_tree(tmp_path, {"templates/rules.yaml": '{{- range $path, $_ := .Files.Glob "rules/*.tpl" }}\n'
+                                                           '{{ tpl ($.Files.Get $path) $ }}\n{{- end }}\n',
+                                   "rules/a.tpl": '# line 1\n{{ .Files.Get "data/b.txt" }}\n',
+                                   "data/b.txt": "x\n"})
+    assert fileset.chart_reads(root) == {"rules": "templates/rules.yaml:1", "data/b.txt": "rules/a.tpl:2"}
+    assert {"rules/a.tpl", "data/b.txt"} <= set(fileset.tree_files(root))
+
+
+@pytest.mark.parametrize(("template", "error"), [
+    ('{{ .Files.Get .Values.path }}',
+     "templates/x.yaml:2: .Files.Get .Values.path: what it reads cannot be derived: `.Values.path` is not a literal"),
+    ('{{ $f := .Values.f }}\n{{ .Files.Glob (printf "%s/*" $f) }}',
+     'templates/x.yaml:3: .Files.Glob (printf "%s/*" $f): what it reads cannot be derived: `.Values.f` is not a '
+     'literal'),
+    ('{{ include "reports" . }}',
+     'charts/lib/templates/_reports.tpl:4: $context.Files.Glob (printf "%s/**.txt" $dir): what it reads cannot be '
+     "derived: templates/x.yaml:2 passes `.` to 'reports', not a (list ...)"),
+    ("{{ .Files.AsConfig }}",
+     "templates/x.yaml:2: .Files.AsConfig reads every file of the chart: read a .Files.Glob instead"),
+    ("{{ $files := .Files }}",
+     "templates/x.yaml:2: .Files is not a call of .Files.Get/GetBytes/Lines/Glob: what it reads cannot be derived"),
+    ('{{ .Files.Glob "*.json" }}', "templates/x.yaml:2: .Files.Glob '*.json' reads no folder of the chart: name one"),
+    ('{{ .Files.Get "reports/a.txt" }}',
+     "templates/x.yaml:2: .Files.Get 'reports/a.txt': reports/a.txt is missing from {root}"),
+], ids=["value", "variable", "helper-without-list", "as-config", "files-passed-on", "root-glob", "missing"])
+def test_a_read_the_release_cannot_derive_fails_naming_its_line(tmp_path, template, error):
+    root = minimal_tree(tmp_path, {"templates/x.yaml": "# line 1\n" + template,
+                                   "charts/lib/templates/_reports.tpl": HELPER})
+    with pytest.raises(ReleaseError) as err:
+        fileset.tree_files(root)
+    assert str(err.value) == error.format(root=root)
 
 
 def test_no_shipped_module_imports_the_test_support_left_out():
