@@ -3,7 +3,9 @@
 """A release, in an order that moves no tag before every check passed: the inputs read (changelog, layouts), the
 release image written and its version tag checked, the component images pushed by digest (no tag), the module
 image written with the digests the registry answered and its version tag checked (a released version is never
-overwritten with other content), then both version tags pushed and the channels tagged."""
+overwritten with other content), then both version tags pushed, the channels tagged, and last the module listed
+in the repo (`<repo>:cloud-provider-dvp`, the tag a ModuleSource finds modules by), so no ModuleSource ever
+lists the module before a release of it is whole."""
 
 from __future__ import annotations
 
@@ -99,4 +101,5 @@ def release(repo: str, images: Path, work: Path, channels: tuple[str, ...] = CHA
             raise ReleaseError(f"{ref}: the registry holds {got}, the layout is {want}")
     for channel in channels:
         crane.tag(f"{release_repo}@{release_pushed}", channel)
+    crane.push(module.layout, f"{repo}:{MODULE}")
     return Release(repo, f"v{ver}", module_ref, module_pushed, release_ref, release_pushed, tuple(channels), pushed)

@@ -1,6 +1,7 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The whole ModuleSource path for one channel, in the order Deckhouse takes it: the release repository's tags,
+"""The whole ModuleSource path for one channel, in the order Deckhouse takes it: the repo's tags (a ModuleSource
+lists its modules by them: `<repo>:cloud-provider-dvp` must exist), the release repository's tags,
 the channel's release image (version.json, changelog.yaml), the module image of that version unpacked into
 `<dest>.partial`, every image of its images_digests.json present in `<repo>/cloud-provider-dvp` with every blob
 intact and its SBOM beside it, the chart rendered from the unpacked files and its hooks run from them; `<dest>`
@@ -34,6 +35,22 @@ class Report:
     hook_values_patches: list = field(default_factory=list)
     dvp_common: str = ""
     changelog_areas: list[str] = field(default_factory=list)
+
+
+def check_listed(reg: Registry, path: str) -> None:
+    """The module is among the repo's tags, the list a ModuleSource reads its modules from."""
+    try:
+        tags = reg.tags(path)
+    except NotFound:
+        tags = []
+    if MODULE not in tags:
+        raise SourceError(f"{reg.host}/{path}: the module {MODULE} is not listed (a ModuleSource finds modules by "
+                          f"the repo's tags; tags: {', '.join(tags[:10]) or 'none'})")
+
+
+def channel_tag(channel: str) -> str:
+    """The release tag of a channel named as a ModuleUpdatePolicy names it (`EarlyAccess`) or as a tag."""
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", "-", channel).lower()
 
 
 def release_metadata(reg: Registry, release_repo: str, channel: str) -> tuple[str, dict]:
@@ -183,7 +200,8 @@ def verify(repo: str, channel: str, dest: Path, *, scheme: str | None = None, tr
     try:
         with unpack.atomic(dest) as root, deadline.within(seconds, f"verify {repo}: not done within {seconds:g} s"):
             reg.ping()
-            version, changelog = release_metadata(reg, release_repo, channel)
+            check_listed(reg, path)
+            version, changelog = release_metadata(reg, release_repo, channel_tag(channel))
             manifest = _module_manifest(reg, module_repo, channel, version)
             unpack.image(reg, manifest, root)
             digests = _check_module_files(root, version)

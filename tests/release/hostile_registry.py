@@ -103,6 +103,7 @@ class Hostile:
         self.tags(release_repo, [channel, version])
         self.image(module_repo, version, module_layers)
         self.tags(module_repo, [version])
+        self.tags(path, [MODULE])
         return f"{self.host}/{path}"
 
 

@@ -16,6 +16,7 @@ import pytest
 from module_release import MODULE
 from module_source import __main__ as cli
 from module_source import limits
+from module_source import verify as verify_module
 
 from .hostile_registry import link, serve, sha, tar
 
@@ -147,6 +148,20 @@ def test_a_registry_too_slow_for_the_whole_verify(capsys, hostile, place, monkey
     started = time.monotonic()
     assert refused_untouched(capsys, repo, place) == f"module_source: verify {repo}: not done within 1.5 s"
     assert time.monotonic() - started < 10
+
+
+def test_a_module_the_repo_does_not_list_is_not_found(capsys, hostile, place):
+    repo = hostile.release("p", [tar([("x", b"")])])
+    hostile.tags("p", ["other-module"])
+    assert refused_untouched(capsys, repo, place) == \
+        f"module_source: {hostile.host}/p: the module {MODULE} is not listed (a ModuleSource finds modules by the " \
+        f"repo's tags; tags: other-module)"
+
+
+@pytest.mark.parametrize(("channel", "tag"), [("EarlyAccess", "early-access"), ("RockSolid", "rock-solid"),
+                                              ("stable", "stable"), ("early-access", "early-access")])
+def test_a_channel_named_as_an_update_policy_names_it(channel, tag):
+    assert verify_module.channel_tag(channel) == tag
 
 
 def test_a_dest_that_is_a_link_is_left_alone(capsys, hostile, place):

@@ -27,6 +27,8 @@ def test_release_pushes_every_image_by_its_true_digest(registry, real_images, re
     assert real_release.digests == {b.key: b.digest for b in real_images.values()}
     reg = Registry(registry.host)
     try:
+        assert reg.tags("real") == [MODULE]  # the tag a ModuleSource lists its modules by
+        assert reg.manifest("real", MODULE).digest == real_release.module_digest
         assert reg.tags(f"real/{MODULE}/release") == sorted([*CHANNELS, f"v{version()}"])
         # beside the version: each image's SBOM tag, and the referrers fallback tag crane keeps for its subject
         sboms = {d.replace(":", "-") + ".sbom" for d in real_release.digests.values()}
