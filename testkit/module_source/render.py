@@ -4,14 +4,17 @@
 with every component on, `global.modulesImages.digests.cloudProviderDvp` = the module's images_digests.json and
 the module's `registry.base` = `<repo>/cloud-provider-dvp` (Deckhouse sets it for a module from a ModuleSource;
 the common images stay on the global base). Rendered in-process by the Helm engine (helm_python), from the chart
-directory given, never the source tree."""
+directory given: the unpacked module, or the source tree when parity.compare holds the two side by side."""
 
 from __future__ import annotations
 
 import json
+import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import yaml
 from harness import render as harness
 
 from . import SourceError
@@ -19,29 +22,59 @@ from . import SourceError
 KUBE_VERSION = "v1.30.0"
 
 
-def values(digests: dict[str, str], base: str) -> dict[str, Any]:
+def values(digests: dict[str, str], base: str, enabled_modules: Sequence[str] | None = None) -> dict[str, Any]:
+    """The values to render with; `enabled_modules` replaces `global.enabledModules` (default: the example values'
+    list; parity.variants switches every optional module the templates react to on, then off)."""
     out = harness.module_values(all_on=True)
+    if enabled_modules is not None:
+        out["global"]["enabledModules"] = list(enabled_modules)
     out["global"]["modulesImages"]["digests"][harness.MODULE_KEY] = dict(digests)  # replaced, not merged
     out[harness.MODULE_KEY]["registry"] = {"base": base}
     return out
 
 
-def chart(chart_dir: Path, chart_values: dict[str, Any]) -> list[dict[str, Any]]:
+def chart(chart_dir: Path, chart_values: dict[str, Any], *, version: str | None = None) -> list[dict[str, Any]]:
+    """The chart's rendered objects; with `version`, rendered as if its Chart.yaml said that version."""
+    import helm_python
+
+    try:
+        loaded = helm_python.Chart.load(str(chart_dir))
+    except helm_python.HelmError as exc:
+        raise SourceError(f"chart {chart_dir}: cannot load: {str(exc).splitlines()[0]}") from None
+    try:
+        if version is None:
+            return _render(loaded, chart_dir, chart_values)
+        # Helm writes out the chart as it loaded it (its .helmignore applied) and only that copy's Chart.yaml gets
+        # the version: the rest is the chart itself, without symlinks (Helm logs each one it follows) and without
+        # editing rendered objects (that would guess where a version lands).
+        with tempfile.TemporaryDirectory() as tmp:
+            copy = Path(loaded.save_dir(tmp))
+            meta = yaml.safe_load((copy / "Chart.yaml").read_text())
+            meta["version"] = version
+            (copy / "Chart.yaml").write_text(yaml.safe_dump(meta, sort_keys=False))
+            try:
+                restamped = helm_python.Chart.load(str(copy))
+            except helm_python.HelmError as exc:
+                raise SourceError(f"chart {chart_dir} at version {version}: cannot load: "
+                                  f"{str(exc).splitlines()[0]}") from None
+            try:
+                return _render(restamped, chart_dir, chart_values)
+            finally:
+                restamped.close()
+    finally:
+        loaded.close()
+
+
+def _render(loaded, chart_dir: Path, chart_values: dict[str, Any]) -> list[dict[str, Any]]:
     import helm_python
     from helm_python import _native  # the public render() takes no kube_version/api_versions
 
     options = {"name": harness.RELEASE, "namespace": harness.NAMESPACE, "kube_version": KUBE_VERSION,
                "api_versions": list(harness.API_VERSIONS)}
     try:
-        loaded = helm_python.Chart.load(str(chart_dir))
-    except helm_python.HelmError as exc:
-        raise SourceError(f"chart {chart_dir}: cannot load: {str(exc).splitlines()[0]}") from None
-    try:
         raw = _native.call_string("helm_render", loaded._raw(), json.dumps(chart_values), json.dumps(options))
     except helm_python.HelmError as exc:
         raise SourceError(f"chart {chart_dir}: render failed: {str(exc).splitlines()[0]}") from None
-    finally:
-        loaded.close()
     return harness.parse_files(json.loads(raw))
 
 
