@@ -5,7 +5,7 @@
 Pushes the release (component images by digest, the module image, the release image and its channel tags) to
 the registry repository given, or, without --registry, to a local `crane registry serve` (blobs under
 .tmp/registry) started for the run and stopped after it. --verify then pulls and checks the release the way a
-ModuleSource does (`python -m module_source verify`, into .tmp/release/verified). Prints one JSON summary."""
+ModuleSource does (`python -m module_source verify --tree .`, into .tmp/release/verified). Prints one JSON summary."""
 
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ LOCAL_PATH = "deckhouse/modules"  # the repository path under a local registry
 
 def _verify(repo: str, channel: str, dest: Path) -> int:
     shutil.rmtree(dest, ignore_errors=True)
-    argv = [sys.executable, "-m", "module_source", "verify", "--repo", repo, "--channel", channel, "--dest", str(dest)]
+    argv = [sys.executable, "-m", "module_source", "verify", "--repo", repo, "--channel", channel, "--dest", str(dest),
+            "--tree", str(fileset.ROOT)]  # the pulled module must render exactly what this tree renders
     return subprocess.run(argv, check=False).returncode
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from . import MODULE, SourceError, deadline, hooks, limits, render, shapes, unpack
+from . import MODULE, SourceError, deadline, hooks, limits, parity, render, shapes, unpack
 from .registry import DIGEST, NotFound, Registry, split_repo
 
 VERSION = re.compile(r"v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?")
@@ -210,8 +210,6 @@ def verify(repo: str, channel: str, dest: Path, *, scheme: str | None = None, tr
             chart_values = render.values(digests, base)
             rendered = _check_render(render.chart(root, chart_values), base, digests)
             if tree is not None:
-                from . import parity
-
                 parity.compare(root, tree, digests, base)
             configs = hooks.configs(root)
             outputs = hooks.run_one(root, configs[hooks.HOOK], chart_values)

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from module_release import CHANNELS, MODULE, ReleaseError, module_image, publish, release_image
+from module_release import CHANNELS, MODULE, ReleaseError, fileset, module_image, publish, release_image
 from module_source.registry import Registry
 
 from .test_module_files import version
@@ -49,7 +49,8 @@ def test_release_pushes_every_image_by_its_true_digest(registry, real_images, re
 def test_verify_pulls_unpacks_renders_and_runs_a_hook(registry, real_release, tmp_path):
     dest = tmp_path / "module"
     proc = subprocess.run([sys.executable, "-m", "module_source", "verify", "--repo", real_release.repo,
-                           "--channel", "stable", "--dest", str(dest)], capture_output=True, text=True, check=False)
+                           "--channel", "stable", "--dest", str(dest), "--tree", str(fileset.ROOT)],
+                          capture_output=True, text=True, check=False)  # as `make release` runs it
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert report["version"] == f"v{version()}" and report["module_digest"] == real_release.module_digest
