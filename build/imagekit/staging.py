@@ -13,11 +13,13 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from . import cache, rootfs
+from . import cache, layer, rootfs
 from .errors import ImageError
 from .layer import Entry, Layer, write_layer
 
 COMPILE_TIMEOUT = 600
+# A layer is named by its inputs and by the writer that turned them into bytes (a new mode rule is a new layer).
+WRITER = cache.key(Path(layer.__file__).read_bytes())[:12]
 
 
 class StagingError(ImageError):
@@ -31,14 +33,14 @@ def entries(tree: Path) -> list[Entry]:
         base = Path(dirpath)
         rel_dir = base.relative_to(tree).as_posix()
         if rel_dir != ".":
-            out.append(Entry(rel_dir, mode=base.stat().st_mode & 0o1777))
+            out.append(Entry(rel_dir, source=base))  # the writer takes its mode, masked (layer.masked)
         for name in sorted(filenames) + [d for d in dirnames if (base / d).is_symlink()]:
             path = base / name
             rel = path.relative_to(tree).as_posix()
             if path.is_symlink():
                 out.append(Entry(rel, link=os.readlink(path)))
             else:
-                out.append(Entry(rel, source=path, mode=path.stat().st_mode & 0o777))
+                out.append(Entry(rel, source=path))
     return out
 
 
@@ -62,19 +64,19 @@ def tree_layer(kind: str, key: str, make: Callable[[Path], None]) -> tuple[Layer
     `make(tree)` when either is missing; a failed make leaves nothing."""
     name = f"{kind}-{key}"
     tree = cache.root() / "trees" / name
-    known = cache.known_layer(name)
+    known = cache.known_layer(f"{name}-{WRITER}")
     if known and tree.is_dir():
         return known, tree
-    partial = tree.with_name(tree.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    partial.mkdir(parents=True)
-    try:
-        make(partial)
-    except BaseException:
+    if not tree.is_dir():  # a tree is renamed into place only when complete: one there is reused
+        partial = tree.with_name(tree.name + ".partial")
         shutil.rmtree(partial, ignore_errors=True)
-        raise
-    shutil.rmtree(tree, ignore_errors=True)
-    partial.rename(tree)
-    layer = write_layer(entries(tree), cache.blobs())
-    cache.keep_layer(name, layer)
-    return layer, tree
+        partial.mkdir(parents=True)
+        try:
+            make(partial)
+        except BaseException:
+            shutil.rmtree(partial, ignore_errors=True)
+            raise
+        partial.rename(tree)
+    made = write_layer(entries(tree), cache.blobs())
+    cache.keep_layer(f"{name}-{WRITER}", made)
+    return made, tree
