@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: Apache-2.0
 """Debian packages from a recorded list (images/debian.lock): resolved once from the suite's index
 (`python -m imagekit lock`), then fetched by the exact pool file and checked by sha256 at every build, so a build
-never takes a package the lock does not name. The mirror is the one this machine's apt is set up with
-(`$DEBIAN_MIRROR` overrides). A package that is gone from the mirror stops the build with the command that
-records a new list.
+never takes a package the lock does not name. The index is trusted only as the suite's InRelease signed by a key
+of Debian's archive keyring says (`clearsigned`): the lock is recorded from it, and a .deb that is not cached yet
+is fetched only once its lock entry is found in it (a mirror, or a lock edited by hand, cannot slip in another
+package). The mirror is the one this machine's apt is set up with (`$DEBIAN_MIRROR` overrides). A package that is
+gone from the mirror stops the build with the command that records a new list.
 
 No maintainer script runs (they need a shell the images do not have); what they would do that the images need is
 done by `base.py` (merged-/usr links, the users, bytecode)."""
@@ -22,7 +24,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import cache
+from . import cache, clearsigned, declarations
 from .errors import ImageError
 
 ARCH = "amd64"
@@ -32,6 +34,7 @@ DROP = re.compile(r"^(usr/share/(man|info|locale|lintian|linda|bug|bash-completi
                   r"|usr/share/doc/(?!.*/copyright$)|etc/cron\.|etc/logrotate\.d/|etc/init\.d/|usr/lib/systemd/|lib/systemd/)")
 MERGED_USR = ("bin", "sbin", "lib", "lib64")  # trixie's root links: bin -> usr/bin, ...
 TIMEOUT = 60
+NEW_LOCK = "the mirror has moved on: record a new list with `make images-lock`"
 
 
 class DebianError(ImageError):
@@ -88,30 +91,51 @@ def write_lock(path: Path, suite: str, release_date: str, sets: dict[str, list[s
 
 # --- resolving a set from the suite's index --------------------------------------------------------------------
 
+def _fields(block: str) -> dict[str, str]:
+    """A deb822 paragraph: a continued field keeps its lines (the first may be empty, as SHA256's is)."""
+    fields, last = {}, None
+    for line in block.splitlines():
+        if line.startswith((" ", "\t")) and last:
+            fields[last] += "\n" + line.strip()
+        elif ":" in line:
+            last, _, value = line.partition(":")
+            fields[last] = value.strip()
+    return fields
+
+
 def _paragraphs(text: str):
     for block in text.split("\n\n"):
-        fields, last = {}, None
-        for line in block.splitlines():
-            if line.startswith((" ", "\t")) and last:
-                fields[last] += "\n" + line.strip()
-            elif ":" in line:
-                last, _, value = line.partition(":")
-                fields[last] = value.strip()
+        fields = _fields(block)
         if "Package" in fields:
             yield fields
 
 
-def fetch_index(suite: str) -> tuple[str, dict[str, dict]]:
-    """The suite's release date and its `main` packages for ARCH, the index checked against the Release file."""
+def signed_release(suite: str) -> tuple[str, dict[str, str]]:
+    """The URL of the suite's dists/ directory and the fields of its Release, as the signature covers them."""
     base = f"{mirror()}/dists/{suite}"
-    release = _get(f"{base}/Release").decode()
+    try:
+        data = _get(f"{base}/InRelease")
+    except DebianError as exc:
+        raise DebianError(f"{exc}; no signed index (InRelease), and an unsigned Release is never used") from None
+    try:
+        fields = _fields(clearsigned.verify(data, f"{base}/InRelease"))
+    except ImageError as exc:
+        raise DebianError(str(exc)) from None
+    if suite not in (fields.get("Codename"), fields.get("Suite")):
+        # A good signature over another suite's index (an older one, say) is no index of this suite.
+        raise DebianError(f"{base}/InRelease: signed for suite {fields.get('Codename')!r}, not {suite!r}")
+    return base, fields
+
+
+def fetch_index(suite: str) -> tuple[str, dict[str, dict]]:
+    """The suite's release date and its `main` packages for ARCH, the index checked against the signed
+    InRelease."""
+    base, release = signed_release(suite)
     member = f"main/binary-{ARCH}/Packages.xz"
-    sums = dict((line.split()[2], line.split()[0]) for line in release.split("SHA256:", 1)[1].splitlines()
-                if len(line.split()) == 3)
+    sums = {parts[2]: parts[0] for parts in map(str.split, release.get("SHA256", "").splitlines()) if len(parts) == 3}
     data = _get(f"{base}/{member}")
     if hashlib.sha256(data).hexdigest() != sums.get(member):
-        raise DebianError(f"{base}/{member}: sha256 differs from the Release file")
-    date = re.search(r"^Date:\s*(.+)$", release, re.M).group(1)
+        raise DebianError(f"{base}/{member}: sha256 differs from the signed InRelease")
     index: dict[str, dict] = {}
     for fields in _paragraphs(lzma.decompress(data).decode()):
         index[fields["Package"]] = fields
@@ -119,7 +143,31 @@ def fetch_index(suite: str) -> tuple[str, dict[str, dict]]:
             name = provided.split("(")[0].strip()
             if name:
                 index.setdefault(f"virtual:{name}", fields)
-    return date, index
+    return release["Date"], index
+
+
+# What the signed index says of each package, per (mirror, suite, keyring): read once per process, the first time
+# a .deb is not in the cache.
+_VERIFIED: dict[tuple[str, str, str], dict[str, Package]] = {}
+
+
+def verified_packages(suite: str) -> dict[str, Package]:
+    key = (mirror(), suite, str(clearsigned.keyring()))
+    if key not in _VERIFIED:
+        _, index = fetch_index(suite)
+        _VERIFIED[key] = {name: package(index, name) for name in index if not name.startswith("virtual:")}
+    return _VERIFIED[key]
+
+
+def confirm(pkg: Package, suite: str) -> None:
+    """The lock's entry of `pkg` is what the suite's signed index says, field by field."""
+    signed = verified_packages(suite).get(pkg.name)
+    if signed is None:
+        raise DebianError(f"{pkg.name} {pkg.version}: not in the signed index of {suite}; {NEW_LOCK}")
+    for field in ("version", "filename", "sha256", "size"):
+        if getattr(signed, field) != getattr(pkg, field):
+            raise DebianError(f"{pkg.name} {pkg.version}: the signed index of {suite} has {field} "
+                              f"{getattr(signed, field)!r}, images/debian.lock {getattr(pkg, field)!r}; {NEW_LOCK}")
 
 
 def _depends(fields: dict) -> list[list[str]]:
@@ -161,11 +209,21 @@ def package(index: dict[str, dict], name: str) -> Package:
 
 # --- fetching and unpacking ------------------------------------------------------------------------------------
 
-def fetch(pkg: Package) -> Path:
-    """The .deb from the cache, or from the mirror; checked against the lock either way."""
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def fetch(pkg: Package, suite: str | None = None) -> Path:
+    """The .deb from the cache (no network), or from the mirror once the signed index confirms the lock's entry
+    (`suite`: images/base.yaml's); checked against the lock either way."""
     out = cache.root() / "debs" / f"{pkg.sha256}.deb"
-    if out.is_file():
+    if out.is_file() and _sha256(out) == pkg.sha256:
         return out
+    confirm(pkg, suite or declarations.base_settings()["debian"]["suite"])
     try:
         data = _get(f"{mirror()}/{pkg.filename}")
     except DebianError as exc:
@@ -176,7 +234,7 @@ def fetch(pkg: Package) -> Path:
     out.parent.mkdir(exist_ok=True)
     tmp = out.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_bytes(data)
-    tmp.replace(out)
+    tmp.replace(out)  # a cached file that did not match its name is replaced here
     return out
 
 
