@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from . import bases, cache, declarations, oci, sbom, staging, wheels
+from . import bases, cache, declarations, gobuildinfo, oci, sbom, staging, wheels
 from .declarations import Declaration
 from .errors import ImageError
 from .layer import Entry, Layer, write_layer
@@ -93,7 +93,7 @@ def _own_layer(decl: Declaration, base_tree: Path | None, lib_tree: Path | None,
     files = own_files(decl)
     # By path in the image and content, never by where the tree is: every clone shares the layer.
     key = cache.key(decl.name, base_tree.name if base_tree else "", lib_tree.name if lib_tree else "",
-                    *decl.mount_points, Path(staging.__file__).read_bytes(),
+                    *decl.mount_points, Path(staging.__file__).read_bytes(), staging.WRITER,
                     *(f"{t}\0{p.stat().st_mode & 0o111}\0".encode() + p.read_bytes() for p, t in files))
     known = cache.known_layer(f"own-{key}")
     if known:
@@ -133,21 +133,24 @@ def _config(decl: Declaration, env: dict[str, str]) -> dict:
     return config
 
 
-def _write(decl: Declaration, layers: list[Layer], env: dict[str, str], out: Path, debs: list, pins: list[str]
-           ) -> Built:
+def _write(decl: Declaration, layers: list[Layer], env: dict[str, str], out: Path, debs: list, pins: list[str],
+           files: list[tuple[Path, str]]) -> Built:
+    """The layout and its SBOM; `files` (file of the tree, path in the image) are what the image takes from the
+    tree, the Go binaries among them listed with their modules."""
     config = _config(decl, env)
     when = created()
     image = oci.write_layout(layers, config, out / decl.name, created=when, blobs=cache.blobs(),
                              tag=f"v{version()}", history=f"imagekit: {decl.name}")
     ours = sorted({Path(p).name for p in decl.python})
-    sbom.write(image, sbom.document(decl.name, version(), when, debs, pins, ours))
+    sbom.write(image, sbom.document(decl.name, version(), when, debs, pins, ours, gobuildinfo.binaries(files)))
     return Built(decl.name, decl.key, image.layout, image.digest, config)
 
 
 def image_from_entries(name: str, entries: list[Entry], out: Path) -> Built:
     """A scratch image (no base) of `entries`: how the dhctl bundle is made, from the build or from dvp_bundle."""
     decl = declarations.load(name)
-    return _write(decl, [write_layer(entries, cache.blobs())], {}, out, [], [])
+    files = [(e.source, e.path.strip("/")) for e in entries if e.source is not None and e.source.is_file()]
+    return _write(decl, [write_layer(entries, cache.blobs())], {}, out, [], [], files)
 
 
 def _contents(decl: Declaration) -> Callable[[], list[Entry]]:
@@ -170,7 +173,7 @@ def build(names: list[str] | None, out: Path, log=lambda message: None) -> dict[
             continue
         if decl.base == "static":
             layers = [bases.static_base(), _own_layer(decl, None, None, interpreter)]
-            built[decl.name] = _write(decl, layers, {}, out, [], [])
+            built[decl.name] = _write(decl, layers, {}, out, [], [], own_files(decl))
             continue
         if python_layers is None:
             base_layer, base_tree = bases.python_base()
@@ -183,5 +186,5 @@ def build(names: list[str] | None, out: Path, log=lambda message: None) -> dict[
             layers.append(extra)
             debs += extra_debs
         layers += [lib_layer, _own_layer(decl, base_tree, lib_tree, interpreter)]
-        built[decl.name] = _write(decl, layers, settings["python"]["env"], out, debs, pins)
+        built[decl.name] = _write(decl, layers, settings["python"]["env"], out, debs, pins, own_files(decl))
     return built
