@@ -50,7 +50,7 @@ generate: upstream ## generate the gRPC stubs (CSI from the pinned spec, the dhc
 	$(PY) -m dvp_validator.generate
 
 .PHONY: host
-host: ## the host's Debian packages the image build needs (bubblewrap; apt-get when missing)
+host: ## the host's Debian packages (bubblewrap, gpgv, the Debian keyring, gnupg; apt-get when missing)
 	@scripts/host-packages
 
 .PHONY: setup

@@ -23,7 +23,7 @@ class ToolMissing(ImageError):
 def require_bwrap() -> str:
     path = shutil.which("bwrap")
     if path is None:
-        raise ToolMissing("bwrap is missing: run `make images-setup` (apt-get install bubblewrap)")
+        raise ToolMissing("bwrap is missing: run `make host` (apt-get install bubblewrap)")
     return path
 
 
