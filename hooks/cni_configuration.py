@@ -7,9 +7,10 @@ The module renders that Secret; when the cluster already holds one with a cni ke
 an admin), its data is passed through unchanged: base64 of a YAML map of the Secret's base64 values, which the
 template decodes into `data:`."""
 
+import base64
 import json
 
-from lib import b64, bindings
+from lib import bindings
 from lib import values as v
 from lib.errors import InvalidInput
 from lib.hookrun import run
@@ -38,14 +39,14 @@ def passthrough(data: dict) -> str | None:
     for key, value in data.items():
         # written into the template unquoted: only base64 (as the API stores Secret data) is safe there
         try:
-            b64.decode(value if isinstance(value, str) else 0)
+            base64.b64decode(value if isinstance(value, str) else 0, validate=True)
         except (ValueError, TypeError):
             raise InvalidInput(OBJECT, f"data[{key}]", "must be a base64 string") from None
     if not data.get("cni"):
         return None
     # Keys are quoted (a key such as "on" must stay a string); base64 values need no quoting.
     text = "".join(f"{json.dumps(key)}: {data[key]}\n" for key in sorted(data))
-    return b64.encode(text.encode())
+    return base64.b64encode(text.encode()).decode()
 
 
 def main(ctx) -> None:

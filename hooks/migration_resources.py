@@ -9,7 +9,7 @@ format: it would overwrite what the admin applies). Both objects go away once th
 
 After Helm, because the module namespace is Helm's; the snapshots only feed this run (no events)."""
 
-from lib import b64, bindings, legacy, migration
+from lib import bindings, legacy, migration
 from lib import values as v
 from lib.fingerprint import sealed
 from lib.hookrun import run
@@ -75,7 +75,9 @@ def main(ctx) -> None:
         if stored is None or stored.get("seal") != sealed(fingerprint, stored.get("data") or ""):
             if pcc is None:
                 pcc = legacy.validated_configuration(results(ctx, migration.SNAPSHOT_LEGACY))
-            data = b64.encode(migration.bundle_text(pcc, cluster).encode())
+            import base64
+
+            data = base64.b64encode(migration.bundle_text(pcc, cluster).encode()).decode()
             ctx.kubernetes.create_or_update(bundle_secret(data, sealed(fingerprint, data)))
         if not has_marker:
             ctx.kubernetes.create_or_update(marker())

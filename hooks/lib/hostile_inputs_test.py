@@ -214,7 +214,7 @@ def test_certificate_hooks(name, data):
 @given(case=cases("cni_configuration"))
 @example(case=_case({"cni_configuration": [{"data": "a string"}]}))  # passthrough: .get on a string
 @example(case=_case({"cni_configuration": [{"data": {"cni": {"a": 1}}}]}))  # a mapping written into the template
-@example(case=_case({"cni_configuration": [{"data": {"cni": 10 ** 12}}]}))  # b64.decode: bytes(10**12)
+@example(case=_case({"cni_configuration": [{"data": {"cni": 10 ** 12}}]}))  # base64 decoding: bytes(10**12)
 def test_cni_configuration(case):
     _check("cni_configuration", case)
 
@@ -301,7 +301,7 @@ def test_migration_resources(case):
 @example(case=_case(values=_with("cloudProviderDvp.nodes.parameters.ingressPorts", 5), context="Schedule"))
 @example(case=_case(values=_with("cloudProviderDvp.nodes.parameters.ingressPorts", 10 ** 12), context="Schedule"))
 @example(case=_case(values=_with("cloudProviderDvp.internal.credentialSecrets", {"d8-credentials": {
-    "secret": "not base64 \u00e9"}}), context="Schedule"))  # b64.decode raised a ValueError
+    "secret": "not base64 \u00e9"}}), context="Schedule"))  # base64 decoding raised a ValueError
 @example(case=_case(values=_with("cloudProviderDvp.provider.parameters.namespace", "a\nb"), context="Schedule"))
 def test_network_policies(case):
     _check("network_policies", case)

@@ -5,11 +5,12 @@
 The leaf is reused while it is valid for the Service's names and more than RENEW_BEFORE from expiry; otherwise a
 new CA and leaf are made together, so the caBundle and the serving pair always change in one Helm run."""
 
+import base64
 import datetime
 import re
 from typing import NamedTuple  # not a dataclass: generating its methods costs every hook run at import
 
-from lib import b64, bindings
+from lib import bindings
 from lib.errors import InvalidInput
 
 RENEW_BEFORE = datetime.timedelta(days=30)
@@ -42,8 +43,8 @@ def from_secret(item: dict | None) -> dict | None:
     if not item or not all(isinstance(item.get(k), str) for k in ("crt", "key", "ca")):
         return None
     try:
-        out = {k: b64.decode(item[k]).decode() for k in ("crt", "key", "ca")}
-    except (KeyError, ValueError):  # b64.Error is a ValueError
+        out = {k: base64.b64decode(item[k], validate=True).decode() for k in ("crt", "key", "ca")}
+    except (KeyError, ValueError):  # binascii.Error is a ValueError
         return None
     return out if all(out.values()) else None
 
