@@ -10,6 +10,10 @@ most 15 % over the bare SDK import, every hook and the bare import alternating i
 in wall time, `run_cpu_over_bare_sdk` in user+system CPU time, which other engineers' load moves less); the same
 for `*_large` cases whose input is fifty times a typical one (StorageClasses, legacy node groups). The load
 average is printed before and after.
+
+The re-implementations a hook imports instead of the standard library or a pinned package (`hooks.import.*`):
+each one's cold import after the SDK, as a hook process imports it, against the import it replaces; one stays
+only while it saves at least SAVING_GOAL of a hook process's start (bench/README.md says why that much).
 """
 
 from __future__ import annotations
@@ -40,6 +44,16 @@ GROWTH_RUNS = 5  # per hook and n in the growth curves
 # The CPU per class is a difference of two process CPU times that wander by ~10 ms run to run: over 1000 classes
 # that noise is 0.01 ms per class, over the default curve's 90 it would be all of the 0.1 ms goal.
 PER_CLASS_SPAN = (10, 1000)
+# name -> (our module, the import it replaces), each imported in a new hook-like process after `deckhouse.hook`.
+REIMPLEMENTATIONS = {
+    "digest": ("from lib import digest", "import hashlib"),
+    "der": ("from lib import der", "from cryptography import x509"),
+    "schema_subset": ("from dvp_common import schema_subset", "import jsonschema"),
+}
+# A re-implementation stays while it saves at least this share of a hook process's start (its CPU time, which
+# other load moves less than wall time): a third of the 15 % a hook may add to the SDK (OVER_BARE_GOAL), ~3 ms.
+SAVING_GOAL = 0.05
+IMPORT_RUNS = 31  # differences of a few ms between process times that wander by more: medians of many rounds
 
 
 def _lib():
@@ -272,15 +286,60 @@ def over_bare_sdk(cases: dict, tmp: str, runs: int = RUNS) -> list[dict]:
     return out
 
 
+def _importing(statement: str) -> list[str]:
+    """A process that starts as a hook does (the hooks directory first on its path, the SDK imported), then runs
+    `statement`."""
+    return [sys.executable, "-c", f"import sys; sys.path.insert(0, {HOOKS!r}); import deckhouse.hook; {statement}"]
+
+
+def import_savings(runs: int = IMPORT_RUNS) -> list[dict]:
+    """Each re-implementation's cold import against the alternative's, over the hook start (the SDK import alone):
+    the import time each adds to a hook process and what ours saves, in wall and user+system CPU time. Every
+    round runs the start and each pair in turn (after one warm-up round), and each figure is the median of the
+    rounds' differences, so that the machine's drift falls on both sides of a difference alike."""
+    t, _, _ = _lib()
+    env = t._env()
+    commands = {"start": _importing("pass")}
+    for name, (ours, theirs) in REIMPLEMENTATIONS.items():
+        commands[f"{name}.ours"], commands[f"{name}.alternative"] = _importing(ours), _importing(theirs)
+    rounds = []
+    for round_ in range(runs + 1):
+        timed = {key: _timed(argv, env) for key, argv in commands.items()}
+        if round_:
+            rounds.append(timed)
+
+    def median(fn) -> tuple[float, float]:
+        """(wall, CPU) medians of fn(round, index) over the rounds, index 0 for wall and 1 for CPU."""
+        return tuple(round(statistics.median(fn(r, i) for r in rounds), 2) for i in (0, 1))
+
+    start = median(lambda r, i: r["start"][i])
+    out = [figure("hooks.import.hook_start", start[0], "ms"), figure("hooks.import.hook_start_cpu", start[1], "ms")]
+    goal_ms = round(start[1] * SAVING_GOAL, 1)
+    for name, (_, theirs) in REIMPLEMENTATIONS.items():
+        ours = median(lambda r, i, n=name: r[f"{n}.ours"][i] - r["start"][i])
+        alternative = median(lambda r, i, n=name: r[f"{n}.alternative"][i] - r["start"][i])
+        saving = median(lambda r, i, n=name: r[f"{n}.alternative"][i] - r[f"{n}.ours"][i])
+        goal = f">= {goal_ms} ({SAVING_GOAL:.0%} of the hook start's CPU; else `{theirs}`)"
+        out += [figure(f"hooks.import.{name}.ours", ours[0], "ms"),
+                figure(f"hooks.import.{name}.ours_cpu", ours[1], "ms"),
+                figure(f"hooks.import.{name}.alternative", alternative[0], "ms"),
+                figure(f"hooks.import.{name}.alternative_cpu", alternative[1], "ms"),
+                figure(f"hooks.import.{name}.saving", saving[0], "ms", goal),
+                figure(f"hooks.import.{name}.saving_cpu", saving[1], "ms", goal)]
+    return out
+
+
 def figures() -> list[dict]:
     # What a deployed module runs: our lib from bytecode, like the SDK (see hooks/lib/bytecode_test.py). The hook
     # file itself is a script and is compiled on each run, as shell-operator's call pays it.
     compileall.compile_dir(HOOKS, quiet=1)
+    compileall.compile_dir(os.path.join(ROOT, "images", "dvp-common", "dvp_common"), quiet=1)
     baseline = process_ms([sys.executable, "-c", "import deckhouse.hook"], runs=RUNS)
     out = [figure("hooks.baseline.import_deckhouse_hook", baseline, "ms"),
            figure("hooks.baseline.import_deckhouse_hook_cpu",
                   cpu_ms([sys.executable, "-c", "import deckhouse.hook"], dict(os.environ)), "ms")]
     t, _, _ = _lib()
+    out += import_savings()
     with tempfile.TemporaryDirectory() as tmp:
         cases = _cases()
         out += growth(tmp, cases["storage_classes"][1])

@@ -4,7 +4,7 @@
 alone would exceed a hook's run budget). Used only for the steady-state check of a bundle that was fully
 verified with cryptography when it entered the values.
 
-Kept because it pays: it saves 57-59 ms CPU (61-65 ms wall) per run of each certificate hook against
+Kept because it pays: it saves 47-59 ms CPU (55-65 ms wall) per run of each certificate hook against
 `from cryptography import x509` (bench/hooks.py figure `hooks.import.der.saving_cpu`; bench/README.md)."""
 
 import base64

@@ -3,7 +3,7 @@
 """SHA-256 without hashlib's import, which loads and initialises OpenSSL (libcrypto) on every hook run; the
 interpreter's own SHA-256 gives the same digest. Where it is not built (other interpreters), hashlib it is.
 
-Kept because it pays: it saves 3.6-4.8 ms CPU (4.5-5.3 ms wall) per hook process that hashes (ensure_crds and both
+Kept because it pays: it saves 3.6-4.8 ms CPU (4.5-6.0 ms wall) per hook process that hashes (ensure_crds and both
 migration hooks, on every run), above the 5 % of a hook's start a re-implementation must save (bench/hooks.py
 figure `hooks.import.digest.saving_cpu`; bench/README.md)."""
 

@@ -5,7 +5,7 @@ validator the hooks and dhctl's validator judge DVPClusterConfiguration, DVPInst
 by.
 
 A small validator instead of jsonschema: importing jsonschema costs a hook more than its whole run budget (it
-saves 110-115 ms CPU, 116-130 ms wall, per hook process that validates: bench/hooks.py figure
+saves 89-115 ms CPU, 110-130 ms wall, per hook process that validates: bench/hooks.py figure
 `hooks.import.schema_subset.saving_cpu`; bench/README.md).
 Unknown keywords are refused when a schema is selected (`check_keywords`), so a schema that grows beyond this
 subset fails loudly instead of validating less (hooks/lib/schema_test.py checks agreement with jsonschema).
