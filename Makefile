@@ -82,14 +82,14 @@ demo: setup ## run the module's main job against an embedded, simulated DVP (IMA
 
 .PHONY: render
 render: venv ## print the whole module rendered with every component on (example values)
-	@$(PY) -m harness.render --all-on
+	@$(PY) -m chart.render --all-on
 
 .PHONY: lint
 lint: setup ## ruff, the import contracts (.importlinter), helm lint and the module lint rules
 	$(VENV)/bin/ruff check .
 	@test -x $(VENV)/bin/lint-imports || { echo "lint-imports is missing: run 'make venv' (import-linter is pinned)"; exit 1; }
 	$(VENV)/bin/lint-imports --no-cache
-	$(PY) -m harness.modlint
+	$(PY) -m modlint
 	scripts/check-commit-subjects
 
 .PHONY: bench

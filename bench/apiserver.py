@@ -16,11 +16,11 @@ import time
 
 from dvp_common.dvp import resources as R
 from dvp_common.kube import KubeClient, RequestMetrics
-from dvp_sim import SimConfig, Simulator, seed
-from dvp_sim.builders import cloud_init, disk, phase_is, vm
-from harness.apiserver import ControlPlane, dvp_crd_files, guest_crd_files
 
 from bench.measure import figure
+from sim import SimConfig, Simulator, seed
+from sim.builders import cloud_init, disk, phase_is, vm
+from testkit.harness.apiserver import ControlPlane, dvp_crd_files, guest_crd_files
 
 STARTS = 3
 WAIT = 60.0

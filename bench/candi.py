@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """candi: what dhctl waits for when it runs our layouts.
 
-The real OpenTofu and hashicorp/kubernetes provider against a real kube-apiserver with testkit/dvp_sim playing DVP
+The real OpenTofu and hashicorp/kubernetes provider against a real kube-apiserver with sim playing DVP
 (disks provision in DISK_S, VMs start in BOOT_S): wall time of `tofu apply` of one master and of DVP bringing
 its VM to Running (from nothing to the VM Running with outputs), of a no-change converge plan, and of
 `tofu destroy`. The simulator's floor for the apply is the chain address -> disks -> VM (an Auto address, as here,
@@ -30,11 +30,12 @@ def _timed(fn) -> float:
 
 
 def run_real() -> dict:
-    from candi.layout_inputs import POOL, seed_parent, variables
-    from candi.tofu_runner import prepare
     from dvp_common.dvp import resources as R
-    from dvp_sim import SimConfig, Simulator
-    from harness.apiserver import ControlPlane, dvp_crd_files
+
+    from sim import SimConfig, Simulator
+    from testkit.candi.layout_inputs import POOL, seed_parent, variables
+    from testkit.candi.tofu_runner import prepare
+    from testkit.harness.apiserver import ControlPlane, dvp_crd_files
 
     latency = {"VirtualDisk.Provisioning": DISK_S, "VirtualMachine.Starting": BOOT_S}
     with tempfile.TemporaryDirectory() as tmp, ControlPlane() as plane:

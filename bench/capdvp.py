@@ -5,8 +5,8 @@
 Two set-ups, the same production reconcilers:
 
 * `run_real()`: the whole controller (python -m capdvp's Manager: informers, cached reads, workers) against real
-  kube-apiservers (testkit/harness) with testkit/dvp_sim playing DVP: disks provision in DISK_S, VMs start in BOOT_S.
-  The simulator runs as its own process (`python -m dvp_sim`), for the floor and for capdvp alike: DVP's
+  kube-apiservers (testkit/harness) with sim playing DVP: disks provision in DISK_S, VMs start in BOOT_S.
+  The simulator runs as its own process (`python -m sim`), for the floor and for capdvp alike: DVP's
   controllers never share the provider's interpreter, and in one process the two took turns on one GIL.
   The simulator's floor for one machine is the sum of the latencies on its chain; the floor of 100 machines is the
   simulator alone on them (created directly by WORKERS writers); capdvp should provision all 100 within that
@@ -34,10 +34,10 @@ from capdvp import resources as r
 from capdvp.controllers.context import Context, project
 from capdvp.controllers.machine import MachineReconciler
 from capdvp.runner import Controller
-from capdvp_world import DVP_NS, NS, World
 from dvp_common.dvp import DVPConnection
 
 from bench.measure import figure, growth, peak_rss_mib, sizes
+from testkit.capdvp.world import DVP_NS, NS, World
 
 MACHINES = 100
 DISKS_PER_MACHINE = 2  # boot + one additional disk, in the real runs
@@ -137,7 +137,7 @@ def timeout_s(machines: int) -> float:
 
 
 class SimProcess:
-    """`python -m dvp_sim` scoped to one namespace, from the moment it says it runs (its informers synced)."""
+    """`python -m sim` scoped to one namespace, from the moment it says it runs (its informers synced)."""
 
     def __init__(self, kubeconfig: str, namespace: str, latency: dict[str, float], default: float,
                  ip_pool: str) -> None:
@@ -152,7 +152,7 @@ class SimProcess:
         config = self.dir / "dvp.kubeconfig"
         config.touch(mode=0o600)
         config.write_text(self.kubeconfig)
-        argv = [sys.executable, "-m", "dvp_sim", "--kubeconfig", str(config), "--namespace", self.namespace,
+        argv = [sys.executable, "-m", "sim", "--kubeconfig", str(config), "--namespace", self.namespace,
                 "--default-latency", str(self.default), "--ip-pool", self.ip_pool]
         for key, seconds in self.latency.items():
             argv += ["--latency", f"{key}={seconds}"]
@@ -308,8 +308,9 @@ def _capdvp_once(dvp_api, guest_api, machines: int, latency: dict, default: floa
 
     from capdvp.manager import Manager
     from capdvp.settings import Settings
-    from capdvp_real import RealEnv
     from dvp_common.dvp.connection import DVPConnection, DVPSettings
+
+    from testkit.capdvp.real import RealEnv
 
     env = RealEnv(dvp_api, guest_api)
     spec = env.spec(rootDiskStorageClass=STORAGE_CLASS,
@@ -369,9 +370,9 @@ def _rss_mib() -> float:
 def run_real(machines: int = MACHINES, order: tuple[str, ...] | None = None) -> dict:
     """The floor and capdvp in `order` on one pair of API servers; means of each (ABBA: linear drift of the
     machine's load, e.g. another job's tests starting, falls on both sides alike)."""
-    from capdvp_real import SPEC
-    from dvp_sim import seed
-    from harness.apiserver import ControlPlane, dvp_crd_files, guest_crd_files
+    from sim import seed
+    from testkit.capdvp.real import SPEC
+    from testkit.harness.apiserver import ControlPlane, dvp_crd_files, guest_crd_files
 
     order = order or (ORDER_ONCE if machines >= ONCE_FROM else ORDER)
 
@@ -439,7 +440,7 @@ def figures():
                      round(real["dvp_writes_per_machine"], 2), "calls", "= objects created (VM, Secret, disks)")
         yield figure(f"capdvp (real API + dvp_sim) n={n}: DVP requests per machine deleted",
                      round(real["delete_requests_per_machine"], 2), "calls")
-        yield figure(f"capdvp (real API + dvp_sim) n={n}: peak RSS of python -m dvp_sim", real["sim_rss_mib"], "MiB")
+        yield figure(f"capdvp (real API + dvp_sim) n={n}: peak RSS of python -m sim", real["sim_rss_mib"], "MiB")
         yield figure(f"capdvp (real API + dvp_sim) n={n}: RSS of the bench process with capdvp's Manager, all "
                      "provisioned", round(real["bench_rss_mib"], 1), "MiB")
     yield figure("capdvp (real API + dvp_sim): simulator floor, one machine's latency chain",

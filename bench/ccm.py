@@ -157,8 +157,9 @@ def run(nodes: int, services: int | None = None, rss: bool = True) -> dict:
     from dvp_ccm.manager import Manager
     from dvp_common.dvp import DVPConnection
     from dvp_common.kube.resources import NODE
-    from harness.apiserver import ControlPlane, dvp_crd_files, guest_crd_files
     from prometheus_client import CollectorRegistry
+
+    from testkit.harness.apiserver import ControlPlane, dvp_crd_files, guest_crd_files
 
     services = nodes if services is None else services
     out: dict = {"nodes": nodes, "services": services, "lb_nodes": min(LB_NODES, nodes)}

@@ -27,8 +27,9 @@ def run(disks: int) -> dict:
     from dvp_common.dvp.resources import VIRTUAL_DISK
     from dvp_common.kube import RequestMetrics
     from dvp_common.kube.resources import PERSISTENT_VOLUME, STORAGE_CLASS
-    from dvp_sim.builders import disk
-    from harness.apiserver import ControlPlane, dvp_crd_files, guest_crd_files
+
+    from sim.builders import disk
+    from testkit.harness.apiserver import ControlPlane, dvp_crd_files, guest_crd_files
 
     classes, orphans = max(1, disks // 10), disks // 3
     out: dict = {"disks": disks, "classes": classes}

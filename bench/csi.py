@@ -3,8 +3,8 @@
 """CSI driver: CreateVolume overhead beyond DVP, 200 concurrent CreateVolume, GetCapacity, DVP requests per call.
 
 The driver is served on a real unix socket and called over gRPC, on its real dvp_common client. For the driver's
-own figures DVP is the in-memory API (testkit/memory_api, RTT_S per request) with the DVP simulator playing its
-controllers (testkit/dvp_sim; disks become Ready PROVISION_S after creation in the concurrent run), so they
+own figures DVP is the in-memory API (sim/memory_api, RTT_S per request) with the DVP simulator playing its
+controllers (sim; disks become Ready PROVISION_S after creation in the concurrent run), so they
 measure the driver, not kube-apiserver on a shared machine; tests/dvp_sim runs the simulator's contract tests on
 both APIs. The last figure is the same concurrent run on the real kube-apiserver (testkit/harness): what the
 simulated DVP costs end to end. DVP calls go through a wrapper of the driver's KubeClient that counts them and
@@ -16,7 +16,7 @@ hot-plugged disks each, within DVP's 16 devices), snapshotted, snapshots deleted
 WORKERS calls at a time as the sidecars make them; per phase the DVP HTTP requests per volume and the wall time,
 next to the simulator's own floor for the same n (n disks created directly until Ready, WORKERS writers). The same
 walk on the in-memory API (`lifecycle_flat()`, RTT_S per request) gives publish and unpublish at a request cost that
-does not grow with n: attachments go through DVP's one VMBDA worker (testkit/dvp_sim/CONTRACT.md C8).
+does not grow with n: attachments go through DVP's one VMBDA worker (sim/CONTRACT.md C8).
 """
 
 from __future__ import annotations
@@ -29,11 +29,10 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from csi_env import CLUSTER, NODE, TIMEOUTS, make_settings, serve
-from csi_requests import create as create_request
-from csi_requests import publish
-
 from bench.measure import figure, growth, sizes
+from testkit.csi.env import CLUSTER, NODE, TIMEOUTS, make_settings, serve
+from testkit.csi.requests import create as create_request
+from testkit.csi.requests import publish
 
 RTT_S = 0.002  # the in-memory API's answer time: a round trip to a near DVP API server
 PROVISION_S = 0.5
@@ -82,13 +81,13 @@ def pct(samples: list[float], p: float) -> float:
 
 
 def create(name: str):
-    from csi_sim import STORAGE_CLASS
+    from testkit.csi.sim import STORAGE_CLASS
 
     return create_request(name, sc=STORAGE_CLASS)
 
 
 def seeded(api) -> None:
-    from dvp_sim import seed
+    from sim import seed
 
     admin = api.client()
     seed.storage_class(admin, "sim-fast")
@@ -99,8 +98,8 @@ def seeded(api) -> None:
 
 def simulated(api, prefix: str, **latency: float):
     """A namespace of `api` with a simulator scoped to it; `latency`: seconds per phase, `Kind_Phase=`."""
-    from csi_sim import LATENCY
-    from dvp_sim import SimConfig, Simulator
+    from sim import SimConfig, Simulator
+    from testkit.csi.sim import LATENCY
 
     ns = api.create_namespace(prefix)
     cfg = SimConfig(default_latency=LATENCY, watch_timeout=1, namespace=ns,
@@ -110,9 +109,10 @@ def simulated(api, prefix: str, **latency: float):
 
 def driver_figures(api, tmp: Path) -> dict:
     """Sequential CreateVolume: wall time minus time inside DVP calls; DVP calls per Create and Publish."""
-    from csi_sim import STORAGE_CLASS, add_vm
     from dvp_csi.access import Dvp
     from dvp_csi.generated import csi_pb2
+
+    from testkit.csi.sim import STORAGE_CLASS, add_vm
 
     out: dict = {}
     ns, sim = simulated(api, "bench-csi-a")
@@ -167,10 +167,11 @@ def concurrent_s(api, tmp: Path, prefix: str) -> float:
 
 def _floor(api, n: int) -> float:
     """The simulator alone: n disks created directly (WORKERS writers) until every one is Ready."""
-    from csi_sim import LATENCY, STORAGE_CLASS
     from dvp_common.dvp import resources as r
-    from dvp_sim import SimConfig, Simulator
-    from dvp_sim.builders import disk
+
+    from sim import SimConfig, Simulator
+    from sim.builders import disk
+    from testkit.csi.sim import LATENCY, STORAGE_CLASS
 
     ns = api.create_namespace("bench-csi-floor")
     client = api.client()
@@ -191,8 +192,9 @@ def _floor(api, n: int) -> float:
 
 def _phases(c, dvp: Counting, n: int, nodes: int) -> dict:
     """Every controller call on n volumes, WORKERS at a time: DVP HTTP requests per volume and wall time per phase."""
-    from csi_requests import unpublish
     from dvp_csi.generated import csi_pb2
+
+    from testkit.csi.requests import unpublish
 
     names = [f"pvc-{i:04d}" for i in range(n)]
     ids: dict[str, str] = {}
@@ -235,10 +237,11 @@ def _phases(c, dvp: Counting, n: int, nodes: int) -> dict:
 
 def _walk(api, n: int, tmp: Path) -> dict:
     """One growth-curve point on `api` (seeded): the floor, then n volumes through every controller call."""
-    from csi_sim import LATENCY, add_vm
     from dvp_csi.access import Dvp
     from dvp_csi.settings import Timeouts
-    from dvp_sim import SimConfig, Simulator
+
+    from sim import SimConfig, Simulator
+    from testkit.csi.sim import LATENCY, add_vm
 
     nodes = max(1, n // PER_NODE)
     out: dict = {"n": n, "nodes": nodes}
@@ -262,7 +265,7 @@ def _walk(api, n: int, tmp: Path) -> dict:
 
 def lifecycle(n: int) -> dict:
     """One growth-curve point on the real kube-apiserver (testkit/harness): what the simulated DVP costs there."""
-    from harness.apiserver import ControlPlane, dvp_crd_files
+    from testkit.harness.apiserver import ControlPlane, dvp_crd_files
 
     with tempfile.TemporaryDirectory() as tmp, ControlPlane() as plane:
         plane.start({"dvp": ("AlwaysAllow", dvp_crd_files())})
@@ -274,7 +277,7 @@ def lifecycle(n: int) -> dict:
 def lifecycle_flat(n: int) -> dict:
     """The same point on the in-memory API, RTT_S per request whatever n: the curve of the walk's own shape (how
     many requests wait on which), without kube-apiserver's write latency, which grows with the load it is under."""
-    from memory_api import MemoryApi
+    from sim.memory_api import MemoryApi
 
     with tempfile.TemporaryDirectory() as tmp:
         api = MemoryApi(latency=RTT_S)
@@ -303,8 +306,8 @@ def figures():
             yield figure(f"csi: DVP HTTP requests per volume, {phase}, n={max(curve)} over n={min(curve)}",
                          growth({n: r[f"{phase}_http_per_volume"] for n, r in curve.items()}), "ratio",
                          "<= 1.1 (constant in n)")
-    from harness.apiserver import ControlPlane, dvp_crd_files
-    from memory_api import MemoryApi
+    from sim.memory_api import MemoryApi
+    from testkit.harness.apiserver import ControlPlane, dvp_crd_files
 
     with tempfile.TemporaryDirectory() as tmp:
         memory = MemoryApi(latency=RTT_S)

@@ -16,9 +16,9 @@ import time
 
 from dvp_common.kube import KubeClient, RandomFaults, RetryPolicy
 from dvp_common.kube.resources import CONFIG_MAP
-from dvpc_apiserver import FakeApiServer
 
 from bench.measure import figure, process_ms
+from testkit.dvpc.apiserver import FakeApiServer
 
 NS, COLL = "bench", "/v1/configmaps"
 CHANGES, SPACING_S = 20, 0.1  # each wait sees 20 status changes over 2 s before its condition holds

@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The whole `make demo` scenario (testkit/demo): wall time against the simulator's latency floor, DVP requests.
+"""The whole `make demo` scenario (demo): wall time against the simulator's latency floor, DVP requests.
 
 The simulator holds each object in a phase for LATENCY_S. The scenario's serial chain of phases it must wait
 through is FLOOR_PHASES long: a machine's disk Provisioning and VM Starting (machines in parallel); the volume's
@@ -22,8 +22,8 @@ CLOUD_STEPS = ("NodeGroup", "Nodes registered", "a PVC", "a LoadBalancer", "scal
 
 
 def run(latency: float = LATENCY_S):
+    from demo.environment import Demo, Settings, StepFailed
     from demo.progress import Progress
-    from demo.scenario import Demo, Settings, StepFailed
     from demo.walk import walk
 
     out = io.StringIO()

@@ -8,7 +8,7 @@ from bench.measure import figure, median_ms
 
 
 def figures():
-    from harness.modlint import lint, render_for_lint
+    from modlint import lint, render_for_lint
 
     yield figure("modlint: file rules over the module tree", median_ms(lambda: lint(), runs=5), "ms")
     objects, registries = render_for_lint()

@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Values validation cost: what a settings check costs the tests (testkit/harness/openapi.py)."""
+"""Values validation cost: what a settings check costs the tests (build/chart/openapi.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from bench.measure import figure, median_ms
 
 
 def figures():
-    from harness import openapi
+    from chart import openapi
 
     examples = openapi.config_examples()
     largest = max(examples, key=lambda e: len(str(e)))

@@ -16,7 +16,7 @@ GOAL_MS = 100
 
 
 def figures() -> list[dict]:
-    from harness.render import module_values, render_files, render_files_cli, render_module
+    from chart.render import module_values, render_files, render_files_cli, render_module
 
     values = module_values(all_on=True)
     out = [

@@ -13,10 +13,10 @@ from pathlib import Path
 import requests
 from dvp_common.admission.server import WebhookServer
 from dvp_webhooks.handlers import ROUTES
-from harness import pki
-from whk_kit import FakeLookups, body, run
 
 from bench.measure import figure, median_ms, process_ms
+from testkit.harness import pki
+from testkit.webhooks import FakeLookups, body, run
 
 ROOT = Path(__file__).resolve().parents[1]
 

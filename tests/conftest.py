@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 import pytest
-from harness.apiserver import (
+
+from testkit.harness.apiserver import (
     ApiServer,
     ControlPlane,
     capi_core_crd_files,
@@ -19,8 +20,8 @@ from harness.apiserver import (
     guest_controllers_crd_files,
     guest_crd_files,
 )
-from harness.guest_controllers import GuestControllers
-from harness.processes import HarnessError
+from testkit.harness.guest_controllers import GuestControllers
+from testkit.harness.processes import HarnessError
 
 API_FIXTURES = {"control_plane", "dvp_api", "guest_api", "rbac_api", "capi_api", "kubeconfig_for",
                 "guest_controllers"}

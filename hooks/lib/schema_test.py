@@ -6,8 +6,8 @@ module's schemas, on valid documents and on every single-field corruption of the
 import copy
 
 import pytest
+from chart import re2schema
 from dvp_common.schema_subset import first_error
-from harness import re2schema
 
 from lib import schema
 from lib.errors import InvalidInput

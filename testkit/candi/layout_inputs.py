@@ -14,7 +14,7 @@ IMAGES = ("candi-ubuntu", "candi-ubuntu-next")
 
 def seed_parent(client) -> None:
     """What the parent DVP cluster has before the installer runs (idempotent)."""
-    from dvp_sim import seed
+    from sim import seed
 
     seed.storage_class(client, STORAGE_CLASS)
     seed.vm_class(client, "generic")

@@ -35,7 +35,7 @@ ADMIN_GROUP = "system:masters"  # RBAC lets this group do everything, so RBAC-mo
 AUTHORIZATION_MODES = ("AlwaysAllow", "RBAC")
 
 # CRDs each cluster serves.
-DVP_CRDS = TOP / "testkit" / "dvp_sim" / "crds"
+DVP_CRDS = TOP / "sim" / "crds"
 UPSTREAM = TOP / ".cache" / "upstream" / "crds"
 OWN_CRDS = TOP / "crds"
 # Deckhouse kinds the guest serves where node-manager runs, in our own schema (node-manager owns the real CRDs).
@@ -157,7 +157,7 @@ class ControlPlane:
 
     def __init__(self, workdir: Path | None = None, dvp_admission: bool = True) -> None:
         """`dvp_admission`: every server that serves the DVP CRDs also gets DVP's admission webhooks
-        (dvp_sim.admission), as real DVP has; False only for a test that needs the soft world. Every such server
+        (sim.admission), as real DVP has; False only for a test that needs the soft world. Every such server
         also gets Kubernetes' garbage collector (`collectors`), always: the parent cluster of DVP has it."""
         self._own_dir = workdir is None
         self.dvp_admission = dvp_admission
@@ -326,7 +326,7 @@ class ControlPlane:
     def _start_dvp_admission(self, server: ApiServer) -> None:
         """Serve DVP's webhooks for this server (TLS from the harness PKI), register them and wait until the
         server applies them: a dry-run create that only they refuse must come back 403."""
-        from dvp_sim.admission import DvpAdmission
+        from sim.admission import DvpAdmission
 
         assert self.pki is not None
         admission = DvpAdmission(server.client(), str(self.pki.serving_cert), str(self.pki.serving_key)).start()

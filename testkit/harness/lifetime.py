@@ -8,7 +8,7 @@ Three mechanisms, each for a way the parent can end:
 - a crash (even SIGKILL): every child is spawned through `spawn()` with the kernel's parent-death signal
   (PR_SET_PDEATHSIG, via util-linux's setpriv) set to SIGKILL;
 - what a killed parent cannot remove: `remove_on_exit(path)` hands the folder to a small reaper process
-  (`python -m harness.reaper`) that waits for the parent's end on a pipe and removes what is still registered.
+  (`python -m testkit.harness.reaper`) that waits for the parent's end on a pipe and removes what is still registered.
 
 PR_SET_PDEATHSIG fires when the *thread* that forked the child ends, not the process. So every spawn runs on one
 spawner thread that lives as long as the process: a controller restarted by a short-lived chaos thread is not
@@ -109,7 +109,7 @@ class _Reaper:
 
 
 def _python_path() -> str:
-    here = str(Path(__file__).resolve().parents[1])  # testkit/, the root `harness` is imported from
+    here = str(Path(__file__).resolve().parents[2])  # the root `testkit.harness` is imported from
     return os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH", "")) if p)
 
 

@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""python -m harness.reaper: removes the folders its parent registered once the parent is gone.
+"""python -m testkit.harness.reaper: removes the folders its parent registered once the parent is gone.
 
 stdin is a pipe from the parent (harness.lifetime): `+<path>` registers a folder, `-<path>` forgets it. The pipe
 ends when the parent ends, however it ends (a SIGKILL too: the kernel closes its descriptors); then every folder

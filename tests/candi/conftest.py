@@ -3,7 +3,8 @@
 """Fixtures running the real OpenTofu (.bin/tofu) on a copy of candi/ with the provider from the local mirror."""
 
 import pytest
-from candi.tofu_runner import Tofu, ToolMissing, prepare
+
+from testkit.candi.tofu_runner import Tofu, ToolMissing, prepare
 
 
 @pytest.fixture(scope="session")

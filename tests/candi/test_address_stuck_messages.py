@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The layouts' fallback for DVP's one ambiguous address reason (VirtualMachineIPAddressLeaseNotReady: setting a
 lease up, or unable to take one) matches DVP's failure messages, as the simulator writes them from the contract
-(testkit/dvp_sim/CONTRACT.md C22), each by exactly one pattern and never a message that only quotes one; the Auto
+(sim/CONTRACT.md C22), each by exactly one pattern and never a message that only quotes one; the Auto
 wait's pattern matches the messages of a settled address and none the simulator writes while it sets one up."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import json
 import re
 from pathlib import Path
 
-from dvp_sim.domain import addresses
+from sim.domain import addresses
 
 MODULE = Path(__file__).resolve().parents[2] / "candi" / "terraform-modules" / "address-stuck" / "main.tf"
 

@@ -12,11 +12,12 @@ import json
 
 import pytest
 import yaml
-from candi.layout_inputs import POOL, SSH_KEY, STATIC_IP, UUID, seed_parent, variables
-from candi.tofu_runner import write_vars
 from dvp_common.dvp import resources as R
 from dvp_common.kube.resources import SECRET, Resource
-from dvp_sim import SimConfig, Simulator
+
+from sim import SimConfig, Simulator
+from testkit.candi.layout_inputs import POOL, SSH_KEY, STATIC_IP, UUID, seed_parent, variables
+from testkit.candi.tofu_runner import write_vars
 
 pytestmark = pytest.mark.tools
 

@@ -16,11 +16,12 @@ import subprocess
 import tarfile
 
 import pytest
-from candi.layout_inputs import POOL, seed_parent, variables
-from candi.tofu_runner import ROOT, TOFU, Tofu, write_vars
 from dvp_common.dvp import resources as R
 from dvp_common.kube.resources import SECRET
-from dvp_sim import SimConfig, Simulator
+
+from sim import SimConfig, Simulator
+from testkit.candi.layout_inputs import POOL, seed_parent, variables
+from testkit.candi.tofu_runner import ROOT, TOFU, Tofu, write_vars
 
 pytestmark = pytest.mark.tools
 

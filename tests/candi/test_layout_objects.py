@@ -19,13 +19,14 @@ from collections import Counter
 from typing import Any
 
 import pytest
-import schema_accepts
 import yaml
-from candi.layout_inputs import STORAGE_CLASS, UUID, instance_class, node_group, seed_parent, variables
-from candi.tofu_runner import CANDI, write_vars
 from dvp_common.dvp import resources as R
 from dvp_common.kube.resources import SECRET, Resource
-from dvp_sim import seed
+
+from sim import seed
+from testkit import schema_accepts
+from testkit.candi.layout_inputs import STORAGE_CLASS, UUID, instance_class, node_group, seed_parent, variables
+from testkit.candi.tofu_runner import CANDI, write_vars
 
 pytestmark = pytest.mark.tools
 

@@ -1,7 +1,7 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
 """capdvp beside the real CAPI controller (harness.capi_controller): a guest namespace watched by capdvp, its
-admission webhook registered from the chart, and a DVP namespace played by testkit/dvp_sim."""
+admission webhook registered from the chart, and a DVP namespace played by sim."""
 
 from __future__ import annotations
 
@@ -18,15 +18,16 @@ from capdvp import resources as r
 from capdvp.controllers.context import ReconcileConfig
 from capdvp.manager import Manager
 from capdvp.settings import Settings
-from capdvp_real import SPEC
+from chart.render import render_module
 from dvp_common.dvp.connection import DVPConnection, DVPSettings
 from dvp_common.kube import NotFound, Resource
 from dvp_common.kube.resources import NODE, VALIDATING_WEBHOOK_CONFIGURATION
-from dvp_sim import SimConfig, Simulator, seed
-from harness import pki
-from harness.capi_controller import CapiController
-from harness.render import render_module
-from nodemanager import StandIn
+
+from sim import SimConfig, Simulator, seed
+from testkit.capdvp.real import SPEC
+from testkit.harness import pki
+from testkit.harness.capi_controller import CapiController
+from testkit.nodemanager import StandIn
 
 WAIT = 45.0  # seconds per step; each takes a few seconds on a healthy machine
 CLUSTER = "dvp"

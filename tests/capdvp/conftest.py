@@ -7,12 +7,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from harness.capi_controller import CapiController
-from harness.processes import HarnessError
+
+from testkit.harness.capi_controller import CapiController
+from testkit.harness.processes import HarnessError
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from capdvp_world import World  # noqa: E402
+from testkit.capdvp.world import World  # noqa: E402
 
 
 @pytest.fixture

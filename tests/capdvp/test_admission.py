@@ -16,7 +16,6 @@ import urllib.request
 import pytest
 from capdvp.admission import MACHINE_PATH, ROUTES, TEMPLATE_PATH, server
 from capdvp.domain.admission import validate_machine, validate_template
-from capdvp_world import MACHINE_SPEC
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -24,6 +23,8 @@ from cryptography.x509.oid import NameOID
 from dvp_common.admission import server as admission_server
 from dvp_common.admission.decider import decide
 from prometheus_client import CollectorRegistry
+
+from testkit.capdvp.world import MACHINE_SPEC
 
 
 def machine(name="w-1", **spec):

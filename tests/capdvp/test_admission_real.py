@@ -14,12 +14,13 @@ import pytest
 from capdvp import resources as r
 from capdvp.admission import MACHINE_PATH, TEMPLATE_PATH
 from capdvp.admission import server as webhook_server
-from capdvp_real import SPEC
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from dvp_common.kube import Forbidden, Resource
+
+from testkit.capdvp.real import SPEC
 
 VWC = Resource("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations",
                "ValidatingWebhookConfiguration", namespaced=False)

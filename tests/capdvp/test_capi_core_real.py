@@ -1,7 +1,7 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
 """capdvp with the real Cluster API core controller (tools/cluster-api-controller, the version of our CAPI CRDs),
-its webhooks registered, on a guest API of its own; DVP's controllers played by testkit/dvp_sim.
+its webhooks registered, on a guest API of its own; DVP's controllers played by sim.
 
 Nothing here does CAPI's part by hand: CAPI adopts the DeckhouseCluster and DeckhouseMachines, labels them, clones
 machines from the DeckhouseMachineTemplate, reads our v1beta2 contract fields (status.initialization.provisioned,

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Failure domains and remediation with the real Cluster API core controller (harness.capi_controller): CAPI makes
 the Machines and its MachineHealthCheck controller decides; capdvp places VMs and reports conditions; DVP's
-controllers are testkit/dvp_sim, whose nodes carry zones."""
+controllers are sim, whose nodes carry zones."""
 
 from __future__ import annotations
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from capdvp import resources as r
 from capdvp.controllers.cluster import FINALIZER
 from capdvp.controllers.context import DONE, Result
-from capdvp_world import DVP_NS, NS, OTHER_UUID, UUID
+
+from testkit.capdvp.world import DVP_NS, NS, OTHER_UUID, UUID
 
 
 def deckhouse_cluster(world):

@@ -12,12 +12,13 @@ import time
 import pytest
 from capdvp import resources as r
 from capdvp.controllers.context import DONE
-from capdvp_real import RealEnv
 from dvp_common.dvp import DVPConnection, Services, ServicesWithHealthchecks
 from dvp_common.dvp import labels as L
 from dvp_common.dvp.resources import SERVICE_WITH_HEALTHCHECKS as SWHC
 from dvp_common.kube.resources import SERVICE
-from dvp_sim import SimConfig, Simulator
+
+from sim import SimConfig, Simulator
+from testkit.capdvp.real import RealEnv
 
 PORTS = [{"name": "http", "protocol": "TCP", "port": 80, "targetPort": 30080}]
 LB = {"type": "LoadBalancer", "ports": PORTS, "selector": {"dvp.deckhouse.io/x": "loadbalancer"}}

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from capdvp.domain import names, phase, updates
 from capdvp.domain.machine_spec import Disk, ImageRef, SpecError, parse_spec
-from capdvp_world import MACHINE_SPEC
+
+from testkit.capdvp.world import MACHINE_SPEC
 
 
 def test_names():

@@ -11,7 +11,8 @@ import pytest
 from capdvp import resources as r
 from capdvp.controllers.context import DONE, Result
 from capdvp.domain import guest
-from capdvp_world import DVP_NS, NS
+
+from testkit.capdvp.world import DVP_NS, NS
 
 T0 = dt.datetime(2026, 12, 2, 12, 0, 0, tzinfo=dt.UTC)
 

@@ -9,9 +9,10 @@ import base64
 from capdvp import resources as r
 from capdvp.controllers.context import DONE, RETRY, Result
 from capdvp.controllers.machine import FINALIZER
-from capdvp_world import DVP_NS, NS, UUID
 from dvp_common.kube import Conflict, QuotaExceeded
-from harness.dvp_answers import rbac_denial, schema_invalid, webhook_denial
+
+from testkit.capdvp.world import DVP_NS, NS, UUID
+from testkit.harness.dvp_answers import rbac_denial, schema_invalid, webhook_denial
 
 LABELS = {"deckhouse.io/managed-by": "deckhouse", "dvp.deckhouse.io/cluster-uuid": UUID,
           "dvp.deckhouse.io/component": "capdvp", "dvp.deckhouse.io/hostname": "w-1"}
@@ -251,7 +252,7 @@ def test_conflict_on_the_finalizer_patch_is_raised_for_a_retry(world):
 
 
 def world_spec() -> dict:
-    from capdvp_world import MACHINE_SPEC
+    from testkit.capdvp.world import MACHINE_SPEC
     return dict(MACHINE_SPEC)
 
 

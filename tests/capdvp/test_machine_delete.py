@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 from capdvp import resources as r
 from capdvp.controllers.context import DONE, Result
-from capdvp_world import DVP_NS, NS, UUID
 from dvp_common.kube import Forbidden, Transient
+
+from testkit.capdvp.world import DVP_NS, NS, UUID
 
 
 def provisioned(world, name="w-1"):

@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 from capdvp import resources as r
 from capdvp.controllers.context import DONE
-from capdvp_world import DVP_NS, OTHER_UUID, UUID, World
 from dvp_common.kube import Transient
+
+from testkit.capdvp.world import DVP_NS, OTHER_UUID, UUID, World
 
 
 def running(world, name="w-1"):

@@ -8,8 +8,9 @@ import pytest
 from capdvp import resources as r
 from capdvp.controllers.context import DONE, Result
 from capdvp.controllers.machine_update import FAILED_GENERATION, WARM_UPDATE
-from capdvp_world import DVP_NS, NS, UUID
-from harness.dvp_answers import webhook_denial
+
+from testkit.capdvp.world import DVP_NS, NS, UUID
+from testkit.harness.dvp_answers import webhook_denial
 
 
 def provisioned(world, name="w-1"):

@@ -16,10 +16,11 @@ import pytest
 from capdvp import resources as r
 from capdvp.manager import Manager
 from capdvp.settings import Settings
-from capdvp_real import RealEnv
 from dvp_common.dvp.connection import DVPConnection, DVPSettings
 from dvp_common.kube import NotFound
 from dvp_common.kube.resources import LEASE
+
+from testkit.capdvp.real import RealEnv
 
 WAIT = 60.0
 

@@ -20,11 +20,12 @@ from dvp_ccm.manager import Manager as CcmManager
 from dvp_common.dvp import DVPConnection
 from dvp_common.kube import Resource, get_or_none
 from dvp_common.kube.resources import NODE
-from harness.capi_controller import CapiController
-from harness.guest_controllers import UNINITIALIZED, KubeletsInVMs
-from harness.processes import HarnessError
-from nodemanager import StandIn
 from prometheus_client import CollectorRegistry
+
+from testkit.harness.capi_controller import CapiController
+from testkit.harness.guest_controllers import UNINITIALIZED, KubeletsInVMs
+from testkit.harness.processes import HarnessError
+from testkit.nodemanager import StandIn
 
 ZONE = "topology.kubernetes.io/zone"
 ZONES = ("zone-a", "zone-b")

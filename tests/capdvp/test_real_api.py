@@ -10,8 +10,9 @@ import pytest
 from capdvp import resources as r
 from capdvp.controllers.context import DONE, RETRY, Result
 from capdvp.controllers.machine import FINALIZER
-from capdvp_real import RealEnv
 from dvp_common.kube import Conflict, Resource
+
+from testkit.capdvp.real import RealEnv
 
 QUOTA = Resource("", "v1", "resourcequotas", "ResourceQuota")
 

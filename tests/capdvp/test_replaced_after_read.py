@@ -15,8 +15,9 @@ from __future__ import annotations
 import pytest
 from capdvp import resources as r
 from capdvp.domain import manifests, names
-from capdvp_real import RealEnv
 from dvp_common.kube import Conflict, Resource
+
+from testkit.capdvp.real import RealEnv
 
 
 class ReplaceAfterRead:

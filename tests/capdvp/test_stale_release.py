@@ -16,8 +16,9 @@ from capdvp import resources as r
 from capdvp.controllers.cluster import ClusterReconciler
 from capdvp.controllers.context import DONE, Context
 from capdvp.controllers.machine import MachineReconciler
-from capdvp_world import NS
 from dvp_common.kube import Resource
+
+from testkit.capdvp.world import NS
 
 
 class StaleReads:

@@ -8,8 +8,9 @@ from __future__ import annotations
 import pytest
 from capdvp import resources as r
 from capdvp.controllers.template import TemplateReconciler
-from capdvp_world import NS
-from nodemanager import render_v1
+
+from testkit.capdvp.world import NS
+from testkit.nodemanager import render_v1
 
 NODE_INFO = {"architecture": "amd64", "operatingSystem": "linux"}
 

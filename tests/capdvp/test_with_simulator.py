@@ -1,7 +1,7 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
 """capdvp against the DVP simulator on the real API: the whole controller (leader election, informers, workers)
-with DVP's controllers played by testkit/dvp_sim. Create -> Running, a warm update (Stop -> patch -> Start), a hot
+with DVP's controllers played by sim. Create -> Running, a warm update (Stop -> patch -> Start), a hot
 disk, delete: nothing left in DVP."""
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ import pytest
 from capdvp import resources as r
 from capdvp.manager import Manager
 from capdvp.settings import Settings
-from capdvp_real import RealEnv
 from dvp_common.dvp.connection import DVPConnection, DVPSettings
-from dvp_sim import SimConfig, Simulator, seed
+
+from sim import SimConfig, Simulator, seed
+from testkit.capdvp.real import RealEnv
 
 WAIT = 90.0
 SC = "capdvp-sim-sc"

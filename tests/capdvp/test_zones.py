@@ -9,7 +9,8 @@ import pytest
 from capdvp import resources as r
 from capdvp.controllers.context import Result
 from capdvp.domain import zones
-from capdvp_world import CLUSTER, MACHINE_SPEC, NS
+
+from testkit.capdvp.world import CLUSTER, MACHINE_SPEC, NS
 
 ZONES = ("zone-a", "zone-b", "zone-c")
 MD_LABEL = "cluster.x-k8s.io/deployment-name"

@@ -8,8 +8,9 @@ import re
 import jsonschema
 import pytest
 import yaml
-from harness import re2schema
-from nodemanager import ROOT, RenderFailed, contract_v2, render_v1, render_v2
+from chart import re2schema
+
+from testkit.nodemanager import ROOT, RenderFailed, contract_v2, render_v1, render_v2
 
 FULL = {
     "virtualMachine": {

@@ -13,9 +13,9 @@ import yaml
 from dvp_common.kube import KubeClient, Resource
 from dvp_common.kube import config as kube_config
 from dvp_common.kube.resources import NAMESPACE
-from nodemanager import ROOT
 
 from capi_templates.test_capi_templates import FULL, MINIMAL, render_v1, render_v2
+from testkit.nodemanager import ROOT
 
 sys.path.insert(0, os.path.join(ROOT, "hooks"))
 import credentials as credentials_hook  # noqa: E402 - the hooks directory is a source root only for hooks

@@ -5,9 +5,10 @@ import base64
 import json
 import os
 
-from harness import render
-from harness.validate import validate_objects
-from nodemanager import ROOT
+from chart import render
+
+from testkit.harness.validate import validate_objects
+from testkit.nodemanager import ROOT
 
 SSH = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExampleExampleExampleExampleExampleExampl demo"
 REGISTRATION = ("d8-node-manager-cloud-provider", "d8-node-manager-cloud-provider-dvp")

@@ -17,7 +17,8 @@ from typing import Any
 
 from dvp_common.dvp import DVPConnection
 from dvp_common.kube import AlreadyExists, Conflict, ListResult, NotFound, Resource
-from kube_match import merge_patch as merge
+
+from sim.kube_match import merge_patch as merge
 
 NS = "dvp-project"
 UUID = "11111111-2222-3333-4444-555555555555"

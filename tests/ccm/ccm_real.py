@@ -27,10 +27,11 @@ from dvp_common.dvp import labels as L
 from dvp_common.dvp.resources import MODULE_CONFIG, VIRTUAL_DISK, VIRTUAL_MACHINE, VIRTUAL_MACHINE_OPERATION
 from dvp_common.kube import KubeClient, KubeError, NotFound
 from dvp_common.kube.resources import NODE, SERVICE
-from dvp_sim import SimConfig, Simulator, seed
-from dvp_sim.builders import disk, vmop
-from dvp_sim.builders import vm as sim_vm
 from prometheus_client import CollectorRegistry
+
+from sim import SimConfig, Simulator, seed
+from sim.builders import disk, vmop
+from sim.builders import vm as sim_vm
 
 WAIT = 30.0
 UNINIT = {"key": "node.cloudprovider.kubernetes.io/uninitialized", "value": "true", "effect": "NoSchedule"}

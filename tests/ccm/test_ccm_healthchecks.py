@@ -16,7 +16,8 @@ from dvp_common.dvp.resources import SERVICE_WITH_HEALTHCHECKS as SWHC
 from dvp_common.dvp.resources import VIRTUAL_MACHINE
 from dvp_common.kube import Fault, ScriptedFaults
 from dvp_common.kube.resources import ENDPOINT_SLICE, SERVICE
-from dvp_sim.domain.healthchecks import FAILING_PORTS
+
+from sim.domain.healthchecks import FAILING_PORTS
 
 
 @pytest.fixture

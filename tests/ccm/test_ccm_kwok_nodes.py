@@ -10,7 +10,8 @@ import pytest
 from ccm_real import Env, eventually
 from dvp_ccm.domain import taints as T
 from dvp_common.dvp.resources import VIRTUAL_MACHINE
-from harness.guest_controllers import KubeletsInVMs, register_node
+
+from testkit.harness.guest_controllers import KubeletsInVMs, register_node
 
 UNREACHABLE = "node.kubernetes.io/unreachable"
 

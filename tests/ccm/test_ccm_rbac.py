@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import pytest
 from ccm_real import Env, eventually
+from chart import matrix
+from chart.render import render_values
 from dvp_ccm.domain import taints as T
 from dvp_common.dvp import labels as L
 from dvp_common.kube import Resource
 from dvp_common.kube.resources import SERVICE
-from harness import matrix
-from harness.render import render_values
 
 CLUSTER_ROLE = Resource("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", namespaced=False)
 CLUSTER_ROLE_BINDING = Resource("rbac.authorization.k8s.io", "v1", "clusterrolebindings", "ClusterRoleBinding",

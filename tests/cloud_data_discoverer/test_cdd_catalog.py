@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """The InstanceTypesCatalog mapping (domain.catalog): each sizing policy gives its largest admitted VM.
 
-"Admitted" is judged by the DVP simulator's own sizing rule (dvp_sim.domain.admission.sizing, DVP's validator as
-testkit/dvp_sim/CONTRACT.md A3-A5 has it), an oracle written apart from the mapping; DVP's CPU topology rule
+"Admitted" is judged by the DVP simulator's own sizing rule (sim.domain.admission.sizing, DVP's validator as
+sim/CONTRACT.md A3-A5 has it), an oracle written apart from the mapping; DVP's CPU topology rule
 (which the simulator does not play) is checked here on its own.
 """
 
@@ -12,9 +12,10 @@ from __future__ import annotations
 import pytest
 from cloud_data_discoverer.domain import catalog, instance_types
 from dvp_common.quantity import quantity_bytes
-from dvp_sim.domain import admission
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from sim.domain import admission
 
 GI = 1 << 30
 MI = 1 << 20

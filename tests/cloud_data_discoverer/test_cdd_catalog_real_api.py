@@ -23,7 +23,8 @@ from dvp_common.dvp import DVPConnection, Inventory
 from dvp_common.dvp.resources import VIRTUAL_MACHINE_CLASS
 from dvp_common.kube import NO_RETRY, RequestInfo
 from dvp_common.kube.resources import SECRET
-from dvp_sim import SimConfig, Simulator
+
+from sim import SimConfig, Simulator
 
 OURS = {"heritage": "deckhouse", "module": "cloud-provider-dvp"}
 WRITES = ("create", "update", "patch", "delete")

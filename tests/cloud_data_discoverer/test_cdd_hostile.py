@@ -32,10 +32,11 @@ from dvp_common.dvp.resources import RESOURCE_QUOTA
 from dvp_common.kube import Fault, Forbidden, KubeClient, RetryPolicy, Transient
 from dvp_common.kube.resources import CONFIG_MAP, SECRET
 from dvp_common.runtime.logging import JsonFormatter
-from harness.hostile_http import HostileHTTP, dripping_body, echo_headers
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from prometheus_client import generate_latest
+
+from testkit.harness.hostile_http import HostileHTTP, dripping_body, echo_headers
 
 ROOT = Path(__file__).resolve().parents[2]
 # Never a valid name (upper case, underscore), so it cannot be published as one; not a JWT either.

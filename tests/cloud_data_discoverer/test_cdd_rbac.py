@@ -11,6 +11,8 @@ import json
 import uuid
 
 import pytest
+from chart import matrix
+from chart.render import render_values
 from cloud_data_discoverer import guest as g
 from cloud_data_discoverer.discoverer import Discoverer
 from cloud_data_discoverer.guest import INSTANCE_TYPES_CATALOG, Guest
@@ -18,8 +20,6 @@ from cloud_data_discoverer.metrics import Metrics
 from dvp_common.dvp import DVPConnection, Inventory
 from dvp_common.kube import Forbidden, Resource
 from dvp_common.kube.resources import CONFIG_MAP, NAMESPACE, SECRET
-from harness import matrix
-from harness.render import render_values
 
 MODULE_NS = "d8-cloud-provider-dvp"
 KINDS = {

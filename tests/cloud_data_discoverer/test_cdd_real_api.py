@@ -31,8 +31,9 @@ from dvp_common.dvp.resources import RESOURCE_QUOTA, VIRTUAL_DISK, VIRTUAL_MACHI
 from dvp_common.kube import NO_RETRY, Fault
 from dvp_common.kube.resources import CONFIG_MAP, PERSISTENT_VOLUME, SECRET, STORAGE_CLASS
 from dvp_common.runtime.health import HealthServer
-from dvp_sim import SimConfig, Simulator, seed
-from dvp_sim.builders import disk, vm, vmbda
+
+from sim import SimConfig, Simulator, seed
+from sim.builders import disk, vm, vmbda
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT = "storageclass.kubernetes.io/is-default-class"

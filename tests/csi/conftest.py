@@ -13,8 +13,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # csi_* helpers live beside the tests
 
-from csi_env import Running  # noqa: E402
-from csi_sim import SimEnv, sim_env  # noqa: E402
+from testkit.csi.env import Running  # noqa: E402
+from testkit.csi.sim import SimEnv, sim_env  # noqa: E402
 
 
 @pytest.fixture

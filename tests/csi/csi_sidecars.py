@@ -15,9 +15,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import sidecar_processes
-from csi_env import NODE
-from csi_sim import STORAGE_CLASS, SimEnv, sim_env
 from dvp_common.kube import KubeClient, Resource, WaitTimeout, get_or_none
 from dvp_common.kube.resources import PERSISTENT_VOLUME as PV
 from dvp_common.kube.resources import PERSISTENT_VOLUME_CLAIM as PVC
@@ -26,8 +23,12 @@ from dvp_common.kube.resources import STORAGE_CLASS as SC
 from dvp_common.runtime.informer import Informer
 from dvp_csi import DRIVER_NAME
 from dvp_csi.domain.topology import SEGMENT
-from harness.guest_controllers import GuestControllers, register_node
-from harness.processes import Process, tool
+
+from testkit.csi import sidecars as sidecar_processes
+from testkit.csi.env import NODE
+from testkit.csi.sim import STORAGE_CLASS, SimEnv, sim_env
+from testkit.harness.guest_controllers import GuestControllers, register_node
+from testkit.harness.processes import Process, tool
 
 VAC = Resource("storage.k8s.io", "v1", "volumeattributesclasses", "VolumeAttributesClass", namespaced=False)
 CAPACITY = Resource("storage.k8s.io", "v1", "csistoragecapacities", "CSIStorageCapacity")

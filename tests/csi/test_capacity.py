@@ -11,13 +11,14 @@ import time
 
 import grpc
 import pytest
-from csi_requests import GIB, create, expect_code
-from csi_sim import sim_env
 from dvp_common.dvp import resources as r
 from dvp_common.kube.faults import Fault
 from dvp_csi.generated import csi_pb2
 from dvp_csi.quotas import UNLIMITED
-from dvp_sim import SimConfig
+
+from sim import SimConfig
+from testkit.csi.requests import GIB, create, expect_code
+from testkit.csi.sim import sim_env
 
 C = grpc.StatusCode
 

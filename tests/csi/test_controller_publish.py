@@ -10,15 +10,16 @@ import threading
 
 import grpc
 import pytest
-from csi_env import CLUSTER, OTHER_CLUSTER, TIMEOUTS
-from csi_requests import create, expect_code, publish, unpublish
-from csi_sim import sim_env
 from dvp_common.dvp import resources as r
 from dvp_csi import metrics
 from dvp_csi.domain import labels
 from dvp_csi.generated import csi_pb2
-from dvp_sim.builders import phase_is
-from dvp_sim.builders import vmbda as vmbda_body
+
+from sim.builders import phase_is
+from sim.builders import vmbda as vmbda_body
+from testkit.csi.env import CLUSTER, OTHER_CLUSTER, TIMEOUTS
+from testkit.csi.requests import create, expect_code, publish, unpublish
+from testkit.csi.sim import sim_env
 
 C = grpc.StatusCode
 

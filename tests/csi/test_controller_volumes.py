@@ -10,15 +10,16 @@ import threading
 
 import grpc
 import pytest
-from csi_env import CLUSTER, OTHER_CLUSTER, TIMEOUTS, make_settings, serve
-from csi_requests import AM, GIB, MIB, cap, create, expect_code
-from csi_sim import LATENCY, MISSING_CLASS, sim_env
 from dvp_common.dvp import resources as r
 from dvp_common.kube.faults import Fault
 from dvp_csi.access import Dvp
 from dvp_csi.generated import csi_pb2
-from dvp_sim import SimConfig
-from dvp_sim.builders import phase_is
+
+from sim import SimConfig
+from sim.builders import phase_is
+from testkit.csi.env import CLUSTER, OTHER_CLUSTER, TIMEOUTS, make_settings, serve
+from testkit.csi.requests import AM, GIB, MIB, cap, create, expect_code
+from testkit.csi.sim import LATENCY, MISSING_CLASS, sim_env
 
 C = grpc.StatusCode
 # ruff: noqa: S105, S106 (pagination tokens, not passwords)
@@ -284,7 +285,7 @@ class _StubClient:
     """A kube client whose create answers as DVP's disk webhook does for a storage class that does not exist."""
 
     def create(self, res, body, namespace=None, **kw):
-        from harness.dvp_answers import webhook_denial
+        from testkit.harness.dvp_answers import webhook_denial
 
         raise webhook_denial("VirtualDisk", 'the storage class "gone" does not exist', body["metadata"]["name"],
                              namespace)

@@ -7,10 +7,11 @@ mutable_parameters."""
 from __future__ import annotations
 
 import grpc
-from csi_requests import create, expect_code, publish
-from csi_sim import WFFC_CLASS
 from dvp_common.dvp import resources as r
 from dvp_csi.generated import csi_pb2
+
+from testkit.csi.requests import create, expect_code, publish
+from testkit.csi.sim import WFFC_CLASS
 
 C = grpc.StatusCode
 

@@ -8,12 +8,13 @@ from collections.abc import Iterator
 
 import grpc
 import pytest
-from csi_env import NODE, Running, make_settings, serve
 from csi_fake_os import FakeOs
-from csi_requests import AM, cap, expect_code
-from csi_sim import sim_env
 from dvp_csi.domain import names
 from dvp_csi.generated import csi_pb2
+
+from testkit.csi.env import NODE, Running, make_settings, serve
+from testkit.csi.requests import AM, cap, expect_code
+from testkit.csi.sim import sim_env
 
 C = grpc.StatusCode
 SERIAL = "0123456789abcdef0123456789abcdef"

@@ -12,13 +12,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from csi_env import NODE, TIMEOUTS, Running
-from csi_loopdev import LoopDevices, check_environment
-from csi_requests import AM, MIB, cap
-from csi_requests import create as create_request
-from csi_sim import STORAGE_CLASS, WAIT, SimEnv, sim_env
 from dvp_csi.generated import csi_pb2
 from dvp_csi.os_ops import OsOps
+
+from testkit.csi.env import NODE, TIMEOUTS, Running
+from testkit.csi.loopdev import LoopDevices, check_environment
+from testkit.csi.requests import AM, MIB, cap
+from testkit.csi.requests import create as create_request
+from testkit.csi.sim import STORAGE_CLASS, WAIT, SimEnv, sim_env
 
 
 def create(name, **kw):

@@ -11,9 +11,6 @@ import secrets
 import threading
 
 import pytest
-from csi_env import CLUSTER, OTHER_CLUSTER
-from csi_requests import create, publish
-from csi_sim import STORAGE_CLASS, sim_env
 from dvp_common.dvp import resources as r
 from dvp_common.kube.resources import PERSISTENT_VOLUME, VOLUME_ATTACHMENT
 from dvp_csi import DRIVER_NAME, driver, metrics
@@ -22,6 +19,10 @@ from dvp_csi.domain import labels
 from dvp_csi.domain.orphans import judge, wanted_volumes
 from dvp_csi.orphans import OrphanCollector
 from dvp_csi.settings import ConfigInvalid, parse
+
+from testkit.csi.env import CLUSTER, OTHER_CLUSTER
+from testkit.csi.requests import create, publish
+from testkit.csi.sim import STORAGE_CLASS, sim_env
 
 GRACE = 300.0
 

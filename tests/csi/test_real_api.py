@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The driver on a real kube-apiserver serving the DVP CRDs (testkit/harness) with the DVP simulator (testkit/dvp_sim)
+"""The driver on a real kube-apiserver serving the DVP CRDs (testkit/harness) with the DVP simulator (sim)
 playing DVP's controllers: objects pass the API's schema, waits are real watches, and a guest attacker's requests
 change nothing in DVP (tenant isolation)."""
 
@@ -11,16 +11,17 @@ from collections.abc import Iterator
 
 import grpc
 import pytest
-from csi_env import CLUSTER, OTHER_CLUSTER
-from csi_loopdev import LoopDevices, check_environment
-from csi_requests import GIB, MIB, cap, create, expect_code, publish, unpublish
 from csi_sanity import UNADVERTISED, run
-from csi_sim import STORAGE_CLASS, WFFC_CLASS, SimEnv, sim_env
 from dvp_common.dvp import resources as r
 from dvp_csi.domain import labels
 from dvp_csi.generated import csi_pb2
-from dvp_sim.builders import disk as disk_body
-from dvp_sim.builders import phase_is
+
+from sim.builders import disk as disk_body
+from sim.builders import phase_is
+from testkit.csi.env import CLUSTER, OTHER_CLUSTER
+from testkit.csi.loopdev import LoopDevices, check_environment
+from testkit.csi.requests import GIB, MIB, cap, create, expect_code, publish, unpublish
+from testkit.csi.sim import STORAGE_CLASS, WFFC_CLASS, SimEnv, sim_env
 
 C = grpc.StatusCode
 

@@ -15,16 +15,17 @@ from collections.abc import Callable
 
 import grpc
 import pytest
-from csi_env import CLUSTER, OTHER_CLUSTER
-from csi_requests import GIB, cap, create, expect_code, publish, unpublish
-from csi_sim import STORAGE_CLASS, SimEnv
 from dvp_common.dvp import resources as r
 from dvp_common.kube.faults import RequestInfo
 from dvp_csi.domain import labels
 from dvp_csi.generated import csi_pb2
-from dvp_sim.builders import disk as disk_body
-from dvp_sim.builders import phase_is
-from dvp_sim.builders import vmbda as vmbda_body
+
+from sim.builders import disk as disk_body
+from sim.builders import phase_is
+from sim.builders import vmbda as vmbda_body
+from testkit.csi.env import CLUSTER, OTHER_CLUSTER
+from testkit.csi.requests import GIB, cap, create, expect_code, publish, unpublish
+from testkit.csi.sim import STORAGE_CLASS, SimEnv
 
 C = grpc.StatusCode
 # Who made the replacement: another cluster's CSI, or (as seen by labels alone) our own CSI: only the uid tells

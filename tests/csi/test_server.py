@@ -16,14 +16,15 @@ from pathlib import Path
 
 import grpc
 import pytest
-from csi_env import CLUSTER, make_settings, serve
-from csi_requests import create, expect_code
 from dvp_common.kube import KubeClient, RetryPolicy
 from dvp_csi import metrics
 from dvp_csi.access import Dvp
 from dvp_csi.generated import csi_pb2, csi_pb2_grpc
 from dvp_csi.server import parse_endpoint
 from dvp_csi.settings import ConfigInvalid, parse
+
+from testkit.csi.env import CLUSTER, make_settings, serve
+from testkit.csi.requests import create, expect_code
 
 ROOT = Path(__file__).resolve().parents[2]
 PC = csi_pb2.PluginCapability

@@ -12,16 +12,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from csi_env import NODE
 from csi_sidecars import CAPACITY, GUEST_CLASS, POD, Sidecar, World, sidecar_world, until_listed
-from csi_sim import STORAGE_CLASS
 from dvp_common.dvp import resources as r
 from dvp_common.dvp.quotas import class_key
 from dvp_common.kube import Resource
 from dvp_csi import DRIVER_NAME
 from dvp_csi.domain.topology import SEGMENT
-from dvp_sim import SimConfig
-from harness.guest_controllers import register_node
+
+from sim import SimConfig
+from testkit.csi.env import NODE
+from testkit.csi.sim import STORAGE_CLASS
+from testkit.harness.guest_controllers import register_node
 
 DEPLOYMENT = Resource("apps", "v1", "deployments", "Deployment")
 CONTROLLER = "csi-controller"

@@ -11,9 +11,10 @@ from collections.abc import Iterator
 
 import pytest
 from csi_sidecars import PV, PVC, SC, VAC, World, ensure, sidecar_world, storage_class
-from csi_sim import WFFC_CLASS
 from dvp_common.dvp import resources as r
 from dvp_csi import DRIVER_NAME
+
+from testkit.csi.sim import WFFC_CLASS
 
 LATE_CLASS = "dvp-late"  # a guest class on a DVP WaitForFirstConsumer class: DVP takes a class change at once
 

@@ -5,12 +5,13 @@
 from __future__ import annotations
 
 import grpc
-from csi_env import CLUSTER, OTHER_CLUSTER
-from csi_requests import GIB, create, expect_code
 from dvp_common.dvp import resources as r
 from dvp_csi.domain import labels
 from dvp_csi.generated import csi_pb2
-from dvp_sim.builders import phase_is
+
+from sim.builders import phase_is
+from testkit.csi.env import CLUSTER, OTHER_CLUSTER
+from testkit.csi.requests import GIB, create, expect_code
 
 C = grpc.StatusCode
 

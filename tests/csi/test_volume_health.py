@@ -11,16 +11,17 @@ import datetime as dt
 
 import grpc
 import pytest
-from csi_env import CLUSTER
-from csi_requests import create, expect_code
-from csi_sim import MISSING_CLASS, STORAGE_CLASS
 from dvp_common.dvp import resources as r
 from dvp_csi import metrics
 from dvp_csi.domain import labels
 from dvp_csi.domain.health import Health, disk_health, health_entries
 from dvp_csi.domain.pending import Pending, pending_attachments
 from dvp_csi.generated import csi_pb2
-from dvp_sim.builders import phase_is
+
+from sim.builders import phase_is
+from testkit.csi.env import CLUSTER
+from testkit.csi.requests import create, expect_code
+from testkit.csi.sim import MISSING_CLASS, STORAGE_CLASS
 
 NOW = dt.datetime(2026, 1, 1, 12, 0, tzinfo=dt.UTC)
 OURS = {labels.CLUSTER_UUID: CLUSTER, labels.COMPONENT: "csi", labels.MANAGED_BY: "deckhouse"}

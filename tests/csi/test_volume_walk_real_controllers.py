@@ -15,14 +15,15 @@ import hashlib
 from collections.abc import Iterator
 
 import pytest
-import sidecar_processes
-from csi_env import NODE
-from csi_sim import STORAGE_CLASS, sim_env
 from dvp_common.dvp import resources as r
 from dvp_common.kube import Resource, WaitTimeout, get_or_none
 from dvp_csi import DRIVER_NAME
 from dvp_csi.domain.topology import SEGMENT
-from harness.guest_controllers import register_node
+
+from testkit.csi import sidecars as sidecar_processes
+from testkit.csi.env import NODE
+from testkit.csi.sim import STORAGE_CLASS, sim_env
+from testkit.harness.guest_controllers import register_node
 
 POD = Resource("", "v1", "pods", "Pod")
 PV = Resource("", "v1", "persistentvolumes", "PersistentVolume", namespaced=False)

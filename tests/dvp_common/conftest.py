@@ -9,8 +9,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # dvpc_* helpers live beside the tests
 
-from dvpc_apiserver import FakeApiServer  # noqa: E402
 from dvpc_kit import TOKEN, FakeTime  # noqa: E402
+
+from testkit.dvpc.apiserver import FakeApiServer  # noqa: E402
 
 
 @pytest.fixture

@@ -13,9 +13,10 @@ import yaml
 from dvp_common.kube import NO_RETRY, ConfigError, KubeClient, Transient
 from dvp_common.kube import config as cfg
 from dvp_common.kube.resources import CONFIG_MAP
-from dvpc_apiserver import FakeApiServer
 from dvpc_certs import make_pki
 from dvpc_kit import TOKEN
+
+from testkit.dvpc.apiserver import FakeApiServer
 
 
 def b64(data: bytes | str) -> str:

@@ -17,7 +17,8 @@ from dvp_common.kube import KubeClient, RetryPolicy, Transient, deadline
 from dvp_common.kube.resources import CONFIG_MAP
 from dvp_common.kube.transport import DEFAULT_DEADLINE, Transport
 from dvpc_kit import TOKEN
-from harness.hostile_http import HostileHTTP, dripping_body, dripping_head, json_answer
+
+from testkit.harness.hostile_http import HostileHTTP, dripping_body, dripping_head, json_answer
 
 OK_BODY = json.dumps({"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "ok"}}).encode()
 

@@ -23,7 +23,8 @@ from dvp_common.kube import (
 from dvp_common.kube.resources import CONFIG_MAP
 from dvp_common.kube.transport import MAX_EVENT_LINE
 from dvpc_kit import TOKEN, OnWatch
-from harness.hostile_http import HostileHTTP, endless_watch
+
+from testkit.harness.hostile_http import HostileHTTP, endless_watch
 
 NS = "ns1"
 COLL = "/v1/configmaps"

@@ -3,7 +3,7 @@
 """Fixtures for simulator tests: a namespace per test, seeded classes, a scoped simulator, in one of two worlds.
 
 `world` is the API the simulator plays DVP on: "api", the real kube-apiserver of testkit/harness, or "memory",
-the in-memory API of testkit/memory_api that the fast CSI tests and benchmarks use. The contract tests of the
+the in-memory API of sim/memory_api that the fast CSI tests and benchmarks use. The contract tests of the
 modules in BOTH_WORLDS run in each, so the fast world cannot drift from the real one; the other modules (schema
 422s, the CLI, faults on the HTTP transport, the component matrix, garbage collection: Kubernetes' own, which
 runs beside kube-apiserver only) need the real API server and run there only.
@@ -18,9 +18,10 @@ from typing import Any
 import pytest
 from dvp_common.kube import KubeClient
 from dvp_common.runtime import Informer
-from dvp_sim import SimConfig, Simulator, seed
-from dvp_sim.builders import WAIT
-from memory_api import MemoryApi
+
+from sim import SimConfig, Simulator, seed
+from sim.builders import WAIT
+from sim.memory_api import MemoryApi
 
 FAST = 0.02  # seconds per phase: lifecycles finish quickly but every phase is still written and visible
 BOTH_WORLDS = frozenset({"test_api_semantics", "test_disks", "test_vms", "test_attachments", "test_services",

@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""VirtualMachineIPAddresses and their leases as DVP binds them (testkit/dvp_sim/CONTRACT.md A16, C22, C23): a
+"""VirtualMachineIPAddresses and their leases as DVP binds them (sim/CONTRACT.md A16, C22, C23): a
 static IP another lease holds is refused at admission, a lease DVP released but still keeps for another namespace
 (or one another address took first) keeps the address Pending with DVP's reason until the lease goes, and an Auto
 address waits for a free one in the pool. An address a VM names is protected from deletion until the VM lets it
@@ -11,8 +11,9 @@ from __future__ import annotations
 import pytest
 from dvp_common.dvp import resources as R
 from dvp_common.kube import Forbidden
-from dvp_sim.builders import WAIT, condition, disk, gone, phase_is, vm
-from dvp_sim.domain.addresses import LEASE_CREATED, LEASE_WAITING, NOT_ATTACHED, PROTECTION
+
+from sim.builders import WAIT, condition, disk, gone, phase_is, vm
+from sim.domain.addresses import LEASE_CREATED, LEASE_WAITING, NOT_ATTACHED, PROTECTION
 
 VMIP_HOOK = 'admission webhook "vmip.virtualization-controller.validate.d8-virtualization" denied the request: '
 NOT_READY = "VirtualMachineIPAddressLeaseNotReady"

@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""DVP's admission webhooks through the real DVP kube-apiserver (testkit/dvp_sim/CONTRACT.md, "Admission"): one
+"""DVP's admission webhooks through the real DVP kube-apiserver (sim/CONTRACT.md, "Admission"): one
 test per rule, each asserting the HTTP answer (403 Forbidden) and DVP's message as the API server relays it."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ import pytest
 from dvp_common.dvp import resources as R
 from dvp_common.kube import Forbidden
 from dvp_common.kube.resources import STORAGE_CLASS
-from dvp_sim.builders import WAIT, condition, disk, phase_is, vm, vmbda
+
+from sim.builders import WAIT, condition, disk, phase_is, vm, vmbda
 
 VM_HOOK = 'admission webhook "vm.virtualization-controller.validate.d8-virtualization" denied the request: '
 VD_HOOK = 'admission webhook "vd.virtualization-controller.validate.d8-virtualization" denied the request: '

@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 from dvp_common.dvp import resources as R
 from dvp_common.kube import Forbidden, Invalid
-from dvp_sim.builders import WAIT, condition, disk, phase_is, vm, vmop
+
+from sim.builders import WAIT, condition, disk, phase_is, vm, vmop
 
 VM_HOOK = 'admission webhook "vm.virtualization-controller.validate.d8-virtualization" denied the request: '
 VD_HOOK = 'admission webhook "vd.virtualization-controller.validate.d8-virtualization" denied the request: '

@@ -10,7 +10,8 @@ import threading
 import pytest
 from dvp_common.dvp import resources as R
 from dvp_common.kube import AlreadyExists, Conflict, Invalid, NotFound
-from dvp_sim.builders import WAIT, disk
+
+from sim.builders import WAIT, disk
 
 
 def test_create_sets_identity_and_a_repeated_name_already_exists(dvp, ns):

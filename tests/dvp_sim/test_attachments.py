@@ -5,8 +5,9 @@
 from __future__ import annotations
 
 from dvp_common.dvp import resources as R
-from dvp_sim.builders import WAIT, condition, disk, gone, phase_is, vm, vmbda
-from dvp_sim.conditions import VMBDA_FINALIZER
+
+from sim.builders import WAIT, condition, disk, gone, phase_is, vm, vmbda
+from sim.conditions import VMBDA_FINALIZER
 
 
 def test_attach_then_detach(dvp, ns, sim, record):

@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""`python -m dvp_sim` as a process, settings validation and quantities."""
+"""`python -m sim` as a process, settings validation and quantities."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 from dvp_common.dvp import resources as R
-from dvp_sim import SettingsInvalid, SimConfig, quantity
-from dvp_sim.__main__ import parse
-from dvp_sim.builders import WAIT, disk, phase_is
+
+from sim import SettingsInvalid, SimConfig, quantity
+from sim.__main__ import parse
+from sim.builders import WAIT, disk, phase_is
 
 TOP = Path(__file__).resolve().parents[2]
 
@@ -25,7 +26,7 @@ def sim_env() -> dict[str, str]:
 def test_the_cli_plays_dvp_against_a_kubeconfig_until_terminated(dvp_api, dvp, ns, kubeconfig_for, tmp_path):
     kubeconfig = tmp_path / "dvp.kubeconfig"
     kubeconfig.write_text(kubeconfig_for(dvp_api, ns))
-    proc = subprocess.Popen([sys.executable, "-m", "dvp_sim", "--kubeconfig", str(kubeconfig), "--namespace", ns,
+    proc = subprocess.Popen([sys.executable, "-m", "sim", "--kubeconfig", str(kubeconfig), "--namespace", ns,
                              "--default-latency", "0.02"], env=sim_env(), stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
     try:
@@ -44,7 +45,7 @@ def test_the_cli_plays_dvp_against_a_kubeconfig_until_terminated(dvp_api, dvp, n
     (["--kubeconfig", "x", "--quota", "lots"], "dvp_sim: not a byte quantity: 'lots'"),
 ])
 def test_the_cli_refuses_bad_input_with_one_line(argv, message, tmp_path):
-    res = subprocess.run([sys.executable, "-m", "dvp_sim", *argv], env=sim_env(), capture_output=True, text=True,
+    res = subprocess.run([sys.executable, "-m", "sim", *argv], env=sim_env(), capture_output=True, text=True,
                          cwd=tmp_path, timeout=60)
     assert res.returncode == 2
     assert res.stderr.startswith(message)
@@ -103,7 +104,7 @@ def test_bad_quantities_are_refused(bad):
 
 
 def test_an_unscoped_simulator_serves_every_namespace(dvp_api, dvp):
-    from dvp_sim import Simulator
+    from sim import Simulator
 
     namespaces = [dvp_api.create_namespace("all") for _ in range(2)]
     with Simulator(dvp_api.client(), SimConfig(default_latency=0.02, watch_timeout=1)) as sim:

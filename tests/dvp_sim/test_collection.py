@@ -8,7 +8,8 @@ the in-memory API has no controller-manager. The collector is asynchronous: ever
 from __future__ import annotations
 
 from dvp_common.dvp import resources as R
-from dvp_sim.builders import WAIT, cloud_init, disk, gone, phase_is, vm
+
+from sim.builders import WAIT, cloud_init, disk, gone, phase_is, vm
 
 HOLD = "test.cloud-provider-dvp/hold"  # a finalizer of the test's own: the dependent's deletion waits for it
 FOREGROUND, ORPHAN = "foregroundDeletion", "orphan"

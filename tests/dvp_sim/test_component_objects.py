@@ -15,7 +15,6 @@ import itertools
 from typing import Any
 
 import pytest
-import schema_accepts
 from capdvp.domain import manifests
 from capdvp.domain.machine_spec import BOOTLOADERS, IMAGE_KINDS, LIVE_MIGRATION_POLICIES, RUN_POLICIES, parse_spec
 from dvp_common.dvp import labels as L
@@ -25,7 +24,9 @@ from dvp_common.quantity import format_bytes
 from dvp_csi.access import Dvp
 from dvp_csi.domain import labels as csi_labels
 from dvp_csi.domain import names as csi_names
-from dvp_sim import seed
+
+from sim import seed
+from testkit import schema_accepts
 
 UUID = "0e3d8b6a-8f1e-4c55-9d2a-3a4b5c6d7e8f"
 NAME_LENGTHS = (1, 45, 46, 58, 59, 63)  # 46+: a disk name no longer fits a label value as is; 59+: the boot disk's

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-CONTRACT = HERE.parents[1] / "testkit" / "dvp_sim" / "CONTRACT.md"  # beside the simulator it describes
+CONTRACT = HERE.parents[1] / "sim" / "CONTRACT.md"  # beside the simulator it describes
 ROW = re.compile(r"^\| ([SACG]\d+) \|")
 TICKED = re.compile(r"`([^`]+)`")
 

@@ -9,9 +9,10 @@ import hashlib
 import pytest
 from dvp_common.dvp import resources as R
 from dvp_common.kube import Forbidden
-from dvp_sim import quantity, serial
-from dvp_sim.builders import WAIT, condition, disk, phase_is, vm
-from dvp_sim.conditions import SERIAL_ANNOTATION
+
+from sim import quantity, serial
+from sim.builders import WAIT, condition, disk, phase_is, vm
+from sim.conditions import SERIAL_ANNOTATION
 
 
 def test_disk_goes_pending_provisioning_ready_with_capacity_and_serial(dvp, ns, sim, record):
@@ -99,7 +100,7 @@ def test_a_disk_not_provisioned_yet_takes_a_new_storage_class_without_migrating(
                                                          ("VirtualImage", "local", "2Gi")])
 def test_disk_from_an_image_takes_the_image_size(dvp, ns, sim, kind, name, capacity):
     if kind == "VirtualImage":
-        from dvp_sim import seed
+        from sim import seed
 
         seed.image(dvp, ns, name)
     dvp.create(R.VIRTUAL_DISK, disk("boot", None, source=(kind, name)), ns)
@@ -127,7 +128,7 @@ def test_missing_data_source_is_reported_and_recovers_when_it_appears(dvp, ns, s
 
     first = dvp.wait_for(R.VIRTUAL_DISK, "orphan", lambda o: reason(o) == "DatasourceIsNotFound", WAIT, ns)
     assert first["status"]["phase"] == "Pending"
-    from dvp_sim import seed
+    from sim import seed
 
     seed.image(dvp, ns, "later")
     assert dvp.wait_for(R.VIRTUAL_DISK, "orphan", phase_is("Ready"), WAIT, ns)

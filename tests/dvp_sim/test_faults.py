@@ -10,8 +10,9 @@ import pytest
 from dvp_common.dvp import resources as R
 from dvp_common.kube import KubeClient, RetryPolicy, WaitTimeout
 from dvp_common.kube.faults import RequestInfo
-from dvp_sim import SimFaults
-from dvp_sim.builders import WAIT, disk, phase_is
+
+from sim import SimFaults
+from sim.builders import WAIT, disk, phase_is
 
 
 def test_a_configured_latency_holds_the_phase_at_least_that_long(dvp, ns, start_sim, record):

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from dvp_common.dvp import resources as R
 from dvp_common.kube.resources import ENDPOINT_SLICE, SERVICE
-from dvp_sim.builders import WAIT, disk, phase_is, vm
-from dvp_sim.domain.healthchecks import FAILING_PORTS
+
+from sim.builders import WAIT, disk, phase_is, vm
+from sim.domain.healthchecks import FAILING_PORTS
 
 SWHC = R.SERVICE_WITH_HEALTHCHECKS
 

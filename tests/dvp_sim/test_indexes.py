@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import pytest
 from dvp_common.runtime.informer import key_of
-from dvp_sim import SimConfig, indexes
-from dvp_sim.builders import cloud_init, disk, vm, vmbda, vmop
-from dvp_sim.simulator import RECONCILERS
-from dvp_sim.wakeups import related
-from dvp_sim.world import KINDS, World
+
+from sim import SimConfig, indexes
+from sim.builders import cloud_init, disk, vm, vmbda, vmop
+from sim.simulator import RECONCILERS
+from sim.wakeups import related
+from sim.world import KINDS, World
 
 NS = "ns"
 MACHINES = 50

@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Our DVP CRDs (testkit/dvp_sim/crds) carry at least every constraint DVP's real schema puts on the fields our
+"""Our DVP CRDs (sim/crds) carry at least every constraint DVP's real schema puts on the fields our
 components, the layouts and users set, so an object the simulator accepts is one DVP accepts.
 
 DVP's CRDs cannot live in this tree and the Go module proxy does not serve the virtualization module, so the
@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-CRDS = Path(__file__).resolve().parents[2] / "testkit" / "dvp_sim" / "crds"
+CRDS = Path(__file__).resolve().parents[2] / "sim" / "crds"
 QUANTITY = (r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|"
             r"(\.[0-9]+))))?$")
 DNS_SUBDOMAIN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"

@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""DVP's schema rules through the real DVP kube-apiserver (testkit/dvp_sim/CONTRACT.md, "Schema"): the API server
+"""DVP's schema rules through the real DVP kube-apiserver (sim/CONTRACT.md, "Schema"): the API server
 itself refuses with 422 Invalid, naming the field."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 from dvp_common.dvp import resources as R
 from dvp_common.kube import Invalid
-from dvp_sim.builders import disk, vm, vmop
+
+from sim.builders import disk, vm, vmop
 
 
 def invalid(call, *args) -> Invalid:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import ipaddress
 
 from dvp_common.dvp import resources as R
-from dvp_sim.builders import WAIT
+
+from sim.builders import WAIT
 
 
 def test_load_balancer_service_gets_an_ingress_address(dvp, ns, sim):

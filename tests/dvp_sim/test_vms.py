@@ -7,7 +7,8 @@ from __future__ import annotations
 import ipaddress
 
 from dvp_common.dvp import resources as R
-from dvp_sim.builders import WAIT, cloud_init, condition, disk, phase_is, vm, vmop
+
+from sim.builders import WAIT, cloud_init, condition, disk, phase_is, vm, vmop
 
 
 def test_vm_waits_for_its_disks_and_cloud_init_secret_then_runs(dvp, ns, sim, record):

@@ -4,10 +4,10 @@
 
 from __future__ import annotations
 
-from dvp_sim import SimConfig
-from dvp_sim.builders import cloud_init, disk, vm, vmbda
-from dvp_sim.wakeups import related
-from dvp_sim.world import World
+from sim import SimConfig
+from sim.builders import cloud_init, disk, vm, vmbda
+from sim.wakeups import related
+from sim.world import World
 
 NS = "ns"
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 import io
 
 import pytest
+
+from demo.environment import Demo, Settings, StepFailed
 from demo.progress import Progress
-from demo.scenario import Demo, Settings, StepFailed
 from demo.walk import walk
 
 

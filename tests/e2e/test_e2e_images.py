@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import io
 
-from demo import image_start
-from demo import images as img
-from demo.progress import Progress
-from demo.scenario import MODULE_NS, Demo, Settings, StepFailed
-from demo.walk import walk
 from dvp_common.kube import Forbidden
 from dvp_common.kube.resources import SECRET
 
+from demo import image_start
+from demo import images as img
+from demo.environment import MODULE_NS, Demo, Settings, StepFailed
+from demo.progress import Progress
+from demo.walk import walk
 from tests.e2e.test_e2e_scenario import assert_converged
 
 

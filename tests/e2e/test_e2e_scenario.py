@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The demo's scenario as tests: the clean walk, the walk under DVP faults, and under SIGKILLs of controllers.
 
-Each test starts its own API servers, simulator and component processes (testkit/demo); the numbers asserted are
+Each test starts its own API servers, simulator and component processes (demo); the numbers asserted are
 the ones `make demo` prints. Exactly these DVP objects are created, every one is deleted, nothing is left.
 """
 
@@ -13,8 +13,8 @@ import json
 from collections import Counter
 
 from demo.chaos import CONTROLLERS
+from demo.environment import Settings
 from demo.faulty import INJECTED_PREFIX
-from demo.scenario import Settings
 
 from .conftest import run
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 import base64
 
 import pytest
-from demo.hook_runner import HookFailed, HookRunner, _selector, binding_objects
-from demo.kube import Kinds, NotServed
 from dvp_common.kube import NotFound
 from dvp_common.kube.resources import SECRET
+
+from demo.hook_runner import HookFailed, HookRunner, _selector, binding_objects
+from demo.kube import Kinds, NotServed
 
 
 def secret(ns: str, name: str, type_: str = "Opaque") -> dict:

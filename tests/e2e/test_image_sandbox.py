@@ -13,9 +13,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from demo import images as img
-from harness import lifetime
 from imagekit import layer, oci, unpack
+
+from demo import images as img
+from testkit.harness import lifetime
 
 # The "component": says what it sees, then waits for SIGTERM (which bwrap does not forward: ImageComponent does).
 PROGRAM = r"""

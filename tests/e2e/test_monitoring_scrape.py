@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import re
 
-import monitoring_kit as mk
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
+
+from testkit import monitoring as mk
 
 COMPONENTS = {"cloud-data-discoverer", "cloud-controller-manager", "capdvp-controller-manager", "csi-controller",
               "validation-webhook", "snapshot-webhooks"}

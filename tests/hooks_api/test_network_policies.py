@@ -11,9 +11,10 @@ import network_policies as hook
 import pytest
 from dvp_common.dvp import DVPConnection, NetworkPolicies
 from dvp_common.kube.resources import NETWORK_POLICY
-from dvp_sim import SimConfig, Simulator
 from lib import network_policy as np
 from lib import testing as t
+
+from sim import SimConfig, Simulator
 
 PATH = os.path.join(t.ROOT, "hooks", "network_policies.py")
 SCHEDULE = [{"binding": "every_minute", "type": "Schedule", "snapshots": {}}]

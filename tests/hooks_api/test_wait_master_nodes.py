@@ -10,9 +10,10 @@ import subprocess
 import pytest
 import wait_master_nodes_initialized as hook
 from deckhouse import hook as sdk
-from demo.hook_runner import _selector
 from dvp_common.kube.resources import NODE
 from lib import testing as t
+
+from demo.hook_runner import _selector
 
 PATH = os.path.join(t.ROOT, "hooks", "wait_master_nodes_initialized.py")
 

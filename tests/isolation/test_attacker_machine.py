@@ -9,9 +9,10 @@ webhook (tests/capdvp/test_admission_real.py)."""
 from __future__ import annotations
 
 from capdvp import resources as r
-from capdvp_real import RealEnv
 from dvp_common.dvp import labels as L
-from dvp_sim.builders import disk, vm
+
+from sim.builders import disk, vm
+from testkit.capdvp.real import RealEnv
 
 KINDS = (r.VIRTUAL_MACHINE, r.VIRTUAL_DISK, r.SECRET, r.VMBDA, r.VMOP)
 

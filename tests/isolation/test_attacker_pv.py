@@ -17,15 +17,16 @@ from collections.abc import Iterator
 
 import grpc
 import pytest
-from csi_env import OTHER_CLUSTER
-from csi_requests import GIB, cap, create, expect_code, publish, unpublish
-from csi_sim import STORAGE_CLASS, SimEnv, add_vm, sim_env
 from dvp_common.dvp import resources as r
 from dvp_common.kube import Resource
 from dvp_csi.domain import labels
 from dvp_csi.generated import csi_pb2
-from dvp_sim.builders import disk as disk_body
-from dvp_sim.builders import phase_is
+
+from sim.builders import disk as disk_body
+from sim.builders import phase_is
+from testkit.csi.env import OTHER_CLUSTER
+from testkit.csi.requests import GIB, cap, create, expect_code, publish, unpublish
+from testkit.csi.sim import STORAGE_CLASS, SimEnv, add_vm, sim_env
 
 C = grpc.StatusCode
 PV = Resource("", "v1", "persistentvolumes", "PersistentVolume", namespaced=False)

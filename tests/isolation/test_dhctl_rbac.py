@@ -13,14 +13,15 @@ import re
 from pathlib import Path
 
 import pytest
-from candi.layout_inputs import POOL, UUID, seed_parent, variables
-from candi.tofu_runner import ToolMissing, prepare
 from ccm_real import eventually
 from dvp_common.dvp import resources as R
 from dvp_common.kube import Forbidden
 from dvp_common.kube.resources import SECRET, Resource
-from dvp_sim import SimConfig, Simulator
 from isolation.rbac_doc import apply_block, documented_rules
+
+from sim import SimConfig, Simulator
+from testkit.candi.layout_inputs import POOL, UUID, seed_parent, variables
+from testkit.candi.tofu_runner import ToolMissing, prepare
 
 CANDI = Path(__file__).resolve().parents[2] / "candi"
 NETWORK_POLICY = Resource("networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy")

@@ -19,11 +19,7 @@ from capdvp import resources as cr
 from capdvp.controllers.machine_update import WARM_UPDATE
 from capdvp.manager import Manager as CapdvpManager
 from capdvp.settings import Settings as CapdvpSettings
-from capdvp_real import RealEnv
 from ccm_real import Env, eventually, now_text
-from csi_env import CLUSTER, NODE, make_settings, serve
-from csi_requests import GIB, cap, create, publish, unpublish
-from csi_sim import STORAGE_CLASS, add_vm
 from dvp_ccm.domain import parent_module as PM
 from dvp_ccm.domain import taints as T
 from dvp_common.dvp.connection import DVPConnection, DVPSettings
@@ -34,8 +30,13 @@ from dvp_common.kube import Fault
 from dvp_common.kube.resources import SERVICE
 from dvp_csi.access import Dvp
 from dvp_csi.generated import csi_pb2
-from dvp_sim import SimConfig, Simulator, seed
 from isolation.rbac_doc import apply_block, documented_rules
+
+from sim import SimConfig, Simulator, seed
+from testkit.capdvp.real import RealEnv
+from testkit.csi.env import CLUSTER, NODE, make_settings, serve
+from testkit.csi.requests import GIB, cap, create, publish, unpublish
+from testkit.csi.sim import STORAGE_CLASS, add_vm
 
 # kube verbs a client method maps to; a watch-based wait is list + watch.
 READS = {"get", "list", "watch"}

@@ -3,7 +3,7 @@
 """Tenant isolation, node failure across components: the VM under a node with an attached volume is deleted in DVP. The
 CCM (cloud-node-lifecycle, the real Manager) taints the Node node.kubernetes.io/out-of-service after its grace
 period; the CSI controller (the real driver with its dead-VM reaper) deletes the VMBDA of the dead VM; the volume
-then attaches on another node. Real kube-apiservers for DVP and the guest, DVP played by dvp_sim."""
+then attaches on another node. Real kube-apiservers for DVP and the guest, DVP played by sim."""
 
 from __future__ import annotations
 
@@ -11,12 +11,13 @@ import threading
 
 import pytest
 from ccm_real import Env, eventually, now_text
-from csi_env import make_settings, serve
-from csi_requests import create, publish, unpublish
 from dvp_ccm.domain import taints as T
 from dvp_ccm.domain.lifecycle import LifecycleConfig
 from dvp_common.dvp import resources as r
 from dvp_csi.access import Dvp
+
+from testkit.csi.env import make_settings, serve
+from testkit.csi.requests import create, publish, unpublish
 
 STORAGE_CLASS = "sim-fast"  # seeded by the CCM kit's Env
 

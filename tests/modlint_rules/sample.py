@@ -8,7 +8,7 @@ import copy
 import pathlib
 import textwrap
 
-from harness.modlint import Rendered
+from modlint import Rendered
 
 MODULE = "test-module"
 NS = "d8-test-module"

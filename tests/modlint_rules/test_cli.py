@@ -1,18 +1,18 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""`python -m harness.modlint`: exit code, one line per finding, render failures reported as helm-render."""
+"""`python -m modlint`: exit code, one line per finding, render failures reported as helm-render."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 
-from harness.modlint import __main__ as cli
+from modlint import __main__ as cli
 from modlint_rules.sample import write_module
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "harness.modlint", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "modlint", *args], capture_output=True, text=True,
                           check=False, timeout=120)
 
 

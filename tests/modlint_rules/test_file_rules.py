@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from harness.modlint import Finding, lint
+from modlint import Finding, lint
 from modlint_rules.sample import FILES, HEADER, RU, write_module
 
 
@@ -198,7 +198,7 @@ def test_license_exclusions_are_for_dmt_only(module_dir):
 
 
 def test_object_exclusions_by_kind_name_and_container(module_dir):
-    from harness.modlint import Rendered
+    from modlint import Rendered
     from modlint_rules.sample import REGISTRY, good_objects, pod
 
     objects = good_objects()

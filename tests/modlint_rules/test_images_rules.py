@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import pytest
-from harness.modlint import lint
+from modlint import lint
 from modlint_rules.sample import write_module
 
 HEADER = "# Copyright 2026 The cloud-provider-dvp Authors\n# SPDX-License-Identifier: Apache-2.0\n"

@@ -3,7 +3,7 @@
 """The module itself passes modlint (our DMT rules): its files, and its rendering with every component on."""
 
 import pytest
-from harness.modlint import ERROR, lint, render_cases, render_for_lint
+from modlint import ERROR, lint, render_cases, render_for_lint
 
 
 def test_module_files_have_no_lint_errors():

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import pytest
-from harness.modlint import Rendered, lint
+from modlint import Rendered, lint
 from modlint_rules.sample import DIGEST, MODULE, NS, REGISTRY, container, find, good_objects, pod
 
 DEP = f"Deployment {NS}/controller"

@@ -8,9 +8,10 @@ from __future__ import annotations
 import re
 import subprocess
 
-import monitoring_kit as mk
 import pytest
 import yaml
+
+from testkit import monitoring as mk
 
 from .rule_cases import EVAL, cases
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 
-import monitoring_kit as mk
 import pytest
-from harness import matrix
-from harness.render import ROOT, render_values
+from chart import matrix
+from chart.render import ROOT, render_values
+
+from testkit import monitoring as mk
 
 FOLDER = "Kubernetes Cluster"
 NAMES = {"d8-cloud-provider-dvp-kubernetes-cluster-cloud-provider-dvp",

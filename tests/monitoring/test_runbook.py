@@ -6,9 +6,10 @@ exist. The metric table is checked against what the components export in tests/e
 
 from __future__ import annotations
 
-import monitoring_kit as mk
 import pytest
-from harness.render import ROOT
+from chart.render import ROOT
+
+from testkit import monitoring as mk
 
 DOCS = ("MONITORING.md", "MONITORING.ru.md")
 

@@ -1,14 +1,14 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
 """The x-deckhouse-validations (CEL) rules of openapi/ evaluated, not only checked for shape: cel-python runs the
-expressions Deckhouse runs with cel-go, through harness.openapi as part of values validation."""
+expressions Deckhouse runs with cel-go, through chart.openapi as part of values validation."""
 
 import copy
 
 import celpy
 import pytest
 import yaml
-from harness import openapi
+from chart import openapi
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -1,13 +1,13 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""ModuleConfig settings and Helm values, validated as Deckhouse does (testkit/harness/openapi.py)."""
+"""ModuleConfig settings and Helm values, validated as Deckhouse does (build/chart/openapi.py)."""
 
 import copy
 import re
 
 import pytest
 import yaml
-from harness import openapi
+from chart import openapi
 
 KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGxZ0Z1a1fSFm0+8YQjvN0nSPgZwPp9GdXyO5tMqWnXk admin@example"
 MINIMAL = {
@@ -252,7 +252,7 @@ def test_apply_defaults_fills_inside_maps_and_lists():
 
 
 def test_render_harness_example_values_are_valid_module_values():
-    from harness import render
+    from chart import render
 
     values = render.example_values()[openapi.VALUES_KEY]
     assert openapi.validate("values", values)["provider"]["parameters"]["namespace"]

@@ -6,7 +6,7 @@ import re
 
 import pytest
 import yaml
-from harness import openapi
+from chart import openapi
 
 DOCS = ["docs/CONFIGURATION.md", "docs/CONFIGURATION.ru.md"]
 

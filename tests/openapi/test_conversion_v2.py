@@ -5,8 +5,9 @@
 import json
 
 import pytest
-from harness import openapi
-from harness.conversions import convert
+from chart import openapi
+
+from testkit.harness.conversions import convert
 
 KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGxZ0Z1a1fSFm0+8YQjvN0nSPgZwPp9GdXyO5tMqWnXk admin@example"
 V1 = {"provider": {"kubeconfigDataBase64": "YXBpVmVyc2lvbjogdjEK", "namespace": "team-k8s"}, "zones": ["a", "b"]}
@@ -60,6 +61,6 @@ def test_v2_settings_are_not_converted():
 
 
 def test_the_schema_version_is_the_newest_conversion():
-    from harness.conversions import conversions
+    from testkit.harness.conversions import conversions
 
     assert openapi.schemas().config["x-config-version"] == max(conversions()) == 2

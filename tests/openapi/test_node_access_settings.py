@@ -3,7 +3,7 @@
 """nodes.parameters.additionalUsers and sshCAKeys, validated as Deckhouse validates ModuleConfig settings."""
 
 import pytest
-from harness import openapi
+from chart import openapi
 
 KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGxZ0Z1a1fSFm0+8YQjvN0nSPgZwPp9GdXyO5tMqWnXk admin@example"
 CA = "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC7 ops-ca@example"

@@ -1,13 +1,13 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Random documents through the module's schemas (openapi/config-values.yaml, values.yaml; tests/harness/openapi.py):
+"""Random documents through the module's schemas (openapi/config-values.yaml, values.yaml; build/chart/openapi.py):
 each validates, or is refused with errors of one line each naming the field path; never another exception, and
 a token planted in a secret-holding value never appears in an error."""
 
 import copy
 import os
 
-from harness import openapi
+from chart import openapi
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from lib import hostile as h

@@ -11,16 +11,16 @@ import shutil
 from pathlib import Path
 
 import pytest
-from harness import render as harness
+from chart import render as chart_render
 from module_release import module_image
 from module_source import SourceError, parity, render
 
 ROOT = Path(__file__).resolve().parents[2]
-KEYS = sorted(harness.example_values()["global"]["modulesImages"]["digests"][harness.MODULE_KEY])
+KEYS = sorted(chart_render.example_values()["global"]["modulesImages"]["digests"][chart_render.MODULE_KEY])
 DIGESTS = {key: f"sha256:{n:064x}" for n, key in enumerate(KEYS, 1)}
 BASE = "registry.example/modules/cloud-provider-dvp"
 VERSION = "7.8.9"  # not the tree's Chart.yaml version: the stamp is the one difference the image may have
-LISTED = harness.module_values(all_on=True)["global"]["enabledModules"]  # render.values' default
+LISTED = chart_render.module_values(all_on=True)["global"]["enabledModules"]  # render.values' default
 MODULES = "optional modules {} (operator-prometheus-crd, prometheus-crd, snapshot-controller)"
 DASHBOARDS = ["d8-cloud-provider-dvp-kubernetes-cluster-cloud-provider-dvp",
               "d8-cloud-provider-dvp-kubernetes-cluster-cloud-provider-dvp-controllers",

@@ -16,7 +16,7 @@ from imagekit import rootfs, unpack
 
 from . import traversal_cases
 
-TESTKIT = Path(__file__).resolve().parents[2] / "testkit"
+BUILD = Path(__file__).resolve().parents[2] / "build"
 EXPECTED = {name: [line, False] for name, (_, line) in traversal_cases.CASES.items()}
 
 
@@ -36,7 +36,7 @@ def run_in_image(root: Path) -> dict:
     # The image's root is read-only; the binds land on its /tmp tmpfs, where bwrap makes their mount points.
     argv = rootfs.bwrap_argv(root, ["/usr/bin/python3", "-S", "/tmp/cases/traversal_cases.py", "/tmp/src"],
                              binds=((here, "/tmp/cases", True),
-                                    (TESTKIT / "module_source", "/tmp/src/module_source", True)),
+                                    (BUILD / "module_source", "/tmp/src/module_source", True)),
                              env={"PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8"})
     proc = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=120)
     assert proc.returncode == 0, proc.stderr

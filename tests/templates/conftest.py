@@ -9,8 +9,8 @@ import subprocess
 from typing import Any
 
 import pytest
-from harness import matrix
-from harness.render import ROOT, render_values
+from chart import matrix
+from chart.render import ROOT, render_values
 
 
 @functools.cache

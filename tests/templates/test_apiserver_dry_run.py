@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 import requests
-from harness import matrix
-from harness.render import render_values
+from chart import matrix
+from chart.render import render_values
 
 NOT_SERVED = {"VerticalPodAutoscaler", "PodMonitor", "PrometheusRule", "CiliumNetworkPolicy", "NodeGroupConfiguration",
               "GrafanaDashboardDefinition"}

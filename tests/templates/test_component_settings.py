@@ -10,12 +10,13 @@ import re
 
 import pytest
 from capdvp.settings import load as capdvp_settings
+from chart.render import render_values
 from cloud_data_discoverer.settings import load_settings as discoverer_settings
 from dvp_ccm.settings import load as ccm_settings
 from dvp_csi.settings import parse as csi_settings
 from dvp_webhooks.settings import load_settings as webhook_settings
-from harness.objects import container, find
-from harness.render import render_values
+
+from testkit.harness.objects import container, find
 
 # what the credentials Secret's keys hold (secretKeyRefs are not rendered values)
 CREDENTIALS = {"DVP_KUBERNETES_CONFIG_BASE64": base64.b64encode(b"apiVersion: v1\nkind: Config\n").decode(),
@@ -24,7 +25,7 @@ CREDENTIALS = {"DVP_KUBERNETES_CONFIG_BASE64": base64.b64encode(b"apiVersion: v1
 
 @pytest.fixture(scope="module")
 def objects():
-    from harness import matrix
+    from chart import matrix
 
     return render_values(matrix.build({}))
 
@@ -96,7 +97,7 @@ def test_csi_flags_load(objects, kind, name, mode):
 
 def test_the_validation_webhook_knows_the_clusters_prefix():
     """Permanent node names start with the cloud prefix; the NodeGroup name-length rule needs it."""
-    from harness import matrix
+    from chart import matrix
 
     values = matrix.build({})
     values["global"].setdefault("clusterConfiguration", {}).setdefault("cloud", {})["prefix"] = "kube"

@@ -11,9 +11,10 @@ import sys
 
 import pytest
 import yaml
-from harness.objects import find
-from harness.render import ROOT, RenderError, deep_merge, render_module
-from harness.validate import validate_object
+from chart.render import ROOT, RenderError, deep_merge, render_module
+
+from testkit.harness.objects import find
+from testkit.harness.validate import validate_object
 
 
 @pytest.fixture(scope="module")
@@ -34,14 +35,14 @@ def test_overrides_win_and_none_deletes_a_key():
 
 
 def test_render_cli_prints_the_module_as_multi_document_yaml(objects):
-    proc = subprocess.run([sys.executable, "-m", "harness.render", "--all-on"], cwd=ROOT, capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "chart.render", "--all-on"], cwd=ROOT, capture_output=True,
                           text=True, check=True)
     assert proc.stdout.startswith("---\n")
     assert list(yaml.safe_load_all(proc.stdout)) == objects
 
 
 def test_render_cli_reports_a_failed_render_in_one_line():
-    proc = subprocess.run([sys.executable, "-m", "harness.render", "--set-json",
+    proc = subprocess.run([sys.executable, "-m", "chart.render", "--set-json",
                            'cloudProviderDvp.internal.validationWebhookCert=null'],
                           cwd=ROOT, capture_output=True, text=True, check=False)
     assert proc.returncode == 1

@@ -10,7 +10,7 @@ import shutil
 import helm_python
 import pytest
 import yaml
-from harness.render import ROOT
+from chart.render import ROOT
 
 CHART = """apiVersion: v2
 name: test-module

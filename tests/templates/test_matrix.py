@@ -9,9 +9,10 @@ import json
 from collections import Counter
 
 import pytest
-from harness import matrix
-from harness.render import parse_files, render_files, render_files_cli
-from harness.validate import kube_versions, validate_objects
+from chart import matrix
+from chart.render import parse_files, render_files, render_files_cli
+
+from testkit.harness.validate import kube_versions, validate_objects
 
 CASES = sorted(matrix.CASES)
 

@@ -11,9 +11,10 @@ import stat
 import subprocess
 
 import pytest
-from harness import matrix
-from harness.objects import find, names
-from harness.render import RenderError, render_values
+from chart import matrix
+from chart.render import RenderError, render_values
+
+from testkit.harness.objects import find, names
 
 CA = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGxZ0Z1a1fSFm0+8YQjvN0nSPgZwPp9GdXyO5tMqWnXk ops-ca"
 CA2 = "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC7 second-ca"

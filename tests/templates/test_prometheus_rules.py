@@ -10,8 +10,9 @@ import subprocess
 
 import pytest
 import yaml
-from harness.objects import find
-from harness.render import NAMESPACE, ROOT
+from chart.render import NAMESPACE, ROOT
+
+from testkit.harness.objects import find
 
 PROMTOOL = ROOT / ".bin" / "promtool"
 

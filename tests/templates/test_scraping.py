@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from harness import matrix
-from harness.render import render_values
+from chart import matrix
+from chart.render import render_values
 
 NS = "d8-cloud-provider-dvp"
 # Deployment -> (the container serving /metrics, its flag, the proxy's port, its ServiceAccount, the binding's name)

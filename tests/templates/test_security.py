@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from harness import matrix
-from harness.objects import containers, pod_spec, workloads
-from harness.render import ROOT
+from chart import matrix
+from chart.render import ROOT
+
+from testkit.harness.objects import containers, pod_spec, workloads
 
 CASES = sorted(matrix.CASES)
 PRIVILEGED_POD = ("DaemonSet", "csi-node")

@@ -7,9 +7,10 @@ from __future__ import annotations
 import base64
 
 import pytest
-from harness import matrix
-from harness.objects import arg_value, container, find, names, pod_spec
-from harness.render import NAMESPACE, RenderError, render_values
+from chart import matrix
+from chart.render import NAMESPACE, RenderError, render_values
+
+from testkit.harness.objects import arg_value, container, find, names, pod_spec
 
 NS = NAMESPACE
 ALL_DEPLOYMENTS = ["capdvp-controller-manager", "cloud-controller-manager", "cloud-data-discoverer", "csi-controller",
@@ -332,7 +333,7 @@ def test_namespace_carries_the_monitoring_labels(rendered):
 
 
 def test_optional_apis_absent_drop_vpa_and_monitoring(monkeypatch):
-    import harness.render as render
+    from chart import render as render
 
     monkeypatch.setattr(render, "API_VERSIONS", ())
     objects = render.render_values(matrix.case("defaults"))

@@ -10,7 +10,7 @@ import capdvp_webhook_certificate
 import pytest
 import snapshot_webhook_certificate
 import validation_webhook_certificate
-from harness import render
+from chart import render
 
 CERTS = [capdvp_webhook_certificate.CERT, snapshot_webhook_certificate.CERT, validation_webhook_certificate.CERT]
 WEBHOOK_KINDS = ("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration")

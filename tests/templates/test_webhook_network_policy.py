@@ -6,7 +6,7 @@ rendered (a plain NetworkPolicy could not let the API server in)."""
 
 from __future__ import annotations
 
-from harness import render
+from chart import render
 
 
 def policies(objects):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import copy
 
-from candi.layout_inputs import variables
+from testkit.candi.layout_inputs import variables
 
 KUBECONFIG = """apiVersion: v1
 kind: Config

@@ -13,12 +13,13 @@ import json
 from pathlib import Path
 
 import pytest
-from candi.layout_inputs import POOL, STATIC_IP, seed_parent, variables
 from dvp_common.dvp import resources as R
-from dvp_sim import SimConfig, Simulator
 from terraform_manager import dhctl
 from terraform_manager.binaries import TOFU, need
 from terraform_manager.inputs import BAD_MASTER_VIOLATION, bad_master_class_kind, payload
+
+from sim import SimConfig, Simulator
+from testkit.candi.layout_inputs import POOL, STATIC_IP, seed_parent, variables
 
 pytestmark = pytest.mark.tools
 

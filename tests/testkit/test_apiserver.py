@@ -10,9 +10,10 @@ import pytest
 from dvp_common.dvp import resources as R
 from dvp_common.kube import Forbidden, KubeClient, NotFound, Resource, Unauthorized
 from dvp_common.kube.resources import CONFIG_MAP, CRD, STORAGE_CLASS
-from harness import apiserver, processes
-from harness.apiserver import ControlPlane, dvp_crd_files
-from harness.processes import HarnessError
+
+from testkit.harness import apiserver, processes
+from testkit.harness.apiserver import ControlPlane, dvp_crd_files
+from testkit.harness.processes import HarnessError
 
 MACHINE_V1BETA2 = Resource("cluster.x-k8s.io", "v1beta2", "machines", "Machine")
 SNAPSHOT = Resource("snapshot.storage.k8s.io", "v1", "volumesnapshots", "VolumeSnapshot")

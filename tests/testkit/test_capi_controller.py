@@ -7,9 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from harness import capi_controller, processes
-from harness.apiserver import ApiServer
-from harness.processes import HarnessError
+
+from testkit.harness import capi_controller, processes
+from testkit.harness.apiserver import ApiServer
+from testkit.harness.processes import HarnessError
 
 
 def test_upstream_webhooks_point_at_the_loopback_url_with_our_ca():

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 from dvp_common.kube import Resource, WaitTimeout
-from harness import guest_controllers as gc
-from harness.processes import HarnessError
+
+from testkit.harness import guest_controllers as gc
+from testkit.harness.processes import HarnessError
 
 CONFIG_MAP = Resource("", "v1", "configmaps", "ConfigMap")
 NAMESPACE = Resource("", "v1", "namespaces", "Namespace", namespaced=False)

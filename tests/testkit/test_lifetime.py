@@ -82,8 +82,8 @@ def wait_all_exit(fds: dict[int, int], timeout: float = EXIT_WAIT) -> dict[int, 
 
 PARENT = textwrap.dedent("""
     import json, pathlib, sys, tempfile, threading
-    from harness import lifetime
-    from harness.processes import Process
+    from testkit.harness import lifetime
+    from testkit.harness.processes import Process
     from demo.components import Components
 
     work = pathlib.Path(sys.argv[1])
@@ -160,11 +160,11 @@ def test_sigterm_to_demo_mid_run_stops_every_child_and_removes_temp_folders(tmp_
                             stdin=subprocess.DEVNULL, env=env, cwd=ROOT)
     try:
         # the simulator is up and the hooks are running: API servers, etcd, the DVP API's garbage collector,
-        # dvp_sim and the reaper exist
+        # the simulator and the reaper exist
         read_until(demo, "== run the module's hooks", DEMO_WAIT)
         kids = descendants(demo.pid)
         names = [cmdline(pid) for pid in kids]
-        assert any("dvp_sim" in n for n in names), names
+        assert any(" -m sim " in f"{n} " for n in names), names
         assert any("kube-controller-manager" in n and "--controllers=garbage-collector-controller " in n
                    for n in names), names
         assert sum("kube-apiserver" in n for n in names) >= 2, names

@@ -15,7 +15,8 @@ from dvp_common.admission.decider import Decider
 from dvp_webhooks.handlers import ROUTES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from whk_kit import FakeLookups
+
+from testkit.webhooks import FakeLookups
 
 SECRET = "fuzz-S3CRET-4b1d9c"  # noqa: S105 - planted in Secret data; must never come back
 KINDS = {"Secret": "", "NodeGroup": "deckhouse.io", "DVPInstanceClass": "deckhouse.io",

@@ -22,11 +22,12 @@ from dvp_common.admission.decider import DEADLINE
 from dvp_common.admission.review import API_VERSIONS
 from dvp_common.admission.server import WebhookServer
 from dvp_webhooks.handlers import ROUTES as PROVIDER_ROUTES
-from harness import pki
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from whk_kit import GROUPS as PROVIDER_GROUPS
-from whk_kit import FakeLookups
+
+from testkit.harness import pki
+from testkit.webhooks import GROUPS as PROVIDER_GROUPS
+from testkit.webhooks import FakeLookups
 
 SECRET = "hostile-S3CRET-9f2e7a61"  # noqa: S105 - planted; must never come back
 KUBECONFIG = ("apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters: [{name: c, cluster: {server: "

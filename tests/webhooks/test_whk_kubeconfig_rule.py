@@ -18,10 +18,11 @@ import yaml
 from dvp_common.credentials import TYPE
 from dvp_common.dvp.connection import DVPConnection, DVPSettings
 from dvp_common.kube import ConfigError
-from harness import pki
 from lib import credentials as hook_rule
 from lib.errors import InvalidInput
-from whk_kit import body, run
+
+from testkit.harness import pki
+from testkit.webhooks import body, run
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "kc-T0KEN-9f8e7d6c5b4a"  # noqa: S105 - a test credential; no verdict may carry it

@@ -9,8 +9,9 @@ import requests
 import yaml
 from dvp_webhooks.__main__ import _build
 from dvp_webhooks.settings import load_settings
-from harness import pki
-from harness.processes import free_port
+
+from testkit.harness import pki
+from testkit.harness.processes import free_port
 
 KUBECONFIG = {"apiVersion": "v1", "kind": "Config", "current-context": "c",
               "clusters": [{"name": "c", "cluster": {"server": "https://127.0.0.1:1",

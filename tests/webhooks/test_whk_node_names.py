@@ -13,7 +13,8 @@ from dvp_common import node_groups as nodes
 from dvp_common.runtime.settings import load
 from dvp_webhooks.settings import Settings
 from test_whk_validation import NG_PATH, ic, ng
-from whk_kit import FakeLookups, allowed, body, denied, run
+
+from testkit.webhooks import FakeLookups, allowed, body, denied, run
 
 NAMING = Path(__file__).resolve().parents[2] / "candi" / "terraform-modules" / "naming"
 

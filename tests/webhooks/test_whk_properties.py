@@ -17,7 +17,8 @@ from dvp_webhooks.handlers import ROUTES
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from lib import hostile as h
-from whk_kit import UID, FakeLookups, body
+
+from testkit.webhooks import UID, FakeLookups, body
 
 PROPERTIES = settings(max_examples=int(os.environ.get("HOSTILE_EXAMPLES", "60")), derandomize=True,
                       deadline=None, database=None,

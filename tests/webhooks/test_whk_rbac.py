@@ -6,11 +6,11 @@ rules make, on the RBAC-mode API server with each ServiceAccount's own token, an
 from __future__ import annotations
 
 import pytest
+from chart import matrix
+from chart.render import render_values
 from dvp_common.kube import Forbidden, Resource
 from dvp_common.kube.resources import CONFIG_MAP, NAMESPACE, PERSISTENT_VOLUME_CLAIM
 from dvp_webhooks.lookups import Lookups
-from harness import matrix
-from harness.render import render_values
 
 MODULE_NS = "d8-cloud-provider-dvp"
 KINDS = {

@@ -26,7 +26,8 @@ from dvp_common.kube.resources import (
 )
 from dvp_webhooks.handlers import ROUTES
 from dvp_webhooks.lookups import DVP_INSTANCE_CLASS, VOLUME_SNAPSHOT_CLASS, Lookups
-from harness import pki
+
+from testkit.harness import pki
 
 VOLUME_SNAPSHOT = Resource("snapshot.storage.k8s.io", "v1", "volumesnapshots", "VolumeSnapshot")
 KUBECONFIG = """apiVersion: v1

@@ -9,7 +9,8 @@ import json
 import pytest
 from dvp_common.admission.decider import decide
 from dvp_webhooks.handlers import Route
-from whk_kit import UID, body, denied, run
+
+from testkit.webhooks import UID, body, denied, run
 
 SNAP = "/validate-volumesnapshot"
 

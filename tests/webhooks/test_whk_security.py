@@ -18,7 +18,8 @@ from dvp_common.kube import InvalidName, Resource
 from dvp_common.kube.resources import NAMESPACE, PERSISTENT_VOLUME_CLAIM, SECRET, SERVICE
 from dvp_common.runtime import logging as runtime_logging
 from dvp_webhooks.handlers import ROUTES
-from whk_kit import UID, FakeLookups, body, denied, run
+
+from testkit.webhooks import UID, FakeLookups, body, denied, run
 
 TOKEN = "s3cr3t-T0KEN-a8f7d6e5c4b3a2"  # noqa: S105 - a test credential; it must never show up in any output
 KUBECONFIG = f"""apiVersion: v1
@@ -242,8 +243,8 @@ def test_a_stuck_lookup_is_answered_by_the_deadline_fail_closed():
 
 
 def test_the_deadline_is_below_every_webhook_timeout():
+    from chart import render
     from dvp_common.admission import decider as admission
-    from harness import render
 
     objects = render.render_values(render.module_values(all_on=True))
     timeouts = [(w["clientConfig"]["service"]["name"], w["timeoutSeconds"]) for o in objects

@@ -20,8 +20,9 @@ from dvp_common.kube import NO_RETRY, Resource
 from dvp_common.kube.resources import NAMESPACE, PERSISTENT_VOLUME_CLAIM, SECRET
 from dvp_webhooks.handlers import ROUTES
 from dvp_webhooks.lookups import Lookups
-from harness import pki
 from whk_api import TAG_LABEL, Registrations, b64, eventually_denied
+
+from testkit.harness import pki
 
 VOLUME_SNAPSHOT = Resource("snapshot.storage.k8s.io", "v1", "volumesnapshots", "VolumeSnapshot")
 TOKEN = "rl-T0KEN-7c6b5a4d3e2f"  # noqa: S105 - a test credential

@@ -17,8 +17,9 @@ import requests
 from dvp_common.admission.decider import Decider
 from dvp_common.admission.server import MAX_BODY, WebhookServer
 from dvp_webhooks.handlers import ROUTES
-from harness import pki
-from whk_kit import FakeLookups, allowed, body
+
+from testkit.harness import pki
+from testkit.webhooks import FakeLookups, allowed, body
 
 SNAP = "/validate-volumesnapshot"
 VS = {"metadata": {"name": "s", "namespace": "n"}, "spec": {"source": {"persistentVolumeClaimName": "data"}}}

@@ -6,7 +6,8 @@ and the VolumeSnapshotClass selection (mutating)."""
 from __future__ import annotations
 
 import pytest
-from whk_kit import FakeLookups, allowed, body, denied, run
+
+from testkit.webhooks import FakeLookups, allowed, body, denied, run
 
 G = "snapshot.storage.k8s.io"
 VS_REF = f'VolumeSnapshot.{G} "app/snap"'

@@ -17,8 +17,9 @@ import pytest
 import requests
 from dvp_common.admission.server import WebhookServer
 from dvp_webhooks.handlers import ROUTES
-from harness import pki
-from whk_kit import FakeLookups, allowed, body, denied
+
+from testkit.harness import pki
+from testkit.webhooks import FakeLookups, allowed, body, denied
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -25,8 +25,9 @@ from dvp_common.kube import NO_RETRY
 from dvp_common.kube.resources import NAMESPACE, SECRET
 from dvp_webhooks.handlers import ROUTES
 from dvp_webhooks.lookups import Lookups
-from harness import pki
 from whk_api import TAG_LABEL, Registrations, b64, eventually_denied
+
+from testkit.harness import pki
 
 CREDENTIALS = "cloud-provider.deckhouse.io/credentials"
 VALIDATION = "d8-cloud-provider-dvp-validation"

@@ -9,7 +9,8 @@ import json
 
 import pytest
 from dvp_common.kube import Transient
-from whk_kit import FakeLookups, allowed, body, denied, run
+
+from testkit.webhooks import FakeLookups, allowed, body, denied, run
 
 SECRET_PATH = "/validate--v1-secret"  # noqa: S105 - a URL path
 NG_PATH = "/validate-deckhouse-io-v1-nodegroup"

@@ -12,9 +12,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from chart import render
 from dvp_common.kube import Forbidden, KubeClient, Resource
 from dvp_common.kube.resources import MUTATING_WEBHOOK_CONFIGURATION, VALIDATING_WEBHOOK_CONFIGURATION
-from harness import render
 
 TAG_LABEL = "sec-test"
 _rendered: list[dict] = []

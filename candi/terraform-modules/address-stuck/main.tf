@@ -5,7 +5,7 @@
 // address naming it, its phase and DVP's reason and message. The reason code decides. DVP gives one reason,
 // VirtualMachineIPAddressLeaseNotReady, both while it sets a lease up and when it cannot take one (another
 // namespace's or another address's lease, an empty pool); for that reason alone the message decides, matched
-// against DVP's own texts for the three cases (testkit/dvp_sim/CONTRACT.md C22). Any other message of that
+// against DVP's own texts for the three cases (sim/CONTRACT.md C22). Any other message of that
 // reason, and any reason not listed, is an address DVP is still working on.
 
 variable "namespace" {

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Why a created VM does not run, read from DVP's own conditions, as the Ready condition of its machine.
 
-DVP keeps a VM Pending while it waits for something that may still come (testkit/dvp_sim/CONTRACT.md, "What Pending
+DVP keeps a VM Pending while it waits for something that may still come (sim/CONTRACT.md, "What Pending
 means"): the reason is on a condition, never in the phase. A state found here is Ready=False with a reason of its own
 and no failureReason: it clears on the next pass after DVP recovers (the class is created again, quota freed).
 """

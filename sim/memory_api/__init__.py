@@ -1,0 +1,70 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""An in-memory Kubernetes API serving DVP's kinds, for the fast tests and the driver-overhead benchmarks.
+
+It stands in for kube-apiserver only: clients are the real dvp_common KubeClient (on MemoryTransport), DVP's
+controllers are still the simulator (sim) running on it, and DVP's admission rules are the ones the
+simulator's webhook serves (sim.admission.Reviews). What it leaves out is schema validation (422) and the
+controller-manager beside kube-apiserver: no garbage collection by ownerReference (a Foreground or Orphan delete
+keeps its finalizer). The contract tests that need neither run on both worlds (tests/dvp_sim, `world` fixture),
+so the two cannot drift.
+"""
+
+from __future__ import annotations
+
+import itertools
+import secrets
+import threading
+from typing import Any
+
+from dvp_common.admission.review import Request
+from dvp_common.kube import KubeClient
+from dvp_common.kube.faults import FaultHook
+from dvp_common.kube.resources import NAMESPACE
+
+from .schema import Defaults
+from .store import Store
+from .transport import MemoryTransport
+
+__all__ = ["MemoryApi"]
+
+
+class MemoryApi:
+    """`client()` and `create_namespace()` as the harness's ApiServer has them; `latency`: seconds per request."""
+
+    name = "memory"
+
+    def __init__(self, *, admission: bool = True, latency: float = 0.0) -> None:
+        self.store = Store(default=Defaults())
+        self.latency = latency
+        self._counter = itertools.count(1)
+        self._lock = threading.Lock()
+        self._reviews = None
+        if admission:
+            from sim.admission import Reviews
+
+            self._reviews = Reviews(self.client())
+        self.store.create(str(NAMESPACE), "", {"metadata": {"name": "default"}}, str(NAMESPACE))
+
+    def _admit(self, req: Request) -> tuple[str | None, tuple[str, ...]]:
+        assert self._reviews is not None
+        verdict = self._reviews.decide(req)
+        if verdict is None or verdict.allowed:
+            return None, verdict.warnings if verdict else ()
+        hook = self._reviews.webhook[req.kind]
+        return f'admission webhook "{hook}" denied the request: {verdict.message}', verdict.warnings
+
+    def _namespace_exists(self, name: str) -> bool:
+        return bool(self.store.list(str(NAMESPACE), None, None, f"metadata.name={name}")[0])
+
+    def client(self, token: str | None = None, *, faults: FaultHook | None = None, **kwargs: Any) -> KubeClient:
+        transport = MemoryTransport(self.store, self._admit if self._reviews is not None else None, faults=faults,
+                                    latency=self.latency, namespaces=self._namespace_exists)
+        return KubeClient(transport, **kwargs)  # type: ignore[arg-type]
+
+    def create_namespace(self, prefix: str = "t") -> str:
+        with self._lock:
+            name = f"{prefix}-{next(self._counter)}-{secrets.token_hex(2)}"
+        client = self.client()
+        client.create(NAMESPACE, {"metadata": {"name": name}})
+        return name
