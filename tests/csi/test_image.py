@@ -10,7 +10,7 @@ from pathlib import Path
 from imagekit import build, declarations
 
 ROOT = Path(__file__).resolve().parents[2]
-TEST_PACKAGES = {"pytest", "harness", "dvp_sim", "demo", "csi_env", "csi_sim", "csi_fake_os", "csi_loopdev"}
+TEST_PACKAGES = {"pytest", "testkit", "sim", "demo", "bench", "chart", "modlint", "module_source", "csi_fake_os"}
 
 
 def shipped() -> list[Path]:
