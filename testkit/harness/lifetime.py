@@ -29,7 +29,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-REAPER_MODULE = "harness.reaper"
+REAPER_MODULE = "testkit.harness.reaper"
 
 
 class LifetimeError(RuntimeError):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 import socket
+import sysconfig
 import time
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest
 from module_source import SourceError, hooks, limits
 
 ROOT = Path(__file__).resolve().parents[2]
+HOST_PATH = "/var/lib/written-by-a-hook"  # outside /tmp, where a checkout (and the sandbox's own tmpfs) may be
 
 PROBE = """#!/usr/bin/env python3
 import json, os, socket, sys
@@ -32,7 +34,8 @@ def connect():
 probe = {
     "uid": os.getuid(),
     "write beside the module": attempt(lambda: write(BESIDE)),
-    "write into the tree": attempt(lambda: write(TREE)),
+    "write a host path it is not given": attempt(lambda: write(HOST)),
+    "write into the SDK": attempt(lambda: write(os.path.join(SITE, "new"))),
     "write into the module": attempt(lambda: write(os.path.join(os.path.dirname(__file__), "new"))),
     "write /usr": attempt(lambda: write("/usr/new")),
     "write /tmp": attempt(lambda: write("/tmp/new")),
@@ -62,7 +65,7 @@ def test_a_hook_reaches_nothing_outside_its_sandbox(tmp_path):
         listener.setblocking(False)
         code = PROBE.replace("PORT", str(listener.getsockname()[1])) \
             .replace("BESIDE", repr(str(tmp_path / "written"))).replace("SECRET", repr(str(tmp_path / "secret"))) \
-            .replace("TREE", repr(str(ROOT / "written-by-a-hook")))
+            .replace("HOST", repr(HOST_PATH)).replace("SITE", repr(sysconfig.get_paths()["purelib"]))
         module = module_with(tmp_path, {"disable_load_balancer.py": code})
         probe = hooks.configs(module)["disable_load_balancer.py"]["probe"]
         with pytest.raises(BlockingIOError):
@@ -70,7 +73,8 @@ def test_a_hook_reaches_nothing_outside_its_sandbox(tmp_path):
     assert probe == {
         "uid": 64535,
         "write beside the module": "done",  # on the sandbox's own /tmp (a tmpfs), never the host's
-        "write into the tree": "OSError",  # only the mount points of what it is given exist, read-only (EROFS)
+        "write a host path it is not given": "FileNotFoundError",  # not there: only what it is given is
+        "write into the SDK": "OSError",  # the venv's site-packages, bound read-only (EROFS)
         "write into the module": "OSError",  # read-only (EROFS)
         "write /usr": "OSError",
         "write /tmp": "done",
@@ -78,7 +82,7 @@ def test_a_hook_reaches_nothing_outside_its_sandbox(tmp_path):
         "read /etc/shadow": "FileNotFoundError",
         "connect to loopback": "ConnectionRefusedError",  # a network namespace of its own: nothing listens there
     }
-    assert not (tmp_path / "written").exists() and not (ROOT / "written-by-a-hook").exists()
+    assert not (tmp_path / "written").exists() and not Path(HOST_PATH).exists()
     assert sorted(p.name for p in (module / "hooks").iterdir()) == ["disable_load_balancer.py"]
 
 
