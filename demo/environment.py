@@ -4,9 +4,9 @@
 
 `Demo` holds it; `demo.walk` walks the scenario over it (nodes, volumes, a LoadBalancer, teardown) and returns a
 `Result` the e2e tests assert on (`python -m demo` prints it). The guest is a cluster as Deckhouse's:
-kube-controller-manager, kube-scheduler, kwok's kubelets (in DVP's VMs), the CAPI core controller, node-manager's stand-in, the CSI sidecars and snapshot-controller are real;
-only DVP's virtualization controllers are simulated. Nothing here sends traffic to VM addresses: the simulator's
-pools are loopback (127.66/127.77).
+kube-controller-manager, kube-scheduler, kwok's kubelets (in DVP's VMs), the CAPI core controller, node-manager's
+stand-in, the CSI sidecars and snapshot-controller are real; only DVP's virtualization controllers are simulated.
+Nothing here sends traffic to VM addresses: the simulator's pools are loopback (127.66/127.77).
 """
 
 from __future__ import annotations
