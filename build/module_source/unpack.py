@@ -42,7 +42,7 @@ def _clear(path: Path) -> None:
 @contextlib.contextmanager
 def atomic(dest: Path) -> Iterator[Path]:
     """Yields `<dest>.partial` to fill; renames it to `dest` when the block ends without an error."""
-    if dest.is_symlink() or dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+    if dest.is_symlink() or (dest.exists() and (not dest.is_dir() or any(dest.iterdir()))):
         raise SourceError(f"dest {dest}: exists and is not an empty directory")
     partial = partial_of(dest)
     _clear(partial)
