@@ -46,8 +46,7 @@ upstream: $(STAMP) ## fetch upstream data files (CRDs, csi.proto) through the Go
 
 .PHONY: generate
 generate: upstream ## generate the gRPC stubs (CSI from the pinned spec, the dhctl validator from its proto)
-	$(PY) -m dvp_csi.generate
-	$(PY) -m dvp_validator.generate
+	$(PY) -m stubs
 
 .PHONY: host
 host: ## the host's Debian packages (bubblewrap, gpgv, the Debian keyring, gnupg; apt-get when missing)

@@ -53,9 +53,9 @@ def build(log=print) -> Path:
     out = cache_dir() / f"validator-{key()}"
     if os.access(out, os.X_OK):
         return out
-    from dvp_validator import generate
+    import stubs
 
-    generate.generate()
+    stubs.generate(stubs.TARGETS["validator"])
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="validator-build-") as tmp:
         work = Path(tmp)

@@ -18,7 +18,7 @@ from .domain.violations import Violation
 try:
     from .generated import validate_pb2, validate_pb2_grpc
 except ImportError as exc:  # pragma: no cover - a tree without `make generate`
-    raise ImportError("dvp_validator/generated is missing: run `make generate` (python -m dvp_validator.generate)") \
+    raise ImportError("dvp_validator/generated is missing: run `make generate` (python -m stubs validator)") \
         from exc
 
 MAX_MESSAGE = 8 * 1024 * 1024  # the protocol's limit in each direction: every NodeGroup, class and Secret
