@@ -10,7 +10,6 @@ Layer files carry mtime 0; the config's `created` is the commit's time (SOURCE_D
 
 from __future__ import annotations
 
-import importlib
 import os
 import shutil
 import subprocess
@@ -21,13 +20,18 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bundle import contents as bundle
+from shipping import never_ships
+
 from . import bases, cache, declarations, gobuildinfo, oci, sbom, staging, wheels
 from .declarations import Declaration
 from .errors import ImageError
 from .layer import Entry, Layer, write_layer
 
 ROOT = declarations.ROOT
-SKIP_DIRS = {"__pycache__", "tests", "generated"}  # generated stubs come in through `generated:` only
+GENERATED = "generated"  # generated stubs come in through `generated:` only, never from a package's walk
+# The recipes a declaration's `contents:` names: functions giving a scratch image's layer entries.
+RECIPES: dict[str, Callable[[], list[Entry]]] = {"bundle": bundle.image_entries}
 
 
 class BuildError(ImageError):
@@ -59,8 +63,8 @@ def created() -> str:
 
 
 def _sources(top: Path) -> list[Path]:
-    return sorted(p for p in top.rglob("*") if p.is_file() and not SKIP_DIRS & set(p.relative_to(top).parts[:-1])
-                  and not p.name.endswith("_test.py") and p.suffix != ".pyc")
+    return sorted(p for p in top.rglob("*") if p.is_file() and GENERATED not in p.relative_to(top).parts[:-1]
+                  and not never_ships(p.relative_to(ROOT).as_posix()))
 
 
 def _generated_target(decl: Declaration, rel: str) -> str:
@@ -147,15 +151,17 @@ def _write(decl: Declaration, layers: list[Layer], env: dict[str, str], out: Pat
 
 
 def image_from_entries(name: str, entries: list[Entry], out: Path) -> Built:
-    """A scratch image (no base) of `entries`: how the dhctl bundle is made, from the build or from dvp_bundle."""
+    """A scratch image (no base) of `entries`: how the dhctl bundle is made, from the build or `python -m bundle`."""
     decl = declarations.load(name)
     files = [(e.source, e.path.strip("/")) for e in entries if e.source is not None and e.source.is_file()]
     return _write(decl, [write_layer(entries, cache.blobs())], {}, out, [], [], files)
 
 
 def _contents(decl: Declaration) -> Callable[[], list[Entry]]:
-    module, _, function = decl.contents.partition(":")
-    return getattr(importlib.import_module(module), function)
+    if decl.contents not in RECIPES:
+        raise BuildError(f"images/{decl.name}/image.yaml: contents: {decl.contents!r} is no recipe (recipes: "
+                         f"{', '.join(RECIPES)})")
+    return RECIPES[decl.contents]
 
 
 def build(names: list[str] | None, out: Path, log=lambda message: None) -> dict[str, Built]:

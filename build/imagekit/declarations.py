@@ -37,7 +37,7 @@ class Declaration:
     python: tuple[str, ...] = ()  # package directories, to /app/src/<directory name>
     generated: tuple[str, ...] = ()  # generated package directories (make generate), to /app/src/<package path>
     files: tuple[FileSpec, ...] = ()
-    contents: str = ""  # "module:function" giving layer entries (the dhctl bundle)
+    contents: str = ""  # a recipe of imagekit.build.RECIPES giving a scratch image's entries (the dhctl bundle)
     entrypoint: tuple[str, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
     user: str = ""

@@ -7,12 +7,13 @@ file a hook), docs/ and images_digests.json from the unpacked image; dhctl's pro
 that call an API import dvp_common from images/dvp-common/dvp_common (hooks/lib/dvp.py), so that library ships at
 the same path. What the templates read through `.Files` (capi/ for node-manager's CAPI templates, the Grafana
 dashboards of monitoring/) is not declared but derived from the templates (chart_scan): a folder a template reads
-cannot be left out of the image. Tests, test support and caches never ship."""
+cannot be left out of the image. What never ships (tests, test support, caches) is shipping.never_ships."""
 
 from __future__ import annotations
 
-import fnmatch
 from pathlib import Path
+
+from shipping import never_ships
 
 from . import ReleaseError, chart_scan
 
@@ -21,13 +22,6 @@ ROOT = Path(__file__).resolve().parents[2]
 FILES = ("module.yaml", "Chart.yaml", ".helmignore", "oss.yaml")  # from the tree's root, to the image's root
 TREES = ("hooks", "images/dvp-common/dvp_common", "templates", "openapi", "crds", "charts", "candi", "docs")
 GENERATED = ("images_digests.json",)  # written by the release, not taken from the tree
-
-# Never shipped, anywhere under TREES: test directories and files, test support kept beside the hooks, caches.
-EXCLUDED_DIRS = ("tests", "__pycache__", ".terraform", ".pytest_cache", ".ruff_cache")
-EXCLUDED_NAMES = ("*_test.py", "test_*.py", "conftest.py", "*.tftest.hcl", "*.pyc", "*.pyo", ".terraform.lock.hcl",
-                  "*.tfstate", "*.tfstate.*", "*~", ".*.swp")
-TEST_SUPPORT = ("hooks/lib/testing.py", "hooks/lib/hostile.py", "hooks/lib/migration_fixtures.py",
-                "hooks/lib/tls_hook_cases.py")  # imported by *_test.py only (tests/release checks the hooks' imports)
 
 # Bytecode shipped beside these trees' sources (every hook run is a new process; Deckhouse sets no cache dir).
 BYTECODE_TREES = ("hooks", "images/dvp-common/dvp_common")
@@ -57,14 +51,9 @@ def trees(root: Path = ROOT) -> tuple[str, ...]:
 def shipped(rel: str, trees: tuple[str, ...] = TREES) -> bool:
     """Whether a tree file (path relative to the root, "/"-separated) belongs in the module image, given the trees
     that ship (`trees(root)`)."""
-    parts = rel.split("/")
     if rel in FILES:
         return True
-    if not any(rel == tree or rel.startswith(tree + "/") for tree in trees):
-        return False
-    if set(parts[:-1]) & set(EXCLUDED_DIRS) or rel in TEST_SUPPORT:
-        return False
-    return not any(fnmatch.fnmatchcase(parts[-1], pattern) for pattern in EXCLUDED_NAMES)
+    return any(rel == tree or rel.startswith(tree + "/") for tree in trees) and not never_ships(rel)
 
 
 def tree_files(root: Path = ROOT) -> list[str]:

@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 ROOTS = [str(ROOT / p) for p in tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"][
     "ini_options"]["pythonpath"]]
-COMPONENTS = {"capdvp", "dvp_ccm", "cloud_data_discoverer", "dvp_webhooks", "dvp_csi", "dvp_validator", "dvp_bundle"}
+COMPONENTS = {"capdvp", "dvp_ccm", "cloud_data_discoverer", "dvp_webhooks", "dvp_csi", "dvp_validator"}
 HOOK_SCRIPTS = {p.stem for p in (ROOT / "hooks").glob("*.py")}  # top-level modules where hooks/ is on the path
 
 

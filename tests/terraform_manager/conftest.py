@@ -13,8 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from dvp_bundle import __main__ as bundle_cli
-from dvp_bundle import validator_build
+from bundle import __main__ as bundle_cli
+from bundle import validator_build
+from module_release import crane
 from terraform_manager import dhctl
 from terraform_manager.binaries import CRANE, PROVIDER, need
 
@@ -61,7 +62,7 @@ def pushed_bundle(registry, validator_binary, tmp_path_factory) -> tuple[str, st
     need(PROVIDER)
     image = bundle_cli.assemble(tmp_path_factory.mktemp("bundle") / "layout", PROVIDER, validator_binary)
     ref = f"{registry}/cloud-provider-dvp/terraform-manager:test"
-    bundle_cli.push(image, ref)
+    crane.push(image.layout, ref)
     return ref, image.digest
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from dvp_bundle import contents
+from bundle import contents
 from imagekit import build
 from terraform_manager import dhctl
 from terraform_manager.inputs import BAD_MASTER_VIOLATION, bad_master_class_kind, payload

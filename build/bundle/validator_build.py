@@ -15,10 +15,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 # The package roots the validator imports from, and the schema files it reads at start.
 PATHS = ["images/dvp-common", "images/terraform-manager"]
-SOURCES = ["images/terraform-manager/dvp_validator", "images/dvp-common/dvp_common"]
+SOURCES = ["images/terraform-manager/dvp_validator", "images/dvp-common/dvp_common", "build/stubs"]
 DATA = ["openapi/config-values.yaml", "candi/openapi/instance_class.yaml", "candi/openapi/cluster_configuration.yaml"]
 ENTRY = "import sys\nfrom dvp_validator.__main__ import main\nsys.exit(main())\n"
 

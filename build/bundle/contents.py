@@ -1,8 +1,9 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""What the bundle holds and where dhctl looks for it (the image is unpacked into <download dir>/dvp):
+"""What the bundle holds and where dhctl looks for it (the image is unpacked into <download dir>/dvp); imagekit
+builds images/terraform-manager from image_entries():
 
-    layouts/, terraform-modules/, openapi/    candi/ of the tree (module tests, versions.tf, tofu files left out)
+    layouts/, terraform-modules/, openapi/    candi/ of the tree (what never ships and versions.tf left out)
     cni-bootstrap.yml                          the CNI dhctl enables at bootstrap
     terraform-manager/terraform_versions.yml   the pinned OpenTofu and provider versions
     terraform-manager/plan_rules.yml           which planned change is a VM change (vmResource)
@@ -17,8 +18,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from imagekit.layer import Entry
+from shipping import never_ships
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 
 TREE_DIRS = {"layouts": "layouts", "terraform-modules": "terraform-modules", "openapi": "openapi"}
 TREE_FILES = {
@@ -28,23 +30,23 @@ TREE_FILES = {
 }
 PROVIDER = "terraform-manager/terraform-provider-kubernetes"
 VALIDATOR = "validator"
-# Never shipped: the modules' own tests, whatever a local tofu run left behind, and versions.tf: dhctl links its
-# own (from terraform_versions.yml) into every step and module directory and fails on one that is already there.
-SKIP_DIRS = {"tests", ".terraform", "__pycache__"}
-SKIP_NAMES = {"versions.tf"}
-SKIP_SUFFIXES = (".tfstate", ".tfstate.backup", ".tfplan", ".lock.hcl", ".tfvars.json")
+# Besides what never ships (the modules' own tests, whatever a local tofu run left behind): versions.tf. dhctl
+# links its own (from terraform_versions.yml) into every step and module directory and fails on one already there.
+DHCTL_OWN = {"versions.tf"}
 
 
-def _walk(top: Path, prefix: str) -> Iterator[Entry]:
+def _walk(top: Path, prefix: str, rel: str) -> Iterator[Entry]:
+    """`top` (the tree's `rel`) as the image's `prefix`."""
     yield Entry(prefix)
     for p in sorted(top.iterdir()):
-        if p.name in SKIP_DIRS or p.name in SKIP_NAMES or p.name.endswith(SKIP_SUFFIXES):
+        directory = p.is_dir() and not p.is_symlink()
+        if p.name in DHCTL_OWN or never_ships(f"{rel}/{p.name}" + ("/" if directory else "")):
             continue
         path = f"{prefix}/{p.name}"
         if p.is_symlink():
             yield Entry(path, link=str(p.readlink()))
-        elif p.is_dir():
-            yield from _walk(p, path)
+        elif directory:
+            yield from _walk(p, path, f"{rel}/{p.name}")
         else:
             yield Entry(path, source=p)
 
@@ -56,7 +58,7 @@ def entries(candi: Path, provider: Path, validator: Path) -> list[Entry]:
             raise FileNotFoundError(f"{binary}: no such file (the bundle needs the provider and the validator)")
     out = [Entry("terraform-manager")]
     for src, dst in TREE_DIRS.items():
-        out += _walk(candi / src, dst)
+        out += _walk(candi / src, dst, f"candi/{src}")
     out += [Entry(dst, source=candi / src) for src, dst in TREE_FILES.items()]
     out += [Entry(PROVIDER, source=provider, mode=0o755), Entry(VALIDATOR, source=validator, mode=0o755)]
     return sorted(out, key=lambda e: e.path)

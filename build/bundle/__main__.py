@@ -1,31 +1,25 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""python -m dvp_bundle --out DIR [--provider P] [--validator V] [--push REF]
+"""python -m bundle --out DIR [--provider P] [--validator V] [--push REF]
 
 Assembles the bundle as an OCI image layout in DIR/terraform-manager with the module's image builder (the same
 path as `make images`; the validator is built first when not given, see validator_build) and, with --push,
-pushes it with .bin/crane. Prints the manifest digest."""
+pushes it with .bin/crane (module_release.crane). Prints the manifest digest."""
 
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 from imagekit import build
 from imagekit.errors import ImageError
+from module_release import ReleaseError, crane
 
 from . import contents, validator_build
 
-ROOT = Path(__file__).resolve().parents[3]
-CRANE = ROOT / ".bin" / "crane"
+ROOT = contents.ROOT
 PROVIDER = ROOT / ".bin" / "terraform-provider-kubernetes"
-
-
-class PushError(RuntimeError):
-    pass
 
 
 def assemble(out: Path, provider: Path = PROVIDER, validator: Path | None = None) -> build.Built:
@@ -33,17 +27,8 @@ def assemble(out: Path, provider: Path = PROVIDER, validator: Path | None = None
     return build.image_from_entries("terraform-manager", contents.entries(ROOT / "candi", provider, validator), out)
 
 
-def push(image: build.Built, ref: str, crane: Path = CRANE) -> str:
-    if not os.access(crane, os.X_OK):
-        raise PushError(f"{crane} is missing: build it with `tools/build crane` (or `make tools`)")
-    res = subprocess.run([str(crane), "push", str(image.layout), ref], capture_output=True, text=True, check=False)
-    if res.returncode != 0:
-        raise PushError(f"crane push {ref} failed: {res.stderr.strip()}")
-    return res.stdout.strip()
-
-
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m dvp_bundle", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m bundle", description=__doc__.splitlines()[0])
     p.add_argument("--out", type=Path, required=True, help="directory for the OCI image layout (replaced)")
     p.add_argument("--provider", type=Path, default=PROVIDER)
     p.add_argument("--validator", type=Path, help="validator executable (default: built and cached)")
@@ -52,9 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         image = assemble(args.out, args.provider, args.validator)
         if args.push:
-            push(image, args.push)
-    except (FileNotFoundError, PushError, validator_build.BuildError, ImageError) as exc:
-        print(f"dvp_bundle: {exc}", file=sys.stderr)
+            crane.push(image.layout, args.push)
+    except (FileNotFoundError, ReleaseError, validator_build.BuildError, ImageError) as exc:
+        print(f"bundle: {exc}", file=sys.stderr)
         return 1
     print(image.digest)
     return 0
