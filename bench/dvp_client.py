@@ -3,8 +3,8 @@
 """dvp_common: what a watch-based wait costs in API requests, with and without injected faults.
 
 A wait is one LIST (state + resourceVersion) and one WATCH, however long it lasts; the figure to watch is
-"requests per wait" staying constant while the wait's length grows. Until the real-API harness lands the
-server is the small fake API server of tests/dvp_common (dvpc_apiserver) (HTTP on 127.0.0.1, real watches).
+"requests per wait" staying constant while the wait's length grows. The server is the in-memory API on the wire
+(sim.memory_api.http: HTTP on 127.0.0.1, real watches).
 """
 
 from __future__ import annotations
@@ -18,14 +18,15 @@ from dvp_common.kube import KubeClient, RandomFaults, RetryPolicy
 from dvp_common.kube.resources import CONFIG_MAP
 
 from bench.measure import figure, process_ms
-from testkit.dvpc.apiserver import FakeApiServer
+from sim.memory_api import MemoryApi
+from sim.memory_api.http import HttpApi
 
-NS, COLL = "bench", "/v1/configmaps"
-CHANGES, SPACING_S = 20, 0.1  # each wait sees 20 status changes over 2 s before its condition holds
+NS = "bench"
+CHANGES, SPACING_S = 20, 0.1  # each wait sees 20 changes over 2 s before its condition holds
 
 
-def _one_wait(server: FakeApiServer, client: KubeClient, name: str) -> tuple[int, float]:
-    server.put_object(COLL, {"metadata": {"name": name, "namespace": NS}, "status": {"phase": "Pending"}})
+def _one_wait(server: HttpApi, client: KubeClient, name: str) -> tuple[int, float]:
+    server.put(CONFIG_MAP, {"metadata": {"name": name, "namespace": NS}, "data": {"phase": "Pending"}})
     last = {"t": 0.0}
 
     def play() -> None:
@@ -33,20 +34,21 @@ def _one_wait(server: FakeApiServer, client: KubeClient, name: str) -> tuple[int
             time.sleep(SPACING_S)
             phase = "Ready" if i == CHANGES - 1 else f"Step{i}"
             last["t"] = time.perf_counter()
-            server.put_object(COLL, {"metadata": {"name": name, "namespace": NS}, "status": {"phase": phase}})
+            server.put(CONFIG_MAP, {"metadata": {"name": name, "namespace": NS}, "data": {"phase": phase}})
 
     before = client.metrics.total()
     thread = threading.Thread(target=play)
     thread.start()
-    client.wait_for(CONFIG_MAP, name, lambda o: o and o["status"]["phase"] == "Ready", 60, NS)
+    client.wait_for(CONFIG_MAP, name, lambda o: o and o["data"]["phase"] == "Ready", 60, NS)
     done = time.perf_counter()
     thread.join()
     return client.metrics.total() - before, (done - last["t"]) * 1000
 
 
 def figures() -> list[dict]:
-    server = FakeApiServer()
-    server.state.max_watch_seconds = 30
+    memory = MemoryApi()
+    memory.ensure_namespace(NS)
+    server = HttpApi(memory, max_watch_seconds=30)
     try:
         clean = KubeClient.from_url(server.url)
         runs = [_one_wait(server, clean, f"w{i}") for i in range(3)]

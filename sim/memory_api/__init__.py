@@ -20,10 +20,10 @@ from typing import Any
 from dvp_common.admission.review import Request
 from dvp_common.kube import KubeClient
 from dvp_common.kube.faults import FaultHook
-from dvp_common.kube.resources import NAMESPACE
+from dvp_common.kube.resources import NAMESPACE, Resource
 
 from .schema import Defaults
-from .store import Store
+from .store import ApiAnswer, Obj, Store
 from .transport import MemoryTransport
 
 __all__ = ["MemoryApi"]
@@ -61,6 +61,36 @@ class MemoryApi:
         transport = MemoryTransport(self.store, self._admit if self._reviews is not None else None, faults=faults,
                                     latency=self.latency, namespaces=self._namespace_exists)
         return KubeClient(transport, **kwargs)  # type: ignore[arg-type]
+
+    # controllers' writes and reads, without a request -----------------------------------------------------
+    @staticmethod
+    def _where(res: Resource, obj: Obj | None, namespace: str | None) -> str:
+        return (namespace or ((obj or {}).get("metadata") or {}).get("namespace") or "") if res.namespaced else ""
+
+    def put(self, res: Resource, obj: Obj, namespace: str | None = None) -> Obj:
+        """Create or replace `obj` whole, status included, as the controller that owns it would (test setup;
+        DVP's and CAPI's controllers in tests): no admission, no precondition, one watch event."""
+        body = {**obj, "apiVersion": obj.get("apiVersion", res.api_version), "kind": obj.get("kind", res.kind)}
+        return self.store.put(str(res), self._where(res, obj, namespace), body, str(res))
+
+    def peek(self, res: Resource, name: str, namespace: str | None = None) -> Obj | None:
+        """The stored object (a copy), or None."""
+        try:
+            return self.store.get(str(res), self._where(res, None, namespace), name, str(res))
+        except ApiAnswer:
+            return None
+
+    def items(self, res: Resource, namespace: str | None = None) -> list[Obj]:
+        """Every stored object of a kind (in a namespace), by namespace and name."""
+        return self.store.list(str(res), namespace if res.namespaced else None, None, None)[0]
+
+    def remove(self, res: Resource, name: str, namespace: str | None = None) -> None:
+        """Delete as the API does (finalizers keep the object, with its deletionTimestamp)."""
+        self.store.delete(str(res), self._where(res, None, namespace), name, {}, str(res))
+
+    def ensure_namespace(self, name: str) -> None:
+        if not self._namespace_exists(name):
+            self.store.create(str(NAMESPACE), "", {"metadata": {"name": name}}, str(NAMESPACE))
 
     def create_namespace(self, prefix: str = "t") -> str:
         with self._lock:

@@ -32,6 +32,12 @@ Obj = dict[str, Any]
 Key = tuple[str, str, str]  # (group/plural, namespace or "", name)
 HISTORY = 20000  # watch events kept; a watch from an older resourceVersion gets 410 Gone, as from etcd compaction
 FOREGROUND, ORPHAN = "foregroundDeletion", "orphan"
+# Built-in kinds without a status: kube-apiserver serves no `status` subresource for them (404) and drops a
+# `status` field written to them. Every other kind (DVP's, CAPI's and ours: CRDs with the subresource; Nodes,
+# Services, Pods, Namespaces) has one.
+NO_STATUS = frozenset({"configmaps", "secrets", "events", "events.events.k8s.io", "leases.coordination.k8s.io",
+                       "serviceaccounts", "endpoints", "endpointslices.discovery.k8s.io",
+                       "storageclasses.storage.k8s.io"})
 
 
 class ApiAnswer(Exception):  # noqa: N818 - an answer, not a bug: the transport turns it into the HTTP error
@@ -91,6 +97,7 @@ class Store:
         self._objects: dict[str, dict[tuple[str, str], Obj]] = {}  # kind -> (namespace, name) -> object
         self._rv = itertools.count(1)
         self._last = 0
+        self._compacted = 0  # watches from below this resourceVersion get 410 Gone (compact())
         # Events per channel: every event of a kind, and every event of one object (a wait's watch reads only
         # those of its object). `_trimmed`: the newest resourceVersion a channel no longer holds.
         self._history: dict[tuple[str, str | None], list[Event]] = {}
@@ -105,6 +112,20 @@ class Store:
     @property
     def resource_version(self) -> int:
         return self._last
+
+    def compact(self) -> None:
+        """Forget every watch event so far, as etcd compaction does: a watch from an older resourceVersion now
+        gets 410 Gone."""
+        with self._lock:
+            self._compacted = self._last
+            self._history.clear()
+            self._trimmed.clear()
+
+    def wake(self) -> None:
+        """Wake every waiting watch (to see that it was closed)."""
+        with self._lock:
+            for channel in self._channels.values():
+                channel.notify_all()
 
     # reads ---------------------------------------------------------------------------------------------------
     def _existing(self, key: Key, what: str) -> Obj:
@@ -173,6 +194,35 @@ class Store:
             self._bump(obj)
             self._objects.setdefault(kind, {})[(ns, name)] = obj
             self._record("ADDED", key, obj, None)
+            return copy(obj)
+
+    def put(self, kind: str, ns: str, body: Obj, what: str) -> Obj:
+        """A controller's writes in one: the object created, or replaced whole, status included (tests play DVP's
+        and CAPI's controllers with it). The registry's bookkeeping applies (uid, creationTimestamp, generation,
+        resourceVersion, one ADDED or MODIFIED event); admission and preconditions do not."""
+        obj = self.defaults(kind, copy(body))
+        md = obj.setdefault("metadata", {})
+        if ns:
+            md["namespace"] = ns
+        if kind in NO_STATUS:
+            obj.pop("status", None)
+        with self._lock:
+            key = (kind, ns, md["name"])
+            current = self._objects.get(kind, {}).get(key[1:])
+            if current is None:
+                md.update(uid=md.get("uid") or str(uuid.uuid4()), generation=1,
+                          creationTimestamp=md.get("creationTimestamp") or format_time(self._clock()))
+                md.pop("deletionTimestamp", None)
+            else:
+                fixed = meta(current)
+                for field in ("uid", "creationTimestamp", "deletionTimestamp", "generation"):
+                    if field in fixed:
+                        md[field] = fixed[field]
+                if obj.get("spec") != current.get("spec"):
+                    md["generation"] = int(fixed.get("generation") or 1) + 1
+            self._bump(obj)
+            self._objects.setdefault(kind, {})[key[1:]] = obj
+            self._record("ADDED" if current is None else "MODIFIED", key, obj, current)
             return copy(obj)
 
     def update(self, kind: str, ns: str, name: str, change: Callable[[Obj], Obj], what: str,
@@ -266,7 +316,7 @@ class Store:
         """Raw watch events after resourceVersion `since` until the monotonic time `until` or `closed`."""
         channel = (kind, _named(fields))
         with self._lock:
-            oldest = self._trimmed.get(channel, 0)
+            oldest = max(self._trimmed.get(channel, 0), self._compacted)
         if since < oldest:
             yield {"type": "ERROR", "object": {"kind": "Status", "code": 410, "reason": "Expired",
                                                "message": f"too old resource version: {since} ({oldest})"}}

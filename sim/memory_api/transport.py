@@ -6,12 +6,17 @@ store below instead of HTTP and kube-apiserver. Error answers are metav1.Status 
 
 from __future__ import annotations
 
+import base64
+import json
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import jsonpatch
+import jsonpointer
+import yaml
 from dvp_common.admission.review import Request
 from dvp_common.kube.errors import ApiError, Transient, error_for
 from dvp_common.kube.faults import Fault, FaultHook, RequestInfo
@@ -20,9 +25,11 @@ from dvp_common.kube.transport import Reply
 
 from sim.kube_match import merge_patch
 
-from .store import ApiAnswer, Obj, Store, check_update, copy, meta
+from .store import NO_STATUS, ApiAnswer, Obj, Store, check_update, copy, meta
 
 Admit = Callable[[Request], tuple[str | None, tuple[str, ...]]]  # -> (denial message or None, warnings)
+MERGE, JSON_PATCH, APPLY = ("application/merge-patch+json", "application/json-patch+json",
+                             "application/apply-patch+yaml")
 ATTEMPTS = 50  # a write re-read and re-admitted while other writers move the object (GuaranteedUpdate's loop)
 
 
@@ -99,40 +106,87 @@ class MemoryTransport:
                 content_type: str | None = None, deadline: float | None = None) -> Reply:
         t = target(info.path)
         params = params or {}
-        result, _ = self._exchange(info, lambda: self._answer(t, method, params, body, content_type))
+        result, _ = self._exchange(info, lambda: self.answer(t, method, params, body, content_type))
         return Reply(201 if method == "POST" else 200, result, {})
 
     # verbs ---------------------------------------------------------------------------------------------------
-    def _answer(self, t: Target, method: str, params: dict[str, Any], body: Any, content_type: str | None) -> Obj:
+    def answer(self, t: Target, method: str, params: dict[str, Any], body: Any, content_type: str | None) -> Obj:
+        """One request's answer (the HTTP front serves the same): the object, a List or a Status; ApiAnswer for
+        an error answer."""
         what = t.kind
+        if t.subresource is not None and (t.subresource != "status" or t.kind in NO_STATUS):
+            raise ApiAnswer(404, "NotFound", "the server could not find the requested resource")
         if method == "GET" and t.name is None:
-            items, rv = self.store.list(t.kind, t.namespace or None, params.get("labelSelector"),
-                                        params.get("fieldSelector"))
-            return {"kind": "List", "metadata": {"resourceVersion": str(rv)}, "items": items}
+            return self._list(t, params)
         if method == "GET":
             return self.store.get(t.kind, t.namespace, t.name, what)  # a /status GET reads the same document
         if method == "POST":
-            if t.namespace and not self.namespace_exists(t.namespace):
-                raise ApiAnswer(404, "NotFound", f'namespaces "{t.namespace}" not found')
-            body = self.store.defaults(t.kind, copy(body))  # defaulting comes before admission
-            if t.namespace:
-                body.setdefault("metadata", {})["namespace"] = t.namespace
-            self._admit("CREATE", t, body, None)
-            return self.store.create(t.kind, t.namespace, body, what)
+            return self._create(t, body)
         if method == "DELETE":
             return self.store.delete(t.kind, t.namespace, t.name, body or {}, what)
-        if method == "PATCH" and content_type != "application/merge-patch+json":
-            raise ApiAnswer(415, "UnsupportedMediaType", f"the in-memory API serves merge patches only, not "
-                                                         f"{content_type}")
+        if method == "PATCH" and content_type == APPLY:
+            return self._apply(t, body)
+        if method == "PATCH" and content_type not in (MERGE, JSON_PATCH):
+            raise ApiAnswer(415, "UnsupportedMediaType", f"the in-memory API serves merge, JSON and apply patches, "
+                                                         f"not {content_type}")
         if method in ("PUT", "PATCH"):
-            return self._update(t, method, body)
+            return self._update(t, method, body, content_type)
         raise ApiAnswer(405, "MethodNotAllowed", f"{method} {what}")
 
-    def _update(self, t: Target, method: str, body: Obj) -> Obj:
+    def _list(self, t: Target, params: dict[str, Any]) -> Obj:
+        """A List; with `limit`, one page and a `continue` token (the list's resourceVersion and the last key
+        sent). A continued list reads the current objects after that key, where etcd would serve the snapshot
+        of the first page: the tests that page do not write between pages."""
+        items, rv = self.store.list(t.kind, t.namespace or None, params.get("labelSelector"),
+                                    params.get("fieldSelector"))
+        token = params.get("continue")
+        if token:
+            try:
+                state = json.loads(base64.urlsafe_b64decode(str(token)))
+                rv, after = int(state["rv"]), tuple(state["start"])
+            except (ValueError, KeyError, TypeError):
+                raise ApiAnswer(400, "BadRequest", "continue key is not valid") from None
+            items = [o for o in items if (meta(o).get("namespace", ""), meta(o)["name"]) > after]
+        md: Obj = {"resourceVersion": str(rv)}
+        limit = int(params.get("limit") or 0)
+        if limit and len(items) > limit:
+            items = items[:limit]
+            last = meta(items[-1])
+            md["continue"] = base64.urlsafe_b64encode(json.dumps(
+                {"rv": rv, "start": [last.get("namespace", ""), last["name"]]}).encode()).decode()
+        return {"kind": "List", "metadata": md, "items": items}
+
+    def _create(self, t: Target, body: Obj) -> Obj:
+        if t.namespace and not self.namespace_exists(t.namespace):
+            raise ApiAnswer(404, "NotFound", f'namespaces "{t.namespace}" not found')
+        body = self.store.defaults(t.kind, copy(body))  # defaulting comes before admission
+        if t.namespace:
+            body.setdefault("metadata", {})["namespace"] = t.namespace
+        self._admit("CREATE", t, body, None)
+        return self.store.create(t.kind, t.namespace, body, t.kind)
+
+    def _apply(self, t: Target, body: Any) -> Obj:
+        """Server-side apply without field ownership: the applied configuration creates the object or is merged
+        into it (no managedFields, no conflicts between managers, fields left out of it are kept)."""
+        applied = yaml.safe_load(body) if isinstance(body, str | bytes) else body
+        try:
+            self.store.get(t.kind, t.namespace, t.name or "", t.kind)
+        except ApiAnswer as exc:
+            if exc.status != 404 or t.subresource:
+                raise
+            return self._create(t, applied)
+        return self._update(t, "PATCH", applied, MERGE)
+
+    def _update(self, t: Target, method: str, body: Any, content_type: str | None) -> Obj:
         status_only = t.subresource == "status"
         for _ in range(ATTEMPTS):
             current = self.store.get(t.kind, t.namespace, t.name, t.kind)
-            if method == "PATCH":
+            if method == "PATCH" and content_type == JSON_PATCH:
+                try:
+                    new = jsonpatch.apply_patch(current, body)
+                except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException) as exc:
+                    raise ApiAnswer(422, "Invalid", f'{t.kind} "{t.name}" is invalid: {exc}') from None
+            elif method == "PATCH":
                 new = merge_patch(current, body)
                 if not meta(body).get("resourceVersion"):
                     new["metadata"]["resourceVersion"] = meta(current)["resourceVersion"]

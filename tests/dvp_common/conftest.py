@@ -11,12 +11,18 @@ sys.path.insert(0, str(Path(__file__).parent))  # dvpc_* helpers live beside the
 
 from dvpc_kit import TOKEN, FakeTime  # noqa: E402
 
-from testkit.dvpc.apiserver import FakeApiServer  # noqa: E402
+from sim.memory_api import MemoryApi  # noqa: E402
+from sim.memory_api.http import HttpApi  # noqa: E402
+
+NAMESPACES = ("ns", "ns1", "ns2", "proj", "d8-cloud-provider-dvp")  # the namespaces the tests write in
 
 
 @pytest.fixture
 def api():
-    server = FakeApiServer(token=TOKEN)
+    memory = MemoryApi()
+    for name in NAMESPACES:
+        memory.ensure_namespace(name)
+    server = HttpApi(memory, token=TOKEN, max_watch_seconds=2.0)
     yield server
     server.stop()
 

@@ -30,13 +30,14 @@ from dvp_common.dvp import (
     VMFailed,
 )
 from dvp_common.dvp import labels as L
+from dvp_common.dvp import resources as r
 from dvp_common.kube import ConfigError, Conflict, RetryPolicy
+from dvp_common.kube.resources import SECRET, SERVICE, STORAGE_CLASS
 from dvpc_kit import TOKEN, OnWatch
 
 UUID = "5c3f0a52-1111-4222-8333-444455556666"
 NS = "proj"
-VD, VM, VMBDA = ("virtualization.deckhouse.io/v1alpha2/" + p for p in (
-    "virtualdisks", "virtualmachines", "virtualmachineblockdeviceattachments"))
+VD, VM, VMBDA = r.VIRTUAL_DISK, r.VIRTUAL_MACHINE, r.VIRTUAL_MACHINE_BLOCK_DEVICE_ATTACHMENT
 
 
 def kubeconfig(url):
@@ -49,13 +50,13 @@ def kubeconfig(url):
 @pytest.fixture
 def conn(api):
     # The fake API speaks plain HTTP, which the kubeconfig rule refuses; the settings path is tested below.
-    api.state.max_watch_seconds = 5
+    api.max_watch_seconds = 5
     return DVPConnection.from_token(api.url, TOKEN, None, NS, UUID, retry=RetryPolicy(base=0.01, cap=0.05))
 
 
 def when_watching(conn, api, coll, obj):
     """DVP's controller writes `obj` once the wait under test is watching."""
-    conn.client.transport.faults = OnWatch(lambda: api.put_object(coll, obj))
+    conn.client.transport.faults = OnWatch(lambda: api.put(coll, obj))
 
 
 def with_status(obj, **status):
@@ -63,7 +64,7 @@ def with_status(obj, **status):
 
 
 def foreign(name, coll, api, uuid="other-cluster", component="csi", extra=None):
-    return api.put_object(coll, {"metadata": {"name": name, "namespace": NS, "labels": {
+    return api.put(coll, {"metadata": {"name": name, "namespace": NS, "labels": {
         L.CLUSTER_UUID: uuid, L.COMPONENT: component, **(extra or {})}}, "spec": {"keep": "me"}})
 
 
@@ -100,7 +101,7 @@ def test_disk_create_is_idempotent_labelled_and_waits_until_ready(conn, api):
 def test_disk_wait_for_first_consumer_is_usable(conn, api):
     disks = VirtualDisks(conn, L.CSI)
     created = disks.create(disks.new("pvc-w", "1Gi", "local"))
-    api.put_object(VD, with_status(created, phase="WaitForFirstConsumer"))
+    api.put(VD, with_status(created, phase="WaitForFirstConsumer"))
     assert disks.wait_usable("pvc-w", 5)["status"]["phase"] == "WaitForFirstConsumer"
 
 
@@ -135,8 +136,8 @@ def test_foreign_disks_are_invisible_and_untouched(conn, api):
             disks.resize(name, "100Gi")
         with pytest.raises(NotOurs):
             disks.create(disks.new(name, "1Gi", "x"))
-    assert api.state.objects[(VD, NS, "pvc-x")]["metadata"]["resourceVersion"] == other["metadata"]["resourceVersion"]
-    assert api.state.objects[(VD, NS, "worker-0-boot")]["spec"] == boot["spec"]
+    assert api.peek(VD, "pvc-x", NS)["metadata"]["resourceVersion"] == other["metadata"]["resourceVersion"]
+    assert api.peek(VD, "worker-0-boot", NS)["spec"] == boot["spec"]
     assert api.count("DELETE") == 0 and api.count("PATCH") == 0
 
 
@@ -160,7 +161,7 @@ def test_disk_resize_delete_and_uid_guard(conn, api):
 def test_duplicate_disks_are_an_error(conn, api):
     disks = VirtualDisks(conn, L.CSI)
     for name in ("a", "b"):
-        api.put_object(VD, {"metadata": {"name": name, "namespace": NS, "labels": owned(L.CSI, virtualDiskName="d")}})
+        api.put(VD, {"metadata": {"name": name, "namespace": NS, "labels": owned(L.CSI, virtualDiskName="d")}})
     with pytest.raises(DuplicateObjects, match='VirtualDisk "virtualDiskName=d": 2 objects match: a, b'):
         disks.find("d")
 
@@ -170,7 +171,7 @@ def owned(component, **extra):
 
 
 def put_vm(api, name, hostname, component=L.CAPDVP, uuid=UUID, phase="Running"):
-    return api.put_object(VM, {"metadata": {"name": name, "namespace": NS, "labels": {
+    return api.put(VM, {"metadata": {"name": name, "namespace": NS, "labels": {
         L.CLUSTER_UUID: uuid, L.COMPONENT: component, L.HOSTNAME: hostname}},
         "spec": {"blockDeviceRefs": [{"kind": "VirtualDisk", "name": f"{name}-boot"}]},
         "status": {"phase": phase, "ipAddress": "10.0.0.5"}})
@@ -232,7 +233,7 @@ def test_attachment_failure(conn, api):
     put_vm(api, "worker-0", "worker-0")
     bdas = Attachments(conn, L.CSI)
     created = bdas.attach("pvc-2", "worker-0", "worker-0")
-    api.put_object(VMBDA, with_status(created, phase="Failed", conditions=[
+    api.put(VMBDA, with_status(created, phase="Failed", conditions=[
         {"type": "Attached", "status": "False", "reason": "CapacityReached", "message": "16 devices"}]))
     with pytest.raises(AttachmentFailed, match="phase Failed Attached=CapacityReached: 16 devices"):
         bdas.wait_attached(created["metadata"]["name"], 5)
@@ -242,7 +243,7 @@ def test_snapshots_operations_ipaddresses(conn, api):
     snaps = Snapshots(conn, L.CSI)
     snap = snaps.create(snaps.new("snap-1", "pvc-1"))
     assert snap["spec"] == {"virtualDiskName": "pvc-1", "requiredConsistency": True}
-    api.put_object("virtualization.deckhouse.io/v1alpha2/virtualdisksnapshots", with_status(snap, phase="Ready"))
+    api.put(r.VIRTUAL_DISK_SNAPSHOT, with_status(snap, phase="Ready"))
     assert snaps.wait_ready("snap-1", 5)["status"]["phase"] == "Ready"
     ops = Operations(conn, L.CAPDVP)
     vm = {"apiVersion": "virtualization.deckhouse.io/v1alpha2", "kind": "VirtualMachine",
@@ -256,14 +257,14 @@ def test_snapshots_operations_ipaddresses(conn, api):
                                                   "controller": True, "blockOwnerDeletion": False}]
     assert ops.request(vm, "Stop", 3)["metadata"]["uid"] == op["metadata"]["uid"]
     assert [o["metadata"]["name"] for o in ops.on_vm("worker-0")] == ["worker-0-stop-g3"]
-    api.put_object("virtualization.deckhouse.io/v1alpha2/virtualmachineoperations", with_status(op, phase="Completed"))
+    api.put(r.VIRTUAL_MACHINE_OPERATION, with_status(op, phase="Completed"))
     assert ops.wait_done(op["metadata"]["name"], 5)["status"]["phase"] == "Completed"
     with pytest.raises(ValueError, match="Start cannot be forced"):
         ops.request(vm, "Start", 3, force=True)
     ips = IPAddresses(conn, L.CAPDVP)
     ip = ips.create(ips.new("master-0", "10.0.0.10"))
     assert ip["spec"] == {"type": "Static", "staticIP": "10.0.0.10"}
-    api.put_object("virtualization.deckhouse.io/v1alpha2/virtualmachineipaddresses", with_status(ip, phase="Bound"))
+    api.put(r.VIRTUAL_MACHINE_IP_ADDRESS, with_status(ip, phase="Bound"))
     assert ips.wait_bound("master-0", 5)["status"]["phase"] == "Bound"
 
 
@@ -278,9 +279,9 @@ def test_services_only_ours_and_wait_ingress(conn, api):
     assert updated["spec"]["ports"] == [{"port": 443, "targetPort": 30443}]
     assert updated["spec"]["selector"] == {"dvp.deckhouse.io/a1": "loadbalancer"}
     assert updated["metadata"]["annotations"] == {"new": "2"}
-    api.put_object("/v1/services", with_status(updated, loadBalancer={"ingress": [{"ip": "192.0.2.1"}]}))
+    api.put(SERVICE, with_status(updated, loadBalancer={"ingress": [{"ip": "192.0.2.1"}]}))
     assert svcs.wait_ingress("a1", 5)["status"]["loadBalancer"]["ingress"] == [{"ip": "192.0.2.1"}]
-    foreign("a2", "/v1/services", api, uuid=UUID, component="csi")
+    foreign("a2", SERVICE, api, uuid=UUID, component="csi")
     with pytest.raises(NotOurs):
         svcs.ensure("a2", spec)
     with pytest.raises(NotOurs):
@@ -296,18 +297,18 @@ def test_cloud_init_secret(conn, api):
     assert secrets.ensure("cloud-init-m", "#cloud-config\n")["metadata"]["uid"] == first["metadata"]["uid"]
     second = secrets.ensure("cloud-init-m", "#cloud-config\nruncmd: []\n")
     assert second["metadata"]["uid"] != first["metadata"]["uid"]
-    api.put_object("/v1/secrets", {"metadata": {"name": "cloud-init-user", "namespace": NS}, "data": {}})
+    api.put(SECRET, {"metadata": {"name": "cloud-init-user", "namespace": NS}, "data": {}})
     with pytest.raises(NotOurs):
         secrets.ensure("cloud-init-user", "x")
-    assert api.state.objects[("/v1/secrets", NS, "cloud-init-user")]["data"] == {}
+    assert api.peek(SECRET, "cloud-init-user", NS)["data"] == {}
 
 
 def test_read_only_kinds(conn, api):
-    api.put_object("virtualization.deckhouse.io/v1alpha2/virtualimages",
+    api.put(r.VIRTUAL_IMAGE,
                    {"metadata": {"name": "ubuntu", "namespace": NS}})
-    api.put_object("virtualization.deckhouse.io/v1alpha2/clustervirtualimages", {"metadata": {"name": "alt"}})
-    api.put_object("virtualization.deckhouse.io/v1alpha2/virtualmachineclasses", {"metadata": {"name": "generic"}})
-    api.put_object("storage.k8s.io/v1/storageclasses", {"metadata": {"name": "fast", "annotations": {
+    api.put(r.CLUSTER_VIRTUAL_IMAGE, {"metadata": {"name": "alt"}})
+    api.put(r.VIRTUAL_MACHINE_CLASS, {"metadata": {"name": "generic"}})
+    api.put(STORAGE_CLASS, {"metadata": {"name": "fast", "annotations": {
         "storageclass.kubernetes.io/is-default-class": "True"}}, "volumeBindingMode": "WaitForFirstConsumer"})
     images = Images(conn)
     assert images.exists("VirtualImage", "ubuntu") and images.exists("ClusterVirtualImage", "alt")

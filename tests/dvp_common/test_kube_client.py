@@ -47,11 +47,11 @@ def test_create_get_replace_patch_delete(client, api):
     assert patched["data"] == {"x": "1"}
     patched = client.patch(CONFIG_MAP, "a", [{"op": "add", "path": "/data/y", "value": "2"}], NS, patch_type="json")
     assert patched["data"] == {"x": "1", "y": "2"}
-    assert api.state.headers[-1]["Content-Type"] == "application/json-patch+json"
+    assert api.headers[-1]["Content-Type"] == "application/json-patch+json"
     client.patch(CONFIG_MAP, "a", {"data": {"z": "3"}}, NS, patch_type="apply", field_manager="me", force=True)
-    method, path, query = api.state.requests[-1]
+    method, path, query = api.requests[-1]
     assert (method, query["fieldManager"], query["force"]) == ("PATCH", ["me"], ["true"])
-    assert api.state.headers[-1]["Content-Type"] == "application/apply-patch+yaml"
+    assert api.headers[-1]["Content-Type"] == "application/apply-patch+yaml"
     client.delete(CONFIG_MAP, "a", NS)
     with pytest.raises(NotFound):
         client.get(CONFIG_MAP, "a", NS)
@@ -62,18 +62,21 @@ def test_create_get_replace_patch_delete(client, api):
 
 def test_requests_carry_bearer_token_and_paths(client, api):
     client.create(NODE, {"metadata": {"name": "n1"}})
-    assert api.state.requests[-1][:2] == ("POST", "/api/v1/nodes")
-    assert api.state.headers[-1]["Authorization"] == f"Bearer {TOKEN}"
+    assert api.requests[-1][:2] == ("POST", "/api/v1/nodes")
+    assert api.headers[-1]["Authorization"] == f"Bearer {TOKEN}"
     assert client.get(NODE, "n1")["metadata"]["name"] == "n1"
 
 
 def test_update_status_touches_only_status(client, api):
-    obj = client.create(CONFIG_MAP, cm("s"), NS)
+    """On a kind with a status subresource (ConfigMaps have none: kube-apiserver answers 404 there)."""
+    obj = client.create(NODE, {"metadata": {"name": "s", "labels": {"k": "v"}}})
     obj["status"] = {"phase": "Ready"}
-    obj["data"] = {"ignored": "yes"}
-    out = client.update_status(CONFIG_MAP, obj)
-    assert api.state.requests[-1][:2] == ("PUT", f"/api/v1/namespaces/{NS}/configmaps/s/status")
-    assert out["status"] == {"phase": "Ready"} and out["data"] == {"k": "v"}
+    obj["metadata"]["labels"] = {"ignored": "yes"}
+    out = client.update_status(NODE, obj)
+    assert api.requests[-1][:2] == ("PUT", "/api/v1/nodes/s/status")
+    assert out["status"] == {"phase": "Ready"} and out["metadata"]["labels"] == {"k": "v"}
+    with pytest.raises(NotFound):
+        client.update_status(CONFIG_MAP, {**client.create(CONFIG_MAP, cm("s"), NS), "status": {"phase": "Ready"}})
 
 
 def test_delete_preconditions_and_finalizers(client):
@@ -97,7 +100,10 @@ def test_list_selectors_and_paging(client):
     assert [o["metadata"]["name"] for o in client.list(CONFIG_MAP, NS, field_selector="metadata.name=c4").items] == [
         "c4"]
     page = client.list(CONFIG_MAP, NS, limit=2)
-    assert len(page.items) == 2 and page.continue_ == "2" and page.resource_version
+    assert len(page.items) == 2 and page.continue_ and page.resource_version
+    rest = client.list(CONFIG_MAP, NS, limit=2, continue_=page.continue_)
+    assert [o["metadata"]["name"] for o in rest.items] == ["c2", "c3"]
+    assert rest.resource_version == page.resource_version
     assert all(o["kind"] == "ConfigMap" for o in page.items)
     everything = client.list_all(CONFIG_MAP, NS, page_size=2)
     assert [o["metadata"]["name"] for o in everything.items] == [f"c{i}" for i in range(5)]

@@ -16,7 +16,7 @@ from dvp_common.kube.resources import CONFIG_MAP
 from dvpc_certs import make_pki
 from dvpc_kit import TOKEN
 
-from testkit.dvpc.apiserver import FakeApiServer
+from sim.memory_api.http import HttpApi
 
 
 def b64(data: bytes | str) -> str:
@@ -155,7 +155,7 @@ def _tls_server(pki, tmp_path, require_client_cert):
     if require_client_cert:
         ctx.verify_mode = ssl.CERT_REQUIRED
         ctx.load_verify_locations(cadata=ca.cert.decode())
-    return FakeApiServer(token=None, tls=ctx)
+    return HttpApi(tls=ctx)
 
 
 @pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning")
@@ -182,7 +182,7 @@ def test_nothing_secret_reaches_the_logs(api, caplog):
     kube = KubeClient.from_url(api.url, token=TOKEN)
     kube.create(CONFIG_MAP, {"metadata": {"name": "x"}}, "ns")
     kube.get(CONFIG_MAP, "x", "ns")
-    assert api.state.headers[-1]["Authorization"] == f"Bearer {TOKEN}"
+    assert api.headers[-1]["Authorization"] == f"Bearer {TOKEN}"
     assert TOKEN not in caplog.text and TOKEN not in b64(caplog.text)
 
 

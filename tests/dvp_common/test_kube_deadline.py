@@ -99,7 +99,7 @@ def test_retries_stop_where_the_budget_ends(api, fake_time):
     with pytest.raises(Transient, match="503 ServiceUnavailable: busy"):
         client.get(CONFIG_MAP, "x", "ns1")
     assert fake_time.sleeps == [7.0]
-    assert [r for r in api.state.requests if r[1].endswith("/configmaps/x")].__len__() == 2
+    assert [r for r in api.requests if r[1].endswith("/configmaps/x")].__len__() == 2
 
 
 def test_a_late_cut_never_reaches_a_connection_given_back(dripper):

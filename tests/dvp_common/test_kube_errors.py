@@ -85,7 +85,7 @@ def test_rbac_denial_names_the_verb_and_resource():
 
 def test_non_json_error_body_is_kept_as_message(api):
     api.script("GET", "/secrets/s", 502, None)
-    api.state.scripted[-1].body = "<html>bad gateway</html>"  # the fake sends it JSON-encoded: a string
+    api.scripted[-1].body = "<html>bad gateway</html>"  # the fake sends it JSON-encoded: a string
     client = KubeClient.from_url(api.url, token=TOKEN, retry=NO_RETRY)
     with pytest.raises(Transient) as info:
         client.get(SECRET, "s", "ns1")

@@ -20,18 +20,18 @@ from dvp_common.kube import (
     Transient,
     WaitTimeout,
 )
-from dvp_common.kube.resources import CONFIG_MAP
+from dvp_common.kube.resources import CONFIG_MAP, POD
 from dvp_common.kube.transport import MAX_EVENT_LINE
 from dvpc_kit import TOKEN, OnWatch
 
 from testkit.harness.hostile_http import HostileHTTP, endless_watch
 
 NS = "ns1"
-COLL = "/v1/configmaps"
 
 
-def cm(name, phase=None):
-    obj = {"metadata": {"name": name, "namespace": NS}, "data": {}}
+def pod(name, phase=None):
+    """A Pod: the watches and waits below follow a status (ConfigMaps have none)."""
+    obj = {"metadata": {"name": name, "namespace": NS}, "spec": {"containers": [{"name": "c", "image": "x"}]}}
     if phase:
         obj["status"] = {"phase": phase}
     return obj
@@ -43,114 +43,114 @@ def client(api):
 
 
 def test_watch_streams_events_from_a_resource_version(client, api):
-    api.state.max_watch_seconds = 0.3
-    rv = client.list(CONFIG_MAP, NS).resource_version
-    api.put_object(COLL, cm("a"))
-    api.put_object(COLL, cm("a", "Ready"))
-    api.remove_object(COLL, NS, "a")
-    events = list(client.watch(CONFIG_MAP, NS, resource_version=rv, timeout_seconds=5))
+    api.max_watch_seconds = 0.3
+    rv = client.list(POD, NS).resource_version
+    api.put(POD, pod("a"))
+    api.put(POD, pod("a", "Ready"))
+    api.remove(POD, "a", NS)
+    events = list(client.watch(POD, NS, resource_version=rv, timeout_seconds=5))
     assert [(e.type, e.name) for e in events] == [("ADDED", "a"), ("MODIFIED", "a"), ("DELETED", "a")]
-    assert events[1].object["status"] == {"phase": "Ready"} and events[1].object["kind"] == "ConfigMap"
-    _, path, query = api.state.requests[-1]
+    assert events[1].object["status"] == {"phase": "Ready"} and events[1].object["kind"] == "Pod"
+    _, path, query = api.requests[-1]
     assert query["watch"] == ["1"] and query["timeoutSeconds"] == ["5"] and query["allowWatchBookmarks"] == ["true"]
 
 
 def test_watch_from_a_compacted_version_raises_gone(client, api):
-    api.put_object(COLL, cm("a"))
+    api.put(POD, pod("a"))
     api.compact()
     with pytest.raises(Gone):
-        list(client.watch(CONFIG_MAP, NS, resource_version="1", timeout_seconds=1))
+        list(client.watch(POD, NS, resource_version="1", timeout_seconds=1))
 
 
 def test_injected_watch_drop_raises_transient(api):
-    api.state.max_watch_seconds = 0.3
+    api.max_watch_seconds = 0.3
     client = KubeClient.from_url(api.url, token=TOKEN, faults=ScriptedFaults([Fault(drop_watch_after=1)],
                                                                                 match=lambda r: r.verb == "watch"))
-    rv = client.list(CONFIG_MAP, NS).resource_version
-    api.put_object(COLL, cm("a"))
-    api.put_object(COLL, cm("b"))
+    rv = client.list(POD, NS).resource_version
+    api.put(POD, pod("a"))
+    api.put(POD, pod("b"))
     seen = []
     with pytest.raises(Transient, match="watch dropped"):
-        for event in client.watch(CONFIG_MAP, NS, resource_version=rv):
+        for event in client.watch(POD, NS, resource_version=rv):
             seen.append(event.name)
     assert seen == ["a"]
 
 
 def test_wait_for_returns_at_once_when_the_predicate_already_holds(client, api):
-    api.put_object(COLL, cm("w", "Ready"))
-    obj = client.wait_for(CONFIG_MAP, "w", lambda o: o and o["status"]["phase"] == "Ready", 5, NS)
+    api.put(POD, pod("w", "Ready"))
+    obj = client.wait_for(POD, "w", lambda o: o and o["status"]["phase"] == "Ready", 5, NS)
     assert obj["metadata"]["name"] == "w"
-    assert client.metrics.snapshot() == {"list configmaps": 1}
+    assert client.metrics.snapshot() == {"list pods": 1}
 
 
 def test_wait_for_uses_one_list_and_one_watch_however_long_it_waits(client, api):
-    api.state.max_watch_seconds = 10
-    api.put_object(COLL, cm("w", "Pending"))
+    api.max_watch_seconds = 10
+    api.put(POD, pod("w", "Pending"))
     phases = ["Provisioning", "Provisioning", "Provisioning", "Ready"]
-    client.transport.faults = OnWatch(lambda: [api.put_object(COLL, cm("w", p)) for p in phases])
-    obj = client.wait_for(CONFIG_MAP, "w", lambda o: o and o["status"]["phase"] == "Ready", 10, NS)
+    client.transport.faults = OnWatch(lambda: [api.put(POD, pod("w", p)) for p in phases])
+    obj = client.wait_for(POD, "w", lambda o: o and o["status"]["phase"] == "Ready", 10, NS)
     assert obj["status"]["phase"] == "Ready"
-    assert client.metrics.snapshot() == {"list configmaps": 1, "watch configmaps": 1}
-    _, _, query = api.state.requests[-1]
+    assert client.metrics.snapshot() == {"list pods": 1, "watch pods": 1}
+    _, _, query = api.requests[-1]
     assert query["fieldSelector"] == ["metadata.name=w"] and query["resourceVersion"]
 
 
 def test_wait_for_gone(client, api):
-    api.put_object(COLL, cm("g"))
-    api.remove_object(COLL, NS, "g")
-    assert client.wait_for(CONFIG_MAP, "g", lambda o: o is None, 5, NS) is None  # already gone: the LIST says so
-    api.put_object(COLL, cm("g2"))
-    client.transport.faults = OnWatch(lambda: api.remove_object(COLL, NS, "g2"))
-    assert client.wait_for(CONFIG_MAP, "g2", lambda o: o is None, 5, NS) is None  # the DELETED event says so
-    assert client.metrics.snapshot() == {"list configmaps": 2, "watch configmaps": 1}
+    api.put(POD, pod("g"))
+    api.remove(POD, "g", NS)
+    assert client.wait_for(POD, "g", lambda o: o is None, 5, NS) is None  # already gone: the LIST says so
+    api.put(POD, pod("g2"))
+    client.transport.faults = OnWatch(lambda: api.remove(POD, "g2", NS))
+    assert client.wait_for(POD, "g2", lambda o: o is None, 5, NS) is None  # the DELETED event says so
+    assert client.metrics.snapshot() == {"list pods": 2, "watch pods": 1}
 
 
 def test_wait_for_resumes_after_a_dropped_watch_from_the_last_version(api):
-    api.state.max_watch_seconds = 5
-    faults = OnWatch(lambda: (api.put_object(COLL, cm("d", "Provisioning")), api.put_object(COLL, cm("d", "Ready"))),
+    api.max_watch_seconds = 5
+    faults = OnWatch(lambda: (api.put(POD, pod("d", "Provisioning")), api.put(POD, pod("d", "Ready"))),
                      faults=[Fault(drop_watch_after=1)])
     client = KubeClient.from_url(api.url, token=TOKEN, faults=faults, retry=RetryPolicy(base=0.01, cap=0.02))
-    api.put_object(COLL, cm("d", "Pending"))
-    obj = client.wait_for(CONFIG_MAP, "d", lambda o: o and o["status"]["phase"] == "Ready", 10, NS)
+    api.put(POD, pod("d", "Pending"))
+    obj = client.wait_for(POD, "d", lambda o: o and o["status"]["phase"] == "Ready", 10, NS)
     assert obj["status"]["phase"] == "Ready"
-    watches = [q for m, p, q in api.state.requests if "watch" in q]
+    watches = [q for m, p, q in api.requests if "watch" in q]
     assert len(watches) == 2 and api.count("GET", watch=False) == 1  # resumed, no re-list
     assert int(watches[1]["resourceVersion"][0]) == int(watches[0]["resourceVersion"][0]) + 1  # after Provisioning
 
 
 def test_wait_for_relists_on_gone(client, api):
-    api.state.max_watch_seconds = 5
-    api.put_object(COLL, cm("x", "Pending"))
-    first = client.list(CONFIG_MAP, NS).resource_version
+    api.max_watch_seconds = 5
+    api.put(POD, pod("x", "Pending"))
+    first = client.list(POD, NS).resource_version
     api.compact()
-    api.script("GET", "/configmaps", 200, {"kind": "List", "items": [cm("x", "Pending")],
+    api.script("GET", "/pods", 200, {"kind": "List", "items": [pod("x", "Pending")],
                                           "metadata": {"resourceVersion": first}})
-    api.put_object(COLL, cm("x", "Ready"))
+    api.put(POD, pod("x", "Ready"))
     api.compact()
-    obj = client.wait_for(CONFIG_MAP, "x", lambda o: o and o["status"]["phase"] == "Ready", 10, NS)
+    obj = client.wait_for(POD, "x", lambda o: o and o["status"]["phase"] == "Ready", 10, NS)
     assert obj["status"]["phase"] == "Ready"
-    lists = [q for m, p, q in api.state.requests if m == "GET" and "watch" not in q]
+    lists = [q for m, p, q in api.requests if m == "GET" and "watch" not in q]
     assert len(lists) == 3  # ours, the stale scripted one, and the re-list after 410
 
 
 def test_wait_for_times_out_naming_the_object_and_last_state(api, fake_time):
-    api.state.max_watch_seconds = 0.05
+    api.max_watch_seconds = 0.05
     client = KubeClient.from_url(api.url, token=TOKEN, clock=fake_time.clock, sleep=fake_time.sleep,
                                  retry=RetryPolicy(base=1, cap=4, jitter=False))
-    api.put_object(COLL, {**cm("t", "Provisioning"),
+    api.put(POD, {**pod("t", "Provisioning"),
                           "status": {"phase": "Provisioning",
                                      "conditions": [{"type": "Ready", "status": "False", "reason": "Provisioning"}]}})
     with pytest.raises(WaitTimeout) as info:
-        client.wait_for(CONFIG_MAP, "t", lambda o: o and o["status"]["phase"] == "Ready", 10, NS)
+        client.wait_for(POD, "t", lambda o: o and o["status"]["phase"] == "Ready", 10, NS)
     text = str(info.value)
-    assert text.startswith('timed out after 10s waiting for ConfigMap "ns1/t"; last seen: resourceVersion=')
+    assert text.startswith('timed out after 10s waiting for Pod "ns1/t"; last seen: resourceVersion=')
     assert text.endswith("phase=Provisioning, Ready=False/Provisioning")
     assert fake_time.now >= 1010 and sum(fake_time.sleeps) >= 10
     assert api.count("GET", watch=True) <= 5  # backoff between empty streams: 1, 2, 4, then the deadline
 
 
 def test_wait_for_predicate_errors_end_the_wait(client, api):
-    api.put_object(COLL, cm("f", "Failed"))
+    api.put(POD, pod("f", "Failed"))
 
     def ready(obj):
         if obj and obj["status"]["phase"] == "Failed":
@@ -158,12 +158,17 @@ def test_wait_for_predicate_errors_end_the_wait(client, api):
         return obj and obj["status"]["phase"] == "Ready"
 
     with pytest.raises(RuntimeError, match="disk failed"):
-        client.wait_for(CONFIG_MAP, "f", ready, 5, NS)
+        client.wait_for(POD, "f", ready, 5, NS)
+
+
+
+def cm(name):
+    return {"metadata": {"name": name, "namespace": NS}, "data": {}}
 
 
 def test_rides_through_20_percent_5xx_and_watch_drops(api):
     """A writer and a waiter under 20 % injected 5xx on every verb and frequent watch drops."""
-    api.state.max_watch_seconds = 2
+    api.max_watch_seconds = 2
     faults = RandomFaults(rate=0.2, statuses=(500, 502, 503, 504), watch_drop_rate=0.5, seed=7)
     client = KubeClient.from_url(api.url, token=TOKEN, faults=faults,
                                  retry=RetryPolicy(attempts=8, base=0.005, cap=0.02))

@@ -12,7 +12,6 @@ from dvp_common.runtime import Informer
 from dvpc_kit import TOKEN
 
 NS = "ns1"
-COLL = "/v1/configmaps"
 
 
 def cm(name, value="1"):
@@ -21,7 +20,7 @@ def cm(name, value="1"):
 
 @pytest.fixture
 def setup(api, fake_time):
-    api.state.max_watch_seconds = 0.2
+    api.max_watch_seconds = 0.2
     client = KubeClient.from_url(api.url, token=TOKEN, retry=RetryPolicy(base=0.01, cap=0.02))
     informer = Informer(client, CONFIG_MAP, NS, resync_period=60, clock=fake_time.clock)
     seen = []
@@ -34,12 +33,12 @@ def setup(api, fake_time):
 
 def test_list_then_watch_events(setup, api):
     client, informer, seen = setup
-    api.put_object(COLL, cm("a"))
+    api.put(CONFIG_MAP, cm("a"))
     informer.step()
     assert informer.synced.is_set() and seen == [("add", "a")] and informer.keys() == ["ns1/a"]
-    api.put_object(COLL, cm("a", "2"))
-    api.put_object(COLL, cm("b"))
-    api.remove_object(COLL, NS, "a")
+    api.put(CONFIG_MAP, cm("a", "2"))
+    api.put(CONFIG_MAP, cm("b"))
+    api.remove(CONFIG_MAP, "a", NS)
     informer.step()
     assert seen[1:] == [("update", "a", "1", "2"), ("add", "b"), ("delete", "a")]
     assert informer.keys() == ["ns1/b"] and informer.get("ns1/b")["data"] == {"v": "1"}
@@ -49,14 +48,14 @@ def test_list_then_watch_events(setup, api):
 
 def test_gone_relists_and_diffs_the_cache(setup, api):
     client, informer, seen = setup
-    api.put_object(COLL, cm("a"))
-    api.put_object(COLL, cm("b"))
+    api.put(CONFIG_MAP, cm("a"))
+    api.put(CONFIG_MAP, cm("b"))
     informer.step()
     seen.clear()
     informer.resource_version = "1"  # as if we had been away for long
-    api.remove_object(COLL, NS, "a")
-    api.put_object(COLL, cm("b", "2"))
-    api.put_object(COLL, cm("c"))
+    api.remove(CONFIG_MAP, "a", NS)
+    api.put(CONFIG_MAP, cm("b", "2"))
+    api.put(CONFIG_MAP, cm("c"))
     api.compact()
     with pytest.raises(Gone):
         informer.step()
@@ -67,7 +66,7 @@ def test_gone_relists_and_diffs_the_cache(setup, api):
 
 def test_resync_replays_the_cache(setup, api, fake_time):
     _, informer, seen = setup
-    api.put_object(COLL, cm("a"))
+    api.put(CONFIG_MAP, cm("a"))
     informer.step()
     fake_time.now += 61
     informer.step()
@@ -81,7 +80,7 @@ def test_run_keeps_up_until_stopped(setup, api):
     thread.start()
     try:
         assert informer.synced.wait(5)
-        api.put_object(COLL, cm("late"))
+        api.put(CONFIG_MAP, cm("late"))
         for _ in range(100):
             if informer.get("ns1/late"):
                 break
@@ -94,7 +93,7 @@ def test_run_keeps_up_until_stopped(setup, api):
 
 def test_stop_ends_a_quiet_watch_at_once(setup, api):
     _, informer, _ = setup
-    api.state.max_watch_seconds = 120  # a watch that would stay open and silent for two minutes
+    api.max_watch_seconds = 120  # a watch that would stay open and silent for two minutes
     informer.watch_timeout = 120
     informer.resync_period = 0
     stop = threading.Event()
@@ -115,7 +114,7 @@ def test_stop_ends_a_quiet_watch_at_once(setup, api):
 
 def test_closing_a_watch_from_another_thread_ends_its_iteration(setup, api):
     client, _, _ = setup
-    api.state.max_watch_seconds = 120
+    api.max_watch_seconds = 120
     watch = client.watch(CONFIG_MAP, NS, resource_version=client.list(CONFIG_MAP, NS).resource_version)
     threading.Timer(0.2, watch.close).start()
     started = time.monotonic()
@@ -126,7 +125,7 @@ def test_closing_a_watch_from_another_thread_ends_its_iteration(setup, api):
 def test_a_failing_handler_does_not_stop_the_others(setup, api, caplog):
     _, informer, seen = setup
     informer._handlers.insert(0, (lambda o: 1 / 0, None, None))
-    api.put_object(COLL, cm("a"))
+    api.put(CONFIG_MAP, cm("a"))
     informer.step()
     assert seen == [("add", "a")] and informer.handler_errors == 1
     assert "ConfigMap handler failed for ns1/a" in caplog.text
@@ -151,21 +150,21 @@ def test_run_backs_off_on_api_errors_until_the_resource_appears(api, fake_time):
 
 def test_an_index_follows_adds_updates_deletes_and_relists(setup, api):
     client, informer, _ = setup
-    api.put_object(COLL, cm("a", "x"))
+    api.put(CONFIG_MAP, cm("a", "x"))
     informer.step()
     informer.add_index("v", lambda o: [o["data"]["v"]])  # added once objects are cached: built from the cache
     assert [o["metadata"]["name"] for o in informer.by_index("v", "x")] == ["a"]
-    api.put_object(COLL, cm("b", "x"))
+    api.put(CONFIG_MAP, cm("b", "x"))
     informer.step()
     assert [o["metadata"]["name"] for o in informer.by_index("v", "x")] == ["a", "b"]
     assert (informer.count("v", "x"), informer.count("v", "y")) == (2, 0)
-    api.put_object(COLL, cm("a", "y"))
-    api.remove_object(COLL, NS, "b")
+    api.put(CONFIG_MAP, cm("a", "y"))
+    api.remove(CONFIG_MAP, "b", NS)
     informer.step()
     assert informer.by_index("v", "x") == [] and [o["metadata"]["name"] for o in informer.by_index("v", "y")] == ["a"]
     assert (informer.count("v", "x"), informer.count("v", "y")) == (0, 1)
     informer.resource_version = "1"
-    api.put_object(COLL, cm("c", "y"))
+    api.put(CONFIG_MAP, cm("c", "y"))
     api.compact()
     with pytest.raises(Gone):
         informer.step()
@@ -176,7 +175,7 @@ def test_an_index_follows_adds_updates_deletes_and_relists(setup, api):
 def test_an_assumed_write_is_seen_until_the_watch_brings_it_and_never_replaces_a_newer_one(setup, api):
     client, informer, seen = setup
     informer.add_index("v", lambda o: [o["data"]["v"]])
-    api.put_object(COLL, cm("a"))
+    api.put(CONFIG_MAP, cm("a"))
     informer.step()
     written = client.patch(CONFIG_MAP, "a", {"data": {"v": "2"}}, NS)
     informer.assume(written)  # before any event: the cache and its index show the write, no handler ran
@@ -195,11 +194,11 @@ def test_an_assumed_write_is_seen_until_the_watch_brings_it_and_never_replaces_a
 def test_last_handled_names_the_object_and_version_the_handlers_saw_last(setup, api):
     _, informer, seen = setup
     assert informer.last_handled == ("", "")
-    api.put_object(COLL, cm("a"))
-    api.put_object(COLL, cm("b"))
+    api.put(CONFIG_MAP, cm("a"))
+    api.put(CONFIG_MAP, cm("b"))
     informer.step()
     assert informer.last_handled == ("ns1/b", informer.get("ns1/b")["metadata"]["resourceVersion"])
-    api.put_object(COLL, cm("a", "2"))
+    api.put(CONFIG_MAP, cm("a", "2"))
     informer.step()
     assert seen[-1] == ("update", "a", "1", "2")
     assert informer.last_handled == ("ns1/a", informer.get("ns1/a")["metadata"]["resourceVersion"])
