@@ -15,6 +15,8 @@ from __future__ import annotations
 import itertools
 import secrets
 import threading
+from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from dvp_common.admission.review import Request
@@ -34,8 +36,10 @@ class MemoryApi:
 
     name = "memory"
 
-    def __init__(self, *, admission: bool = True, latency: float = 0.0) -> None:
-        self.store = Store(default=Defaults())
+    def __init__(self, *, admission: bool = True, latency: float = 0.0,
+                 clock: Callable[[], datetime] | None = None) -> None:
+        """`clock`: the wall clock of creationTimestamp and deletionTimestamp (a test's fixed clock)."""
+        self.store = Store(default=Defaults(), **({"clock": clock} if clock else {}))
         self.latency = latency
         self._counter = itertools.count(1)
         self._lock = threading.Lock()

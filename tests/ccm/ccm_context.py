@@ -1,13 +1,13 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""A controller Context over two fake APIs (guest, DVP), with a fixed clock."""
+"""A controller Context over two in-memory APIs (guest, DVP), with a fixed clock."""
 
 from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
 
-from ccm_fakes import UUID, FakeKube, dvp_connection
+from ccm_fakes import UUID, InformedApi, dvp_api, dvp_connection, guest_api
 from dvp_ccm import indexes
 from dvp_ccm.cloud import Cloud
 from dvp_ccm.controllers.context import Context
@@ -21,24 +21,23 @@ NOW = dt.datetime(2026, 1, 1, 0, 10, tzinfo=dt.UTC)
 
 @dataclass
 class World:
-    guest: FakeKube
-    dvp: FakeKube
+    guest: InformedApi
+    dvp: InformedApi
     ctx: Context
 
     def events(self) -> list[tuple[str, str, str]]:
         """(reason, involved object name, message) of every Event recorded."""
-        return [(e["reason"], e["involvedObject"]["name"], e["message"])
-                for (plural, _, _), e in self.guest.objects.items() if plural == EVENT.plural]
+        return [(e["reason"], e["involvedObject"]["name"], e["message"]) for e in self.guest.items(EVENT)]
 
     def guest_writes(self) -> list[tuple[str, ...]]:
         return [c for c in self.guest.writes() if c[1] != "Event"]
 
 
 def world(lifecycle: LifecycleConfig | None = None, prober=None, prefixes: tuple[str, ...] = ()) -> World:
-    guest, dvp = FakeKube(), FakeKube()
+    guest, dvp = guest_api(), dvp_api()
     indexes.install(dvp.store(VIRTUAL_MACHINE), guest.store(NODE), guest.store(SERVICE), [dvp.store(SERVICE)])
     cloud = Cloud(dvp_connection(dvp), dvp.store(VIRTUAL_MACHINE), dvp.store(SERVICE))
-    ctx = Context(guest=guest, cloud=cloud, nodes=guest.store(NODE), events=EventRecorder(guest),  # type: ignore
+    ctx = Context(guest=guest.client, cloud=cloud, nodes=guest.store(NODE), events=EventRecorder(guest.client),  # type: ignore
                   services=guest.store(SERVICE), lifecycle=lifecycle or LifecycleConfig(),
                   lb_annotation_prefixes=prefixes, prober=prober, now=lambda: NOW)
     return World(guest, dvp, ctx)

@@ -22,7 +22,7 @@ def test_gone_vm_is_confirmed_live_then_node_deleted_by_uid():
     w.guest.put(NODE, node("w-0", provider_id="dvp://w-0", ready=False))
     assert LifecycleController(w.ctx).reconcile("w-0") == DONE
     assert w.dvp.calls == [("get", "VirtualMachine", "w-0")]
-    assert w.guest_writes() == [("delete", "Node", "w-0")] and w.guest.obj(NODE, "w-0") is None
+    assert w.guest_writes() == [("delete", "Node", "w-0")] and w.guest.peek(NODE, "w-0") is None
     assert [e[0] for e in w.events()] == [E.DELETING_NODE]
 
 
@@ -47,10 +47,10 @@ def test_stopped_vm_shutdown_taint_on_and_off():
     w.dvp.put(VIRTUAL_MACHINE, vm("w-0", UUID, phase="Stopped"))
     w.guest.put(NODE, node("w-0", provider_id="dvp://w-0", ready=False))
     assert LifecycleController(w.ctx).reconcile("w-0") == Result(requeue_after=5)
-    assert w.guest.obj(NODE, "w-0")["spec"]["taints"] == [T.shutdown_taint()]
-    w.dvp.patch(VIRTUAL_MACHINE, "w-0", {"status": {"phase": "Running"}}, "dvp-project", subresource="status")
+    assert w.guest.peek(NODE, "w-0")["spec"]["taints"] == [T.shutdown_taint()]
+    w.dvp.client.patch(VIRTUAL_MACHINE, "w-0", {"status": {"phase": "Running"}}, "dvp-project", subresource="status")
     LifecycleController(w.ctx).reconcile("w-0")
-    assert w.guest.obj(NODE, "w-0")["spec"]["taints"] == []
+    assert w.guest.peek(NODE, "w-0")["spec"]["taints"] == []
     assert [e[0] for e in w.events()] == [E.TAINT_SHUTDOWN, E.UNTAINT_SHUTDOWN]
 
 
@@ -58,11 +58,11 @@ def test_out_of_service_then_deletion_of_a_node_whose_vm_is_gone():
     w = world(ON)
     w.guest.put(NODE, node("w-0", provider_id="dvp://w-0", ready=False, since=LONG_AGO))
     assert LifecycleController(w.ctx).reconcile("w-0") == Result(requeue_after=30)
-    assert w.guest.obj(NODE, "w-0")["spec"]["taints"] == [T.out_of_service_taint("2026-01-01T00:10:00Z")]
+    assert w.guest.peek(NODE, "w-0")["spec"]["taints"] == [T.out_of_service_taint("2026-01-01T00:10:00Z")]
     assert LifecycleController(w.ctx).reconcile("w-0") == Result(requeue_after=30)  # held: pods move first
-    w.guest.patch(NODE, "w-0", {"spec": {"taints": [T.out_of_service_taint("2026-01-01T00:09:00Z")]}})
+    w.guest.client.patch(NODE, "w-0", {"spec": {"taints": [T.out_of_service_taint("2026-01-01T00:09:00Z")]}})
     assert LifecycleController(w.ctx).reconcile("w-0") == DONE
-    assert w.guest.obj(NODE, "w-0") is None
+    assert w.guest.peek(NODE, "w-0") is None
 
 
 def test_foreign_and_uninitialised_nodes_are_not_touched():

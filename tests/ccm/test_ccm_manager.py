@@ -6,7 +6,7 @@ import dataclasses
 import json
 import logging
 
-from ccm_fakes import FakeKube, dvp_connection
+from ccm_fakes import dvp_api, dvp_connection, guest_api
 from dvp_ccm import settings as S
 from dvp_ccm.__main__ import main
 from dvp_ccm.events import EventRecorder
@@ -19,7 +19,7 @@ ENV = {"DVP_KUBERNETES_CONFIG_BASE64": "a2luZDogQ29uZmln", "DVP_NAMESPACE": "pro
 
 def manager(controllers: frozenset[str]) -> Manager:
     settings = dataclasses.replace(S.load([], ENV), controllers=controllers, health_bind=None, metrics_bind=None)
-    return Manager(settings, FakeKube(), dvp_connection(FakeKube()), registry=CollectorRegistry())  # type: ignore
+    return Manager(settings, guest_api().client, dvp_connection(dvp_api()), registry=CollectorRegistry())
 
 
 def test_load_balancer_switch_off_means_no_service_controller_and_no_service_caches():
@@ -55,7 +55,7 @@ def test_bad_input_event_has_a_json_log_line_naming_the_object():
     root = runtime_logging.setup("Info", stream)
     try:
         node = {"kind": "Node", "metadata": {"name": "w-0", "uid": "u"}}
-        EventRecorder(FakeKube()).record(node, "Warning", "InvalidProviderID",  # type: ignore[arg-type]
+        EventRecorder(guest_api().client).record(node, "Warning", "InvalidProviderID",
                                          'Node "w-0": spec.providerID "dvp://a/b" is malformed')
     finally:
         root.handlers[:] = saved[0]

@@ -23,7 +23,7 @@ def test_initialises_from_the_vm_found_by_hostname():
     w.guest.put(NODE, node("w-0", taints=[OTHER, UNINIT]))
     assert NodeController(w.ctx).reconcile("w-0") == DONE
     assert w.guest_writes() == [("patch", "Node", "w-0", "status"), ("patch", "Node", "w-0")]
-    got = w.guest.obj(NODE, "w-0")
+    got = w.guest.peek(NODE, "w-0")
     assert got["spec"] == {"providerID": "dvp://w-0", "taints": [OTHER]}
     assert got["status"]["addresses"] == ADDRS
     assert got["metadata"]["labels"] == {ZONE: "z1", INSTANCE_TYPE: "generic.2c.4Gi", VM_CLASS: "generic"}
@@ -36,7 +36,7 @@ def test_provider_id_names_the_vm_and_is_kept():
     w.dvp.put(VIRTUAL_MACHINE, vm("vm-7", UUID, hostname="w-0"))
     w.guest.put(NODE, node("w-0", provider_id="dvp://vm-7", taints=[UNINIT]))
     NodeController(w.ctx).reconcile("w-0")
-    assert w.guest.obj(NODE, "w-0")["spec"] == {"providerID": "dvp://vm-7", "taints": []}
+    assert w.guest.peek(NODE, "w-0")["spec"] == {"providerID": "dvp://vm-7", "taints": []}
 
 
 def test_vm_without_ip_keeps_the_taint_and_retries():
@@ -63,7 +63,7 @@ def test_foreign_vm_named_by_provider_id_is_refused_untouched():
     assert w.guest_writes() == [] and w.dvp.writes() == []
     assert w.events() == [(E.INSTANCE_NOT_OURS, "w-0",
                            'Node "w-0": VirtualMachine "victim" is not a VM of this cluster')]
-    assert w.dvp.obj(VIRTUAL_MACHINE, "victim", "dvp-project") == foreign
+    assert w.dvp.peek(VIRTUAL_MACHINE, "victim", "dvp-project") == foreign
 
 
 @pytest.mark.parametrize("pid", ["dvp://a/b", "dvp://"])
@@ -89,8 +89,8 @@ def test_address_refresh_on_initialised_nodes_and_no_write_when_equal():
     NodeController(w.ctx).reconcile("w-0")
     # the addresses, then the labels the Node lacks (it was initialised before they existed)
     assert w.guest_writes() == [("patch", "Node", "w-0", "status"), ("patch", "Node", "w-0")]
-    assert w.guest.obj(NODE, "w-0")["status"]["addresses"][0] == {"type": "InternalIP", "address": "10.66.0.99"}
-    assert w.guest.obj(NODE, "w-0")["metadata"]["labels"] == {INSTANCE_TYPE: "generic.2c.4Gi", VM_CLASS: "generic"}
+    assert w.guest.peek(NODE, "w-0")["status"]["addresses"][0] == {"type": "InternalIP", "address": "10.66.0.99"}
+    assert w.guest.peek(NODE, "w-0")["metadata"]["labels"] == {INSTANCE_TYPE: "generic.2c.4Gi", VM_CLASS: "generic"}
     NodeController(w.ctx).reconcile("w-0")
     assert len(w.guest_writes()) == 2
     assert w.dvp.calls == []  # everything from the VM cache
@@ -118,8 +118,8 @@ def test_concurrent_node_change_is_retried_not_overwritten():
     w = world()
     w.dvp.put(VIRTUAL_MACHINE, vm("w-0", UUID))
     w.guest.put(NODE, node("w-0", taints=[UNINIT], addresses=ADDRS))
-    stale = w.guest.obj(NODE, "w-0")
-    w.guest.patch(NODE, "w-0", {"spec": {"taints": [UNINIT, OTHER]}})  # someone adds a taint meanwhile
+    stale = w.guest.peek(NODE, "w-0")
+    w.guest.client.patch(NODE, "w-0", {"spec": {"taints": [UNINIT, OTHER]}})  # someone adds a taint meanwhile
     w.ctx.nodes = type("S", (), {"get": lambda self, k: stale, "items": lambda self: [stale]})()
     assert NodeController(w.ctx).reconcile("w-0") == Result(retry=True)
-    assert w.guest.obj(NODE, "w-0")["spec"]["taints"] == [UNINIT, OTHER]
+    assert w.guest.peek(NODE, "w-0")["spec"]["taints"] == [UNINIT, OTHER]

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 from ccm_builders import vm
-from ccm_fakes import NS, UUID, FakeKube, dvp_connection
+from ccm_fakes import NS, UUID, dvp_api, dvp_connection, guest_api
 from dvp_ccm.cloud import Cloud
 from dvp_ccm.events import EventRecorder
 from dvp_ccm.probe import http_prober
@@ -41,12 +41,12 @@ def test_runner_backs_off_on_errors_and_retry_and_requeues_after():
 
 
 def test_event_recorder_creates_once_and_counts_repeats():
-    kube = FakeKube()
-    rec = EventRecorder(kube, "host-1")  # type: ignore[arg-type]
+    kube = guest_api()
+    rec = EventRecorder(kube.client, "host-1")
     node = {"kind": "Node", "apiVersion": "v1", "metadata": {"name": "w-0", "uid": "u1"}}
     rec.record(node, "Warning", "InvalidProviderID", 'Node "w-0": bad')
     rec.record(node, "Warning", "InvalidProviderID", 'Node "w-0": bad')
-    events = [o for (p, _, _), o in kube.objects.items() if p == EVENT.plural]
+    events = kube.items(EVENT)
     assert len(events) == 1
     ev = events[0]
     assert (ev["metadata"]["namespace"], ev["reason"], ev["type"], ev["count"]) == ("default", "InvalidProviderID",
@@ -57,7 +57,7 @@ def test_event_recorder_creates_once_and_counts_repeats():
 
 
 def test_vm_label_writes_refuse_foreign_vms_and_ownership_keys():
-    kube = FakeKube()
+    kube = dvp_api()
     cloud = Cloud(dvp_connection(kube), kube.store(VIRTUAL_MACHINE))
     ours = kube.put(VIRTUAL_MACHINE, vm("a", UUID))
     theirs = kube.put(VIRTUAL_MACHINE, vm("b", "other"))
@@ -68,7 +68,7 @@ def test_vm_label_writes_refuse_foreign_vms_and_ownership_keys():
     assert kube.writes() == []
     cloud.set_vm_labels(ours, {"dvp.deckhouse.io/x": "loadbalancer"})
     assert kube.calls[-1] == ("patch", "VirtualMachine", "a")
-    assert kube.obj(VIRTUAL_MACHINE, "a", NS)["metadata"]["labels"]["dvp.deckhouse.io/x"] == "loadbalancer"
+    assert kube.peek(VIRTUAL_MACHINE, "a", NS)["metadata"]["labels"]["dvp.deckhouse.io/x"] == "loadbalancer"
     assert cloud.vm("b") is None and cloud.vm("a") is not None
 
 

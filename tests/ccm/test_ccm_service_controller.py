@@ -33,7 +33,7 @@ def setup(w, **svc_kw):
 
 def labelled(w, key: str = KEY) -> set[str]:
     return {n for n in ("w-0", "w-1", "w-2", "victim")
-            if key in w.dvp.obj(VIRTUAL_MACHINE, n, NS)["metadata"]["labels"]}
+            if key in w.dvp.peek(VIRTUAL_MACHINE, n, NS)["metadata"]["labels"]}
 
 
 def shared(w) -> set[str]:
@@ -49,7 +49,8 @@ def ensured(w) -> ServiceController:
 
 
 def to_local(w) -> None:
-    w.guest.patch(SERVICE, "web", {"spec": {"externalTrafficPolicy": "Local", "healthCheckNodePort": 32100}}, "shop")
+    w.guest.client.patch(SERVICE, "web", {"spec": {"externalTrafficPolicy": "Local", "healthCheckNodePort": 32100}},
+                         "shop")
 
 
 def test_ensure_creates_dvp_service_selecting_the_shared_backends_and_copies_ingress():
@@ -58,9 +59,9 @@ def test_ensure_creates_dvp_service_selecting_the_shared_backends_and_copies_ing
     c = ServiceController(w.ctx)
     assert c.reconcile("shop/web") == DONE
     assert w.guest_writes() == [("patch", "Service", "web")]
-    assert w.guest.obj(SERVICE, "web", "shop")["metadata"]["finalizers"] == [LB.FINALIZER]
+    assert w.guest.peek(SERVICE, "web", "shop")["metadata"]["finalizers"] == [LB.FINALIZER]
     assert w.dvp.writes() == [("create", "Service", LBN)]
-    dvp_svc = w.dvp.obj(SERVICE, LBN, NS)
+    dvp_svc = w.dvp.peek(SERVICE, LBN, NS)
     assert dvp_svc["spec"] == {"type": "LoadBalancer", "externalTrafficPolicy": "Cluster",
                                "selector": {L.CLUSTER_UUID: UUID, L.LB_BACKEND: "loadbalancer"},
                                "ports": [{"name": "http", "protocol": "TCP", "port": 80, "targetPort": 30080}]}
@@ -69,12 +70,12 @@ def test_ensure_creates_dvp_service_selecting_the_shared_backends_and_copies_ing
     assert w.dvp.writes()[1:] == [("patch", "VirtualMachine", "w-0"), ("patch", "VirtualMachine", "w-1")]
     assert shared(w) == {"w-0", "w-1"} and labelled(w) == set()
     # DVP assigns an address: the next pass copies it and writes nothing in DVP
-    w.dvp.patch(SERVICE, LBN, {"status": {"loadBalancer": {"ingress": [{"ip": "192.0.2.1"}]}}}, NS,
-                subresource="status")
+    w.dvp.client.patch(SERVICE, LBN, {"status": {"loadBalancer": {"ingress": [{"ip": "192.0.2.1"}]}}}, NS,
+                       subresource="status")
     before = len(w.dvp.writes())
     assert c.reconcile("shop/web") == DONE and c.reconcile(BACKENDS) == DONE
     assert len(w.dvp.writes()) == before
-    assert w.guest.obj(SERVICE, "web", "shop")["status"] == {"loadBalancer": {"ingress": [{"ip": "192.0.2.1"}]}}
+    assert w.guest.peek(SERVICE, "web", "shop")["status"] == {"loadBalancer": {"ingress": [{"ip": "192.0.2.1"}]}}
     assert (E.ENSURED_LB, "web", 'Service "shop/web": load balancer at 192.0.2.1') in w.events()
     c.reconcile("shop/web")
     assert len(w.guest_writes()) == 2  # finalizer, status: a steady state writes nothing
@@ -93,7 +94,7 @@ def test_many_services_share_one_label_per_vm():
     c.reconcile(BACKENDS)
     assert [op for op in w.dvp.writes() if op[1] == "VirtualMachine"] == [("patch", "VirtualMachine", "w-0"),
                                                                           ("patch", "VirtualMachine", "w-1")]
-    assert w.dvp.obj(VIRTUAL_MACHINE, "w-0", NS)["metadata"]["labels"] == {
+    assert w.dvp.peek(VIRTUAL_MACHINE, "w-0", NS)["metadata"]["labels"] == {
         **vm("w-0", UUID)["metadata"]["labels"], L.LB_BACKEND: "loadbalancer"}
 
 
@@ -101,8 +102,8 @@ def test_node_set_changes_move_the_shared_label():
     w = world()
     setup(w)
     c = ensured(w)
-    w.guest.patch(NODE, "w-1", {"metadata": {"labels": {LB.EXCLUDE_LABEL: ""}}})
-    w.guest.patch(NODE, "w-2", {"metadata": {"labels": {LB.EXCLUDE_LABEL: None}}})
+    w.guest.client.patch(NODE, "w-1", {"metadata": {"labels": {LB.EXCLUDE_LABEL: ""}}})
+    w.guest.client.patch(NODE, "w-2", {"metadata": {"labels": {LB.EXCLUDE_LABEL: None}}})
     before = len(w.dvp.writes())
     c.reconcile(BACKENDS)
     assert sorted(w.dvp.writes()[before:]) == [("patch", "VirtualMachine", "w-1"), ("patch", "VirtualMachine", "w-2")]
@@ -123,8 +124,8 @@ def test_a_selector_switches_to_the_shared_backends_only_once_they_carry_the_lab
     setup(w, etp="Local", hc_port=32100)
     c = ServiceController(w.ctx)
     c.reconcile("shop/web")
-    assert labelled(w) == {"w-0", "w-1"} and w.dvp.obj(SERVICE, LBN, NS)["spec"]["selector"] == {KEY: "loadbalancer"}
-    w.guest.patch(SERVICE, "web", {"spec": {"externalTrafficPolicy": "Cluster", "healthCheckNodePort": None}},
+    assert labelled(w) == {"w-0", "w-1"} and w.dvp.peek(SERVICE, LBN, NS)["spec"]["selector"] == {KEY: "loadbalancer"}
+    w.guest.client.patch(SERVICE, "web", {"spec": {"externalTrafficPolicy": "Cluster", "healthCheckNodePort": None}},
                   "shop")
     before = len(w.dvp.writes())
     assert c.reconcile("shop/web") == Result(requeue_after=SWITCH_RECHECK)
@@ -134,7 +135,7 @@ def test_a_selector_switches_to_the_shared_backends_only_once_they_carry_the_lab
     assert w.dvp.writes()[before:] == [("patch", "VirtualMachine", "w-0"), ("patch", "VirtualMachine", "w-1"),
                                        ("patch", "Service", LBN),
                                        ("patch", "VirtualMachine", "w-0"), ("patch", "VirtualMachine", "w-1")]
-    assert w.dvp.obj(SERVICE, LBN, NS)["spec"]["selector"] == LB.shared_selector(UUID)
+    assert w.dvp.peek(SERVICE, LBN, NS)["spec"]["selector"] == LB.shared_selector(UUID)
     assert shared(w) == {"w-0", "w-1"} and labelled(w) == set()
 
 
@@ -147,7 +148,7 @@ def test_a_selector_switches_to_its_own_label_once_the_vms_carry_it():
     assert c.reconcile("shop/web") == DONE
     assert w.dvp.writes()[before:] == [("patch", "VirtualMachine", "w-0"), ("patch", "VirtualMachine", "w-1"),
                                        ("patch", "Service", LBN)]
-    assert w.dvp.obj(SERVICE, LBN, NS)["spec"]["selector"] == {KEY: "loadbalancer"}
+    assert w.dvp.peek(SERVICE, LBN, NS)["spec"]["selector"] == {KEY: "loadbalancer"}
 
 
 def test_local_traffic_labels_only_nodes_passing_the_health_check():
@@ -186,7 +187,7 @@ def test_foreign_dvp_service_of_the_same_name_is_left_alone():
     foreign = w.dvp.put(SERVICE, {"metadata": {"name": LBN, "namespace": NS, "labels": {L.CLUSTER_UUID: "x"}},
                                   "spec": {"type": "LoadBalancer", "selector": {"app": "theirs"}}})
     assert ServiceController(w.ctx).reconcile("shop/web") == Result(requeue_after=300.0)
-    assert w.dvp.obj(SERVICE, LBN, NS) == foreign
+    assert w.dvp.peek(SERVICE, LBN, NS) == foreign
     assert w.dvp.calls == [("create", "Service", LBN), ("get", "Service", LBN)]  # AlreadyExists; read; not ours
     assert labelled(w) == set()
     assert [e[0] for e in w.events()] == [E.LB_NOT_OURS]
@@ -196,10 +197,10 @@ def test_deletion_releases_everything_and_removes_the_finalizer_last():
     w = world()
     setup(w)
     c = ensured(w)
-    w.guest.patch(SERVICE, "web", {"metadata": {"deletionTimestamp": "2026-01-01T00:00:00Z"}}, "shop")
+    w.guest.client.delete(SERVICE, "web", "shop")  # our finalizer keeps it, with its deletionTimestamp
     assert c.reconcile("shop/web") == DONE and c.reconcile(BACKENDS) == DONE
-    assert w.dvp.obj(SERVICE, LBN, NS) is None and labelled(w) == set() and shared(w) == set()
-    assert w.guest.obj(SERVICE, "web", "shop")["metadata"].get("finalizers") is None
+    assert w.dvp.peek(SERVICE, LBN, NS) is None and labelled(w) == set() and shared(w) == set()
+    assert w.guest.peek(SERVICE, "web", "shop") is None  # the finalizer removed, the deleting Service went
     assert w.guest_writes()[-1] == ("patch", "Service", "web")
     assert [e[0] for e in w.events()][-1] == E.DELETED_LB
 
@@ -209,22 +210,30 @@ def test_type_change_cleans_up_and_clears_status():
     setup(w)
     c = ServiceController(w.ctx)
     c.reconcile("shop/web")
-    w.guest.patch(SERVICE, "web", {"status": {"loadBalancer": {"ingress": [{"ip": "192.0.2.1"}]}}}, "shop",
-                  subresource="status")
-    w.guest.patch(SERVICE, "web", {"spec": {"type": "ClusterIP"}}, "shop")
+    w.guest.client.patch(SERVICE, "web", {"status": {"loadBalancer": {"ingress": [{"ip": "192.0.2.1"}]}}},
+                         "shop", subresource="status")
+    w.guest.client.patch(SERVICE, "web", {"spec": {"type": "ClusterIP"}}, "shop")
     c.reconcile("shop/web")
-    got = w.guest.obj(SERVICE, "web", "shop")
+    got = w.guest.peek(SERVICE, "web", "shop")
     assert "finalizers" not in got["metadata"] and got["status"] == {"loadBalancer": {}}
-    assert w.dvp.obj(SERVICE, LBN, NS) is None
+    assert w.dvp.peek(SERVICE, LBN, NS) is None
+
+
+def vanish(w):
+    """The guest Service goes: its finalizer removed by hand, then deleted."""
+    obj = w.guest.peek(SERVICE, "web", "shop")
+    obj["metadata"].pop("finalizers", None)
+    w.guest.put(SERVICE, obj)
+    w.guest.remove(SERVICE, "web", "shop")
 
 
 def test_orphaned_dvp_service_is_released_when_the_guest_service_is_gone():
     w = world()
     setup(w)
     c = ensured(w)
-    del w.guest.objects[("services", "shop", "web")]
+    vanish(w)
     assert c.reconcile("shop/web") == DONE and c.reconcile(BACKENDS) == DONE
-    assert w.dvp.obj(SERVICE, LBN, NS) is None and labelled(w) == set() and shared(w) == set()
+    assert w.dvp.peek(SERVICE, LBN, NS) is None and labelled(w) == set() and shared(w) == set()
 
 
 def test_a_recreated_service_releases_the_load_balancer_of_its_predecessor():
@@ -232,11 +241,11 @@ def test_a_recreated_service_releases_the_load_balancer_of_its_predecessor():
     setup(w)
     c = ServiceController(w.ctx)
     c.reconcile("shop/web")
-    del w.guest.objects[("services", "shop", "web")]  # gone while the CCM was away (finalizer removed by hand)
+    vanish(w)  # gone while the CCM was away
     again = service("web", "shop")
     again["metadata"]["uid"] = "99999999-0000-0000-0000-000000000000"
     w.guest.put(SERVICE, again)
     c.reconcile("shop/web")
-    assert w.dvp.obj(SERVICE, LBN, NS) is None
-    assert w.dvp.obj(SERVICE, L.lb_name(again["metadata"]["uid"]), NS)["spec"]["selector"] == \
+    assert w.dvp.peek(SERVICE, LBN, NS) is None
+    assert w.dvp.peek(SERVICE, L.lb_name(again["metadata"]["uid"]), NS)["spec"]["selector"] == \
         LB.shared_selector(UUID)

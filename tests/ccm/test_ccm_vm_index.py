@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from ccm_builders import vm
-from ccm_fakes import NS, UUID, FakeKube, dvp_connection
+from ccm_fakes import NS, UUID, dvp_api, dvp_connection
 from dvp_ccm.cloud import Cloud
 from dvp_ccm.indexes import VM_INDEXES
 
@@ -41,7 +41,7 @@ def fleet(n: int) -> list[dict]:
 
 def test_a_node_vm_and_lb_backends_are_index_lookups():
     store = IndexedStore(fleet(1000))
-    cloud = Cloud(dvp_connection(FakeKube()), store)
+    cloud = Cloud(dvp_connection(dvp_api()), store)
     assert [v["metadata"]["name"] for v in cloud.vm_by_hostname("node-42")] == ["vm-42"]
     assert cloud.vm_by_hostname("node-3") == []  # another cluster's VM: found by the index, then refused
     labelled = sorted(v["metadata"]["name"] for v in cloud.vms_with_label(LB_KEY))
