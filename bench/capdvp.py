@@ -16,8 +16,9 @@ Two set-ups, the same production reconcilers:
   until every DVP object of the run is gone is measured too. DVP requests per machine come from the DVP
   client's own counters (informer LIST/WATCH included). Every run observes its objects through watches (a LIST
   of 100 objects every 0.2 s loaded the API servers and the process being measured).
-* `run()`: the reconcilers and runner over the in-memory API of tests/capdvp with a round trip per call and a
-  small scheduler playing DVP (no processes needed): isolates capdvp's own cost.
+* `run()`: the reconcilers and runner over the in-memory API of tests/capdvp (testkit.capdvp.world on
+  sim.memory_api) with a round trip per request and a small scheduler playing DVP (no processes needed): isolates
+  capdvp's own cost.
 """
 
 from __future__ import annotations
@@ -31,10 +32,8 @@ import time
 from pathlib import Path
 
 from capdvp import resources as r
-from capdvp.controllers.context import Context, project
 from capdvp.controllers.machine import MachineReconciler
 from capdvp.runner import Controller
-from dvp_common.dvp import DVPConnection
 
 from bench.measure import figure, growth, peak_rss_mib, sizes
 from testkit.capdvp.world import DVP_NS, NS, World
@@ -53,23 +52,6 @@ ORDER_ONCE = ("floor", "capdvp")
 STORAGE_CLASS, FLOOR_CLASS, FLOOR_IMAGE = "bench-sc", "bench-floor", "bench-floor"
 
 
-class Latency:
-    """Adds a round trip to every call of the wrapped API (sleeps outside its lock, like a network)."""
-
-    def __init__(self, api, rtt: float) -> None:
-        self.api, self.rtt = api, rtt
-
-    def __getattr__(self, name):
-        target = getattr(self.api, name)
-        if name not in ("get", "list", "list_all", "create", "patch", "delete"):
-            return target
-
-        def call(*args, **kwargs):
-            time.sleep(self.rtt)
-            return target(*args, **kwargs)
-        return call
-
-
 class DvpScheduler(threading.Thread):
     """Plays DVP: a VM whose Secret and disks all exist runs DISK_S + BOOT_S later; a watch event follows."""
 
@@ -82,10 +64,9 @@ class DvpScheduler(threading.Thread):
         dvp = self.world.dvp
         while not self.stop.wait(0.02):
             now = time.monotonic()
-            with dvp.lock:
-                objects = set(dvp.objects)
-                vms = [o for (k, _, _), o in dvp.objects.items() if k == "VirtualMachine"]
-            for vm in vms:
+            objects = {(o["kind"], DVP_NS, o["metadata"]["name"]) for res in (r.SECRET, r.VIRTUAL_DISK)
+                       for o in dvp.items(res, DVP_NS)}
+            for vm in dvp.items(r.VIRTUAL_MACHINE, DVP_NS):
                 name = vm["metadata"]["name"]
                 if (vm.get("status") or {}).get("phase") == "Running":
                     continue
@@ -100,10 +81,7 @@ class DvpScheduler(threading.Thread):
 
 
 def run(machines: int = MACHINES) -> dict:
-    world = World()
-    world.ctx = Context(Latency(world.guest, RTT_S),
-                        project(DVPConnection(Latency(world.dvp, RTT_S), DVP_NS, world.config.cluster_uuid)),
-                        world.config)
+    world = World(latency=RTT_S)
     ctl = Controller("deckhousemachine", MachineReconciler(world.ctx).reconcile, workers=WORKERS)
     names = [f"worker-{i:03d}" for i in range(machines)]
     for n in names:
@@ -126,9 +104,9 @@ def run(machines: int = MACHINES) -> dict:
         raise RuntimeError(f"{len(pending)} of {machines} machines not provisioned within {TIMEOUT_S:g}s")
     return {"machines": machines, "wall_s": wall, "floor_s": DISK_S + BOOT_S,
             "dvp_reads_per_machine": world.dvp.reads() / machines,
-            "dvp_writes_per_machine": world.dvp.writes() / machines,
-            "guest_writes_per_machine": world.guest.writes() / machines,
-            "vms": len(world.dvp.kinds(r.VIRTUAL_MACHINE.kind))}
+            "dvp_writes_per_machine": len(world.dvp.writes()) / machines,
+            "guest_writes_per_machine": len(world.guest.writes()) / machines,
+            "vms": len(world.dvp.items(r.VIRTUAL_MACHINE))}
 
 
 def timeout_s(machines: int) -> float:

@@ -1,6 +1,7 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""What every fake API of testkit does as kube-apiserver does: JSON merge patches and label/field selectors."""
+"""What the in-memory API (sim.memory_api) does as kube-apiserver does: JSON merge patches and label/field
+selectors."""
 
 from __future__ import annotations
 

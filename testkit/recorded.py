@@ -3,7 +3,7 @@
 """One in-memory Kubernetes API (sim.memory_api) as a unit test sees it: the real KubeClient on it, every
 request that client sends recorded as (verb, kind, name[, subresource]), faults scripted per request, and the
 writes of the controllers the test plays (`put`, `set_status`, `remove`) and its reads (`peek`, `items`) beside
-the client, neither recorded.
+the client, neither recorded. Garbage collection by ownerReference runs (at once), as on the harness's APIs.
 
 The client does not retry (NO_RETRY): a call is one request, so a scripted fault fails the call it meets; the
 client's retries are tested on their own (tests/dvp_common).
@@ -36,8 +36,9 @@ def fault_of(error: ApiError) -> Fault:
 
 class RecordedApi:
     def __init__(self, *, admission: bool = False, namespaces: tuple[str, ...] = (),
-                 clock: Callable[[], dt.datetime] | None = None) -> None:
-        self.memory = MemoryApi(admission=admission, clock=clock)
+                 clock: Callable[[], dt.datetime] | None = None, latency: float = 0.0) -> None:
+        """`latency`: seconds each request of the client takes (a round trip)."""
+        self.memory = MemoryApi(admission=admission, clock=clock, collect=True, latency=latency)
         for name in namespaces:
             self.memory.ensure_namespace(name)
         self.calls: list[Call] = []

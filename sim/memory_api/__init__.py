@@ -1,13 +1,15 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""An in-memory Kubernetes API serving DVP's kinds, for the fast tests and the driver-overhead benchmarks.
+"""The one in-memory Kubernetes API: DVP's kinds and any other (Nodes, Services, Secrets, Leases, Events, CAPI's
+and our CRDs' objects), for the fast tests and the driver-overhead benchmarks.
 
-It stands in for kube-apiserver only: clients are the real dvp_common KubeClient (on MemoryTransport), DVP's
-controllers are still the simulator (sim) running on it, and DVP's admission rules are the ones the
-simulator's webhook serves (sim.admission.Reviews). What it leaves out is schema validation (422) and the
-controller-manager beside kube-apiserver: no garbage collection by ownerReference (a Foreground or Orphan delete
-keeps its finalizer). The contract tests that need neither run on both worlds (tests/dvp_sim, `world` fixture),
-so the two cannot drift.
+It stands in for kube-apiserver only: clients are the real dvp_common KubeClient (on MemoryTransport, or over
+HTTP through `http.HttpApi` for the client's wire tests), DVP's controllers are still the simulator (sim)
+running on it, and DVP's admission rules are the ones the simulator's webhook serves (sim.admission.Reviews).
+What it leaves out is schema validation (422) and, unless asked (`collect=True`: background collection, at
+once), the controller-manager beside kube-apiserver: no garbage collection by ownerReference (a Foreground or
+Orphan delete keeps its finalizer). The contract tests that need neither run on both worlds (tests/dvp_sim,
+`world` fixture), so the two cannot drift. Unit tests see it through testkit.recorded.
 """
 
 from __future__ import annotations
@@ -37,9 +39,10 @@ class MemoryApi:
     name = "memory"
 
     def __init__(self, *, admission: bool = True, latency: float = 0.0,
-                 clock: Callable[[], datetime] | None = None) -> None:
-        """`clock`: the wall clock of creationTimestamp and deletionTimestamp (a test's fixed clock)."""
-        self.store = Store(default=Defaults(), **({"clock": clock} if clock else {}))
+                 clock: Callable[[], datetime] | None = None, collect: bool = False) -> None:
+        """`clock`: the wall clock of creationTimestamp and deletionTimestamp (a test's fixed clock); `collect`:
+        garbage collection by ownerReference, as the harness's DVP API has it (Store._collect)."""
+        self.store = Store(default=Defaults(), **({"clock": clock} if clock else {}), collect=collect)
         self.latency = latency
         self._counter = itertools.count(1)
         self._lock = threading.Lock()

@@ -93,7 +93,9 @@ def check_update(current: Obj, new: Obj, what: str, name: str) -> None:
 
 class Store:
     def __init__(self, default: Callable[[str, Obj], Obj] | None = None,
-                 clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
+                 clock: Callable[[], datetime] = lambda: datetime.now(UTC), *, collect: bool = False) -> None:
+        """`collect`: play kube-controller-manager's garbage collector, at once (see `_collect`)."""
+        self.collect = collect
         self._objects: dict[str, dict[tuple[str, str], Obj]] = {}  # kind -> (namespace, name) -> object
         self._rv = itertools.count(1)
         self._last = 0
@@ -267,6 +269,7 @@ class Store:
             if meta(new).get("deletionTimestamp") and not meta(new).get("finalizers"):
                 del self._objects[kind][(ns, name)]
                 self._record("DELETED", key, new, current)
+                self._collect()
             else:
                 self._objects[kind][(ns, name)] = new
                 self._record("MODIFIED", key, new, current)
@@ -299,6 +302,7 @@ class Store:
                 gone = copy(current)
                 self._bump(gone)
                 self._record("DELETED", key, gone, current)
+                self._collect()
                 return copy(gone)
             if md.get("deletionTimestamp") and finalizers == md.get("finalizers"):
                 return copy(current)
@@ -309,6 +313,31 @@ class Store:
             self._objects[kind][(ns, name)] = new
             self._record("MODIFIED", key, new, current)
             return copy(new)
+
+    def _collect(self) -> None:
+        """Background garbage collection, done at once where kube-controller-manager does it a moment later: an
+        object whose every ownerReference names an object that no longer exists (by uid) is deleted (finalizers
+        keep it, with its deletionTimestamp), and so on down. Foreground and Orphan deletes are not played: their
+        finalizers stay. Called under the lock."""
+        if not self.collect:
+            return
+        while True:
+            uids = {meta(o)["uid"] for objects in self._objects.values() for o in objects.values()}
+            orphans = [(kind, key, o) for kind, objects in self._objects.items() for key, o in objects.items()
+                       if (refs := meta(o).get("ownerReferences")) and not any(r.get("uid") in uids for r in refs)
+                       and not (meta(o).get("deletionTimestamp") and meta(o).get("finalizers"))]
+            if not orphans:
+                return
+            for kind, (ns, name), current in orphans:
+                new = copy(current)
+                self._bump(new)
+                if meta(current).get("finalizers"):
+                    new["metadata"]["deletionTimestamp"] = format_time(self._clock())
+                    self._objects[kind][(ns, name)] = new
+                    self._record("MODIFIED", (kind, ns, name), new, current)
+                else:
+                    del self._objects[kind][(ns, name)]
+                    self._record("DELETED", (kind, ns, name), new, current)
 
     # watches -------------------------------------------------------------------------------------------------
     def watch(self, kind: str, ns: str | None, labels: str | None, fields: str | None, since: int,

@@ -1,6 +1,7 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""A guest cluster and a DVP namespace in memory, with Cluster API objects made the way CAPI makes them."""
+"""A guest cluster and a DVP namespace in memory (testkit.recorded: sim.memory_api under the real KubeClient,
+every request recorded), with Cluster API objects made the way CAPI makes them."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from capdvp.controllers.context import Context, ReconcileConfig, project
 from capdvp.controllers.machine import MachineReconciler
 from dvp_common.dvp import DVPConnection
 
-from testkit.capdvp.fakes import FakeApi
+from testkit.recorded import RecordedApi
 
 NS = "d8-cloud-instance-manager"
 DVP_NS = "tenant-a"
@@ -46,14 +47,17 @@ class Clock:
 
 
 class World:
-    def __init__(self) -> None:
+    def __init__(self, latency: float = 0.0) -> None:
+        """`latency`: seconds per request to either API."""
         self.clock = Clock()
-        self.guest = FakeApi("guest", self.clock)
-        self.dvp = FakeApi("dvp", self.clock)
+        self.guest = RecordedApi(namespaces=(NS,), clock=self.clock, latency=latency)
+        self.dvp = RecordedApi(admission=True, namespaces=(DVP_NS,), clock=self.clock,  # DVP's webhooks' rules
+                               latency=latency)
         self.config = ReconcileConfig(dvp_namespace=DVP_NS, cluster_uuid=UUID,
                                       additional_vm_labels={"bastion-access": "true"},
                                       control_plane_host="10.0.0.1", control_plane_port=6443)
-        self.ctx = Context(self.guest, project(DVPConnection(self.dvp, DVP_NS, UUID)), self.config, self.clock)
+        self.ctx = Context(self.guest.client, project(DVPConnection(self.dvp.client, DVP_NS, UUID)), self.config,
+                           self.clock)
         self.machines = MachineReconciler(self.ctx)
         self.clusters = ClusterReconciler(self.ctx)
         self.dvp.put(r.VIRTUAL_MACHINE_CLASS, {"metadata": {"name": "generic"}})
@@ -106,7 +110,7 @@ class World:
         return next(c for c in conds if c["type"] == ctype)
 
     def delete_machine(self, name: str) -> None:
-        self.guest.delete(r.DECKHOUSE_MACHINE, name, NS)
+        self.guest.client.delete(r.DECKHOUSE_MACHINE, name, NS)
 
     # DVP side (what DVP's controllers would do) -----------------------------------------------------------
     def vm(self, name: str) -> dict | None:
@@ -119,4 +123,4 @@ class World:
         self.guest.set_status(r.MACHINE, name, NS, {"nodeRef": {"name": name}})
 
     def names(self, res) -> list[str]:
-        return [o["metadata"]["name"] for o in self.dvp.kinds(res.kind)]
+        return [o["metadata"]["name"] for o in self.dvp.items(res)]

@@ -31,7 +31,7 @@ def test_sets_finalizer_endpoint_and_provisioned(world):
 
 def test_explicit_endpoint_is_kept(world):
     deckhouse_cluster(world)
-    world.guest.patch(r.DECKHOUSE_CLUSTER, "dvp", {"spec": {"controlPlaneEndpoint": {"host": "api.example",
+    world.guest.client.patch(r.DECKHOUSE_CLUSTER, "dvp", {"spec": {"controlPlaneEndpoint": {"host": "api.example",
                                                                                     "port": 443}}}, NS)
     world.clusters.reconcile(NS, "dvp")
     assert world.guest.peek(r.DECKHOUSE_CLUSTER, "dvp", NS)["spec"]["controlPlaneEndpoint"] == {
@@ -50,7 +50,7 @@ def test_delete_cleans_up_only_capdvp_objects_of_this_cluster(world):
     }
     for name, labels in keep.items():
         world.dvp.put(r.VIRTUAL_DISK, {"metadata": {"name": name, "labels": labels}}, DVP_NS)
-    world.guest.delete(r.DECKHOUSE_CLUSTER, "dvp", NS)
+    world.guest.client.delete(r.DECKHOUSE_CLUSTER, "dvp", NS)
     assert world.clusters.reconcile(NS, "dvp") == Result(requeue_after=5.0)
     assert world.clusters.reconcile(NS, "dvp") == DONE
     assert world.guest.peek(r.DECKHOUSE_CLUSTER, "dvp", NS) is None
@@ -65,8 +65,8 @@ def test_delete_is_bounded(world):
     world.reconcile("w-1")
     vm = world.dvp.peek(r.VIRTUAL_MACHINE, "w-1", DVP_NS)
     vm["metadata"]["finalizers"] = ["virtualization.deckhouse.io/protection"]
-    world.dvp.objects[("VirtualMachine", DVP_NS, "w-1")] = vm
-    world.guest.delete(r.DECKHOUSE_CLUSTER, "dvp", NS)
+    world.dvp.put(r.VIRTUAL_MACHINE, vm)
+    world.guest.client.delete(r.DECKHOUSE_CLUSTER, "dvp", NS)
     assert world.clusters.reconcile(NS, "dvp") == Result(requeue_after=5.0)
     world.clock.advance(901)
     assert world.clusters.reconcile(NS, "dvp") == DONE

@@ -29,7 +29,8 @@ def test_creates_vm_secret_and_disks_owned_by_the_vm(world):
         "enableParavirtualization": True, "cpu": {"cores": 2, "coreFraction": "50%"}, "memory": {"size": "4Gi"},
         "blockDeviceRefs": [{"kind": "VirtualDisk", "name": "w-1-boot"},
                             {"kind": "VirtualDisk", "name": "w-1-additional-disk-0"}],
-        "provisioning": {"type": "UserDataRef", "userDataRef": {"kind": "Secret", "name": "cloud-init-w-1"}}}
+        "provisioning": {"type": "UserDataRef", "userDataRef": {"kind": "Secret", "name": "cloud-init-w-1"}},
+        "disruptions": {"restartApprovalMode": "Manual"}, "terminationGracePeriodSeconds": 60}  # DVP's defaults
     owner = [{"apiVersion": "virtualization.deckhouse.io/v1alpha2", "kind": "VirtualMachine", "name": "w-1",
               "uid": vm["metadata"]["uid"], "controller": True, "blockOwnerDeletion": False}]
     secret = world.dvp.peek(r.SECRET, "cloud-init-w-1", DVP_NS)
@@ -89,7 +90,7 @@ def test_second_reconcile_of_a_running_machine_writes_nothing(world):
 def test_one_status_patch_per_reconcile(world):
     world.capi_machine("w-1")
     world.reconcile("w-1")
-    assert [e for e in world.guest.log if e[0] == "patch-status"] == [("patch-status", "DeckhouseMachine", "w-1")]
+    assert [c for c in world.guest.calls if c[3:] == ("status",)] == [("patch", "DeckhouseMachine", "w-1", "status")]
 
 
 def test_control_plane_machines_prefer_forced_migration(world):
@@ -105,7 +106,7 @@ def test_waits_for_owner_machine_without_touching_anything(world):
     world.guest.put(r.DECKHOUSE_MACHINE, dm, NS)
     assert world.reconcile("w-1") == DONE
     assert world.dm("w-1")["metadata"].get("finalizers") is None
-    assert world.dvp.writes() == 0 and world.dvp.reads() == 0
+    assert world.dvp.writes() == [] and world.dvp.reads() == 0
 
 
 def test_waits_for_cluster_infrastructure(world):
@@ -115,7 +116,7 @@ def test_waits_for_cluster_infrastructure(world):
     cond = world.condition("w-1")
     assert (cond["status"], cond["reason"]) == ("False", "WaitingForClusterInfrastructure")
     assert world.dm("w-1")["metadata"]["finalizers"] == [FINALIZER]
-    assert world.dvp.writes() == 0
+    assert world.dvp.writes() == []
 
 
 def test_waits_for_bootstrap_data_then_proceeds(world):
@@ -145,7 +146,7 @@ def test_paused_annotation_on_the_machine(world):
     dm["metadata"]["annotations"] = {"cluster.x-k8s.io/paused": ""}
     world.guest.put(r.DECKHOUSE_MACHINE, dm, NS)
     world.reconcile("w-1")
-    assert world.vm("w-1") is None and world.dvp.writes() == 0
+    assert world.vm("w-1") is None and world.dvp.writes() == []
 
 
 def test_missing_vm_class_is_reported_and_rechecked(world):
@@ -155,7 +156,7 @@ def test_missing_vm_class_is_reported_and_rechecked(world):
     assert (cond["status"], cond["reason"]) == ("False", "VirtualMachineClassNotFound")
     assert cond["message"] == ("VirtualMachineClass 'huge' does not exist in DVP; create it or fix "
                                "spec.virtualMachine.virtualMachineClassName of the DVPInstanceClass")
-    assert world.dvp.writes() == 0
+    assert world.dvp.writes() == []
     assert "failureReason" not in world.dm("w-1")["status"]
     world.dvp.put(r.VIRTUAL_MACHINE_CLASS, {"metadata": {"name": "huge"}})
     world.reconcile("w-1")
@@ -169,7 +170,7 @@ def test_missing_boot_image_is_reported(world):
     assert cond["reason"] == "BootImageNotFound"
     assert cond["message"] == ("VirtualImage 'nope' does not exist in DVP namespace tenant-a; create it or fix "
                                "spec.rootDisk.image of the DVPInstanceClass")
-    assert world.dvp.writes() == 0
+    assert world.dvp.writes() == []
 
 
 def test_quota_exceeded_on_vm_is_retried_with_backoff_not_terminal(world):
@@ -191,7 +192,7 @@ def test_quota_on_a_disk_after_the_vm_was_created_resumes_later(world):
     assert world.vm("w-1") is not None and world.names(r.VIRTUAL_DISK) == []
     world.reconcile("w-1")
     assert world.names(r.VIRTUAL_DISK) == ["w-1-additional-disk-0", "w-1-boot"]
-    assert world.dvp.calls["create"] == 5  # VM, Secret, boot (refused), boot, additional
+    assert world.dvp.count("create") == 5  # VM, Secret, boot (refused), boot, additional
 
 
 def test_rbac_forbidden_is_retried_naming_the_verb_and_resource(world):
@@ -219,7 +220,7 @@ def test_a_dvp_webhook_denial_is_terminal_with_dvps_message(world):
     assert status["failureMessage"] == world.condition("w-1")["message"] == (
         'creating VirtualMachine w-1: DVP refused it: admission webhook '
         '"vm.virtualization-controller.validate.d8-virtualization" denied the request: ' + why)
-    before = world.dvp.calls.copy()
+    before = list(world.dvp.calls)
     world.reconcile("w-1")
     assert world.dvp.calls == before  # terminal: nothing more is tried
 

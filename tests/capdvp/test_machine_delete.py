@@ -23,11 +23,11 @@ def hold(world, res, name):
     """DVP keeps the object (a finalizer of its own) until release()."""
     obj = world.dvp.peek(res, name, DVP_NS)
     obj["metadata"]["finalizers"] = ["virtualization.deckhouse.io/protection"]
-    world.dvp.objects[(res.kind, DVP_NS if res.namespaced else None, name)] = obj
+    world.dvp.put(res, obj, DVP_NS)
 
 
 def release(world, res, name):
-    world.dvp.patch(res, name, {"metadata": {"finalizers": None}}, DVP_NS)
+    world.dvp.client.patch(res, name, {"metadata": {"finalizers": None}}, DVP_NS)
 
 
 def csi_volume(world, vm="w-1", disk="pvc-1"):
@@ -58,7 +58,7 @@ def test_hot_plugged_csi_volume_is_detached_and_kept(world):
     hold(world, r.VIRTUAL_MACHINE, "w-1")
     world.delete_machine("w-1")
     assert world.reconcile("w-1") == Result(requeue_after=5.0)
-    assert ("delete", "VirtualMachineBlockDeviceAttachment", "vmbda-pvc-1-w-1") in world.dvp.log
+    assert ("delete", "VirtualMachineBlockDeviceAttachment", "vmbda-pvc-1-w-1") in world.dvp.calls
     assert world.dvp.peek(r.VIRTUAL_DISK, "pvc-1", DVP_NS) is not None
     release(world, r.VIRTUAL_MACHINE, "w-1")
     world.reconcile("w-1")
@@ -75,12 +75,12 @@ def test_attachment_of_another_cluster_is_not_detached(world):
     hold(world, r.VIRTUAL_MACHINE, "w-1")
     world.delete_machine("w-1")
     world.reconcile("w-1")
-    assert ("delete", "VirtualMachineBlockDeviceAttachment", "vmbda-pvc-1-w-1") not in world.dvp.log
+    assert ("delete", "VirtualMachineBlockDeviceAttachment", "vmbda-pvc-1-w-1") not in world.dvp.calls
 
 
 def test_vm_already_gone_releases_at_once(world):
     provisioned(world)
-    world.dvp.delete(r.VIRTUAL_MACHINE, "w-1", DVP_NS)  # garbage collection takes the disks and the Secret too
+    world.dvp.client.delete(r.VIRTUAL_MACHINE, "w-1", DVP_NS)  # garbage collection takes the disks and the Secret too
     world.delete_machine("w-1")
     assert world.reconcile("w-1") == DONE
     assert world.dm("w-1") is None
@@ -92,7 +92,7 @@ def test_machine_deleted_before_anything_was_created(world):
     world.delete_machine("w-1")
     world.reconcile("w-1")
     assert world.dm("w-1") is None
-    assert world.dvp.writes() == 0
+    assert world.dvp.writes() == []
 
 
 def test_vm_stuck_deleting_is_orphaned_after_the_timeout(world):
@@ -102,7 +102,7 @@ def test_vm_stuck_deleting_is_orphaned_after_the_timeout(world):
     assert world.reconcile("w-1") == Result(requeue_after=5.0)
     world.clock.advance(599)
     assert world.reconcile("w-1") == Result(requeue_after=5.0)
-    assert world.dvp.calls["delete"] == 1  # the VM, once: a deleting VM is not deleted again
+    assert world.dvp.count("delete") == 1  # the VM, once: a deleting VM is not deleted again
     world.clock.advance(2)
     assert world.reconcile("w-1") == DONE
     dm = world.guest.peek(r.DECKHOUSE_MACHINE, "w-1", NS)
@@ -116,13 +116,13 @@ def test_orphan_annotations_are_written_before_release(world):
     world.reconcile("w-1")
     world.clock.advance(601)
     patches = []
-    real = world.guest.patch
+    real = world.guest.client.patch
 
     def spy(res, name, body, namespace=None, **kw):
         patches.append(body)
         return real(res, name, body, namespace, **kw)
 
-    world.guest.patch = spy
+    world.guest.client.patch = spy
     world.reconcile("w-1")
     annotations = patches[0]["metadata"]["annotations"]
     assert annotations["dvp.deckhouse.io/orphaned-vm"] == "w-1"
@@ -135,7 +135,7 @@ def test_orphan_annotations_are_written_before_release(world):
 def test_disk_stuck_deleting_is_orphaned_after_its_own_timeout(world):
     provisioned(world)
     hold(world, r.VIRTUAL_DISK, "w-1-boot")
-    world.dvp.delete(r.VIRTUAL_MACHINE, "w-1", DVP_NS)
+    world.dvp.client.delete(r.VIRTUAL_MACHINE, "w-1", DVP_NS)
     world.delete_machine("w-1")
     assert world.reconcile("w-1") == Result(requeue_after=5.0)
     world.clock.advance(600 + 299)
@@ -164,7 +164,7 @@ def test_only_this_machines_disks_are_deleted(world):
     world.dvp.put(r.VIRTUAL_DISK, {"metadata": {"name": "w-1-additional-disk-7", "labels": {
         "dvp.deckhouse.io/cluster-uuid": "other", "dvp.deckhouse.io/component": "capdvp",
         "dvp.deckhouse.io/hostname": "w-1"}}}, DVP_NS)
-    world.dvp.delete(r.VIRTUAL_MACHINE, "w-1", DVP_NS)
+    world.dvp.client.delete(r.VIRTUAL_MACHINE, "w-1", DVP_NS)
     world.delete_machine("w-1")
     world.reconcile("w-1")
     assert world.names(r.VIRTUAL_DISK) == ["w-1-additional-disk-7", "w-2-additional-disk-0", "w-2-boot"]

@@ -70,7 +70,7 @@ def test_migrating_vm_stays_ready(world):
 
 def test_vm_deleted_behind_our_back_after_provisioning_is_terminal(world):
     running(world)
-    world.dvp.delete(r.VIRTUAL_MACHINE, "w-1", DVP_NS)
+    world.dvp.client.delete(r.VIRTUAL_MACHINE, "w-1", DVP_NS)
     world.reconcile("w-1")
     status = world.dm("w-1")["status"]
     assert status["failureReason"] == "UpdateMachineError"
@@ -98,7 +98,7 @@ def test_machine_pointing_at_an_existing_vm_is_refused(world, labels):
     assert status["failureMessage"] == ("VirtualMachine w-1 in DVP namespace tenant-a was not created by capdvp "
                                         "for this machine; refusing to adopt it")
     assert world.dvp.peek(r.VIRTUAL_MACHINE, "w-1", DVP_NS) == before
-    assert world.dvp.writes() == 0
+    assert world.dvp.writes() == []
     assert "providerID" not in world.dm("w-1")["spec"]
     # and deleting the machine leaves the foreign VM alone
     world.delete_machine("w-1")
@@ -116,7 +116,7 @@ def test_a_planted_disk_under_the_boot_disk_name_is_refused_before_any_vm_exists
     assert world.vm("w-1") is None
     assert world.dm("w-1")["status"]["failureMessage"].startswith(
         "VirtualDisk w-1-boot in DVP namespace tenant-a was not created by capdvp for this machine")
-    assert world.dvp.writes() == 0
+    assert world.dvp.writes() == []
 
 
 def test_a_planted_cloud_init_secret_is_refused(world):
@@ -143,7 +143,7 @@ def test_crash_after_each_create_step_converges_to_the_same_objects(step):
     class Crash(Exception):
         pass
 
-    real_create = world.dvp.create
+    real_create = world.dvp.client.create
 
     def create_then_crash(res, body, namespace=None, **kw):
         out = real_create(res, body, namespace, **kw)
@@ -151,10 +151,10 @@ def test_crash_after_each_create_step_converges_to_the_same_objects(step):
             raise Crash(step)
         return out
 
-    world.dvp.create = create_then_crash
+    world.dvp.client.create = create_then_crash
     with pytest.raises(Crash):
         world.reconcile("w-1")
-    world.dvp.create = real_create
+    world.dvp.client.create = real_create
     world.reconcile("w-1")
     world.vm_phase("w-1", "Running")
     world.reconcile("w-1")
@@ -162,7 +162,7 @@ def test_crash_after_each_create_step_converges_to_the_same_objects(step):
     def shape(w):
         out = {}
         for res in (r.VIRTUAL_MACHINE, r.VIRTUAL_DISK, r.SECRET):
-            for o in w.dvp.kinds(res.kind):
+            for o in w.dvp.items(res):
                 out[(res.kind, o["metadata"]["name"])] = (o["metadata"]["labels"], o.get("spec"), o.get("data"))
         return out
 

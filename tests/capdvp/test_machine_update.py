@@ -22,13 +22,13 @@ def provisioned(world, name="w-1"):
 
 def change(world, name="w-1", **spec):
     dm = world.dm(name)
-    world.guest.patch(r.DECKHOUSE_MACHINE, name, {"spec": spec}, NS)
+    world.guest.client.patch(r.DECKHOUSE_MACHINE, name, {"spec": spec}, NS)
     return dm
 
 
 def play_vmops(world):
     """What DVP does with our operations: Stop stops the VM, Start starts it."""
-    for op in world.dvp.kinds("VirtualMachineOperation"):
+    for op in world.dvp.items(r.VMOP):
         if (op.get("status") or {}).get("phase") == "Completed":
             continue
         if op["metadata"]["name"].startswith("admin-"):
@@ -43,7 +43,7 @@ def test_hot_update_patches_policies_without_a_restart(world):
     assert world.reconcile("w-1") == DONE
     vm = world.vm("w-1")
     assert (vm["spec"]["runPolicy"], vm["spec"]["liveMigrationPolicy"]) == ("AlwaysOn", "AlwaysSafe")
-    assert world.dvp.kinds("VirtualMachineOperation") == []
+    assert world.dvp.items(r.VMOP) == []
     cond = world.condition("w-1", "InPlaceUpdate")
     assert (cond["status"], cond["reason"], cond["message"]) == (
         "True", "UpdateApplied", "applied runPolicy, liveMigrationPolicy")
@@ -71,7 +71,7 @@ def test_warm_update_stops_patches_and_starts(world):
     change(world, cpu={"cores": 4, "cpuFraction": "100%"}, memory="8Gi", rootDiskSize="30Gi")
     generation = world.dm("w-1")["metadata"]["generation"]
     assert world.reconcile("w-1") == Result(requeue_after=5.0)
-    assert [o["metadata"]["name"] for o in world.dvp.kinds("VirtualMachineOperation")] == [f"w-1-stop-g{generation}"]
+    assert [o["metadata"]["name"] for o in world.dvp.items(r.VMOP)] == [f"w-1-stop-g{generation}"]
     assert world.dm("w-1")["metadata"]["annotations"][WARM_UPDATE].startswith(f"{generation}@")
     assert world.condition("w-1", "InPlaceUpdate")["reason"] == "StoppingForUpdate"
     assert world.dm("w-1")["status"]["ready"] is False
@@ -81,7 +81,7 @@ def test_warm_update_stops_patches_and_starts(world):
     vm = world.vm("w-1")
     assert vm["spec"]["cpu"] == {"cores": 4, "coreFraction": "100%"} and vm["spec"]["memory"] == {"size": "8Gi"}
     assert world.dvp.peek(r.VIRTUAL_DISK, "w-1-boot", DVP_NS)["spec"]["persistentVolumeClaim"]["size"] == "30Gi"
-    assert sorted(o["spec"]["type"] for o in world.dvp.kinds("VirtualMachineOperation")) == ["Start", "Stop"]
+    assert sorted(o["spec"]["type"] for o in world.dvp.items(r.VMOP)) == ["Start", "Stop"]
     assert world.condition("w-1", "InPlaceUpdate")["reason"] == "StartingAfterUpdate"
     play_vmops(world)
     assert world.reconcile("w-1") == DONE
@@ -89,7 +89,7 @@ def test_warm_update_stops_patches_and_starts(world):
     assert WARM_UPDATE not in (dm["metadata"].get("annotations") or {})
     assert dm["status"]["ready"] is True
     assert world.condition("w-1", "InPlaceUpdate")["reason"] == "UpdateApplied"
-    assert len(world.dvp.kinds("VirtualMachineOperation")) == 2
+    assert len(world.dvp.items(r.VMOP)) == 2
 
 
 def test_warm_update_survives_a_crash_after_the_patch(world):
@@ -98,20 +98,20 @@ def test_warm_update_survives_a_crash_after_the_patch(world):
     change(world, memory="8Gi")
     world.reconcile("w-1")
     play_vmops(world)
-    real = world.dvp.create
+    real = world.dvp.client.create
 
     def no_start(res, body, namespace=None, **kw):
         if res.kind == "VirtualMachineOperation" and body["spec"]["type"] == "Start":
             raise RuntimeError("crash")
         return real(res, body, namespace, **kw)
 
-    world.dvp.create = no_start
+    world.dvp.client.create = no_start
     with pytest.raises(RuntimeError):
         world.reconcile("w-1")
-    world.dvp.create = real
+    world.dvp.client.create = real
     assert world.vm("w-1")["spec"]["memory"] == {"size": "8Gi"}
     assert world.reconcile("w-1") == Result(requeue_after=5.0)
-    assert sorted(o["spec"]["type"] for o in world.dvp.kinds("VirtualMachineOperation")) == ["Start", "Stop"]
+    assert sorted(o["spec"]["type"] for o in world.dvp.items(r.VMOP)) == ["Start", "Stop"]
     play_vmops(world)
     assert world.reconcile("w-1") == DONE
     assert world.dm("w-1")["status"]["ready"] is True
@@ -121,12 +121,12 @@ def test_user_stopped_vm_is_not_started_by_us(world):
     provisioned(world)
     world.vm_phase("w-1", "Stopped")
     world.reconcile("w-1")
-    assert world.dvp.kinds("VirtualMachineOperation") == []
+    assert world.dvp.items(r.VMOP) == []
     assert world.condition("w-1")["reason"] == "VMInStoppedState"
 
 
 def ops(world):
-    return sorted((o["spec"]["type"], o["metadata"]["name"]) for o in world.dvp.kinds("VirtualMachineOperation"))
+    return sorted((o["spec"]["type"], o["metadata"]["name"]) for o in world.dvp.items(r.VMOP))
 
 
 def test_warm_update_that_never_stops_is_abandoned_and_our_stop_withdrawn(world):
@@ -228,7 +228,7 @@ def test_warm_update_under_always_on_patches_and_restarts(world):
 
 def test_warm_update_under_always_off_is_refused_with_a_condition(world):
     provisioned(world)
-    world.dvp.patch(r.VIRTUAL_MACHINE, "w-1", {"spec": {"runPolicy": "AlwaysOff"}}, DVP_NS)
+    world.dvp.client.patch(r.VIRTUAL_MACHINE, "w-1", {"spec": {"runPolicy": "AlwaysOff"}}, DVP_NS)
     change(world, memory="8Gi", runPolicy="AlwaysOff")
     assert world.reconcile("w-1") == DONE
     assert ops(world) == []
@@ -276,7 +276,7 @@ def test_a_condition_left_by_a_stale_read_is_settled(world):
     world.reconcile("w-1")
     cond = world.condition("w-1", "InPlaceUpdate")
     assert (cond["status"], cond["reason"]) == ("True", "UpdateApplied")
-    assert world.dvp.kinds("VirtualMachineOperation") == []
+    assert world.dvp.items(r.VMOP) == []
 
 
 def test_a_63_character_machine_gets_short_disk_names_that_hot_plug_finds_again(world):
@@ -289,11 +289,11 @@ def test_a_63_character_machine_gets_short_disk_names_that_hot_plug_finds_again(
     disks = sorted(world.names(r.VIRTUAL_DISK))
     assert disks == sorted([f"{'w' * 52}-{h}" for h in (
         _digest(f"{name}-boot"), _digest(f"{name}-additional-disk-0"), _digest(f"{name}-additional-disk-1"))])
-    for kind in ("VirtualDisk", "VirtualMachineBlockDeviceAttachment", "VirtualMachine", "Secret"):
-        for obj in world.dvp.kinds(kind):
+    for res in (r.VIRTUAL_DISK, r.VMBDA, r.VIRTUAL_MACHINE, r.SECRET):
+        for obj in world.dvp.items(res):
             too_long = {k: v for k, v in obj["metadata"]["labels"].items() if len(v) > 63}
-            assert too_long == {}, f"{kind} {obj['metadata']['name']}"
-    (vmbda,) = world.dvp.kinds("VirtualMachineBlockDeviceAttachment")
+            assert too_long == {}, f"{res.kind} {obj['metadata']['name']}"
+    (vmbda,) = world.dvp.items(r.VMBDA)
     assert vmbda["spec"]["blockDeviceRef"]["name"] == f"{'w' * 52}-{_digest(f'{name}-additional-disk-1')}"
     writes = world.dvp.writes()
     world.reconcile(name)

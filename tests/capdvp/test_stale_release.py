@@ -37,7 +37,7 @@ class StaleReads:
 
 
 def stale_context(world, res: Resource, snapshot: dict) -> Context:
-    return Context(StaleReads(world.guest, res, snapshot), world.ctx.dvp, world.config, world.clock)
+    return Context(StaleReads(world.guest.client, res, snapshot), world.ctx.dvp, world.config, world.clock)
 
 
 def test_machine_released_again_from_a_stale_copy_is_done(world):
@@ -57,7 +57,7 @@ def test_machine_released_again_from_a_stale_copy_is_done(world):
 def test_cluster_released_again_from_a_stale_copy_is_done(world):
     world.guest.put(r.DECKHOUSE_CLUSTER, {"metadata": {"name": "dvp"}, "spec": {}}, NS)
     world.clusters.reconcile(NS, "dvp")
-    world.guest.delete(r.DECKHOUSE_CLUSTER, "dvp", NS)
+    world.guest.client.delete(r.DECKHOUSE_CLUSTER, "dvp", NS)
     stale = copy.deepcopy(world.guest.peek(r.DECKHOUSE_CLUSTER, "dvp", NS))
     assert world.clusters.reconcile(NS, "dvp") == DONE
     assert world.guest.peek(r.DECKHOUSE_CLUSTER, "dvp", NS) is None

@@ -64,4 +64,4 @@ def test_a_template_that_does_not_parse_is_left_alone(world):
                                                    "spec": {"template": {"spec": {"vmClassName": ""}}}}, NS)
     TemplateReconciler(world.ctx).reconcile(NS, "broken")
     assert "status" not in world.guest.peek(r.DECKHOUSE_MACHINE_TEMPLATE, "broken", NS)
-    assert world.guest.writes() == 0
+    assert world.guest.writes() == []

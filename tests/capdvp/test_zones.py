@@ -105,7 +105,7 @@ def test_an_unknown_failure_domain_creates_nothing_and_says_why(world):
     deckhouse_cluster(world)
     machine(world, "w-1", "zone-x")
     assert world.reconcile("w-1") == Result(requeue_after=30.0)
-    assert world.vm("w-1") is None and world.dvp.writes() == 0
+    assert world.vm("w-1") is None and world.dvp.writes() == []
     ready = world.condition("w-1")
     assert (ready["status"], ready["reason"]) == ("False", "FailureDomainNotFound")
     assert ready["message"] == (
