@@ -10,6 +10,7 @@ import threading
 import pytest
 from dvp_common.dvp import resources as R
 from dvp_common.kube import AlreadyExists, Conflict, Invalid, NotFound
+from dvp_common.kube.resources import CONFIG_MAP
 
 from sim.builders import WAIT, disk
 
@@ -102,3 +103,30 @@ def test_a_watch_from_a_list_sees_what_follows_and_a_selector_watch_sees_an_obje
     dvp.patch(R.VIRTUAL_DISK, "d", {"metadata": {"labels": {"pick": "no"}}}, ns)
     assert done.wait(WAIT)
     assert seen == [("MODIFIED", "d"), ("DELETED", "d")]
+
+
+def test_a_list_pages_with_limit_and_continue(dvp, ns):
+    for i in range(5):
+        dvp.create(CONFIG_MAP, {"metadata": {"name": f"c{i}"}, "data": {}}, ns)
+    first = dvp.list(CONFIG_MAP, ns, limit=2)
+    assert [o["metadata"]["name"] for o in first.items] == ["c0", "c1"] and first.continue_
+    second = dvp.list(CONFIG_MAP, ns, limit=2, continue_=first.continue_)
+    last = dvp.list(CONFIG_MAP, ns, limit=2, continue_=second.continue_)
+    assert [o["metadata"]["name"] for o in second.items + last.items] == ["c2", "c3", "c4"]
+    assert last.continue_ is None and second.resource_version == first.resource_version
+
+
+def test_a_json_patch_applies_and_a_failed_test_is_invalid(dvp, ns):
+    dvp.create(CONFIG_MAP, {"metadata": {"name": "j"}, "data": {"a": "1"}}, ns)
+    out = dvp.patch(CONFIG_MAP, "j", [{"op": "add", "path": "/data/b", "value": "2"}], ns, patch_type="json")
+    assert out["data"] == {"a": "1", "b": "2"}
+    with pytest.raises(Invalid):
+        dvp.patch(CONFIG_MAP, "j", [{"op": "test", "path": "/data/a", "value": "9"},
+                                    {"op": "remove", "path": "/data/a"}], ns, patch_type="json")
+    assert dvp.get(CONFIG_MAP, "j", ns)["data"] == {"a": "1", "b": "2"}
+
+
+def test_a_kind_without_status_serves_no_status_subresource(dvp, ns):
+    created = dvp.create(CONFIG_MAP, {"metadata": {"name": "s"}, "data": {}}, ns)
+    with pytest.raises(NotFound):
+        dvp.update_status(CONFIG_MAP, {**created, "status": {"phase": "Ready"}}, ns)
