@@ -37,12 +37,17 @@ class Report:
     changelog_areas: list[str] = field(default_factory=list)
 
 
+def _tags(reg: Registry, repo: str) -> list[str]:
+    """The repository's tags; a repository the registry does not know has none."""
+    try:
+        return reg.tags(repo)
+    except NotFound:
+        return []
+
+
 def check_listed(reg: Registry, path: str) -> None:
     """The module is among the repo's tags, the list a ModuleSource reads its modules from."""
-    try:
-        tags = reg.tags(path)
-    except NotFound:
-        tags = []
+    tags = _tags(reg, path)
     if MODULE not in tags:
         raise SourceError(f"{reg.host}/{path}: the module {MODULE} is not listed (a ModuleSource finds modules by "
                           f"the repo's tags; tags: {', '.join(tags[:10]) or 'none'})")
@@ -80,11 +85,7 @@ def release_metadata(reg: Registry, release_repo: str, channel: str) -> tuple[st
 
 
 def _module_manifest(reg: Registry, module_repo: str, channel: str, version: str):
-    try:
-        tags = reg.tags(module_repo)
-    except NotFound:
-        tags = []
-    if version not in tags:
+    if version not in _tags(reg, module_repo):
         raise SourceError(f"release channel {channel} names {version}, but {reg.host}/{module_repo}:{version} "
                           f"does not exist")
     return reg.manifest(module_repo, version)
