@@ -14,6 +14,7 @@ from capdvp.domain.census import by_phase
 
 # A VM boots in tens of seconds to minutes; DVP imports of a boot image can take far longer.
 PROVISIONING_BUCKETS = (10, 20, 30, 60, 120, 180, 300, 600, 900, 1800, 3600)
+SEEN_CAP = 10_000  # machines remembered as observed; far more than a cluster has
 
 
 class _Phases:
@@ -34,6 +35,14 @@ class MachineMetrics:
             "From the DeckhouseMachine's creation to its VM running (observed once, when it is provisioned)",
             buckets=PROVISIONING_BUCKETS, registry=registry)
         registry.register(_Phases(vms))
+        # A pass that reads the machine from the cache before its own status write arrived sees it unprovisioned
+        # again: the machines already observed are remembered (by uid, the newest SEEN_CAP of them).
+        self._seen: dict[str, None] = {}
 
-    def provisioned(self, seconds: float) -> None:
+    def provisioned(self, uid: str, seconds: float) -> None:
+        if uid in self._seen:
+            return
+        self._seen[uid] = None
+        if len(self._seen) > SEEN_CAP:
+            del self._seen[next(iter(self._seen))]
         self.provisioning.observe(max(0.0, seconds))

@@ -27,8 +27,9 @@ FINALIZER = "deckhousemachine.infrastructure.cluster.x-k8s.io"
 
 
 class MachineReconciler:
-    def __init__(self, ctx: Context, on_provisioned: Callable[[float], None] | None = None) -> None:
-        """`on_provisioned(seconds)`: a machine became provisioned, that long after its creation (metrics)."""
+    def __init__(self, ctx: Context, on_provisioned: Callable[[str, float], None] | None = None) -> None:
+        """`on_provisioned(uid, seconds)`: the machine `uid` became provisioned, that long after its creation
+        (metrics)."""
         self.ctx = ctx
         self.on_provisioned = on_provisioned
 
@@ -131,7 +132,7 @@ class MachineReconciler:
             draft.provisioned = True
             made = parse_time(meta.get("creationTimestamp"))
             if not provisioned and made is not None and self.on_provisioned is not None:
-                self.on_provisioned((self.ctx.now() - made).total_seconds())
+                self.on_provisioned(meta.get("uid", ""), (self.ctx.now() - made).total_seconds())
         return self._guest(dm, machine, vm, outcome.ready, draft)
 
     def _guest(self, dm: dict, machine: dict, vm: dict, running: bool, draft: StatusDraft) -> Result:
