@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -45,5 +44,5 @@ def run_in_image(root: Path) -> dict:
 
 def test_each_class_on_the_images_python(image_root):
     report = run_in_image(image_root)
-    assert report["python"] == "3.13.5" and report["python"] != sys.version.split()[0]
+    assert report["python"] == "3.13.5"  # Debian trixie's, pinned by images/debian.lock
     assert report["results"] == EXPECTED
