@@ -27,7 +27,9 @@ class World:
 
     def events(self) -> list[tuple[str, str, str]]:
         """(reason, involved object name, message) of every Event recorded."""
-        return [(e["reason"], e["involvedObject"]["name"], e["message"]) for e in self.guest.items(EVENT)]
+        # in the order they were recorded (the API's one resourceVersion counter), not by their random names
+        recorded = sorted(self.guest.items(EVENT), key=lambda e: int(e["metadata"]["resourceVersion"]))
+        return [(e["reason"], e["involvedObject"]["name"], e["message"]) for e in recorded]
 
     def guest_writes(self) -> list[tuple[str, ...]]:
         return [c for c in self.guest.writes() if c[1] != "Event"]
