@@ -11,7 +11,7 @@ PY      := $(VENV)/bin/python
 PYTEST  := $(VENV)/bin/pytest
 STAMP   := $(VENV)/.installed
 # Go tools built from the pinned modules under tools/ (each a Go module of its own; see tools/README.md).
-TOOLS   ?= helm kube-apiserver kube-controller-manager kube-scheduler kwok etcd gojq csi-sanity tofu terraform-provider-kubernetes promtool csi-provisioner csi-attacher csi-resizer csi-snapshotter snapshot-controller cluster-api-controller crane
+TOOLS   ?= helm kube-apiserver kube-controller-manager kube-scheduler kwok etcd gojq csi-sanity tofu terraform-provider-kubernetes promtool csi-provisioner csi-attacher csi-resizer csi-snapshotter snapshot-controller cluster-api-controller crane controller-gen
 export PATH := $(CURDIR)/.bin:$(PATH)
 
 .PHONY: help
@@ -41,7 +41,8 @@ tools: ## build the pinned Go tools (cached outside the tree) and link them into
 	@for t in $(TOOLS); do tools/build $$t || exit 1; done
 
 .PHONY: upstream
-upstream: $(STAMP) ## fetch upstream data files (CRDs, csi.proto) through the Go module proxy into .cache/upstream
+upstream: $(STAMP) ## fetch upstream data files (CRDs, csi.proto, DVP's API) into .cache/upstream; generate DVP's CRDs
+	tools/build controller-gen
 	tools/fetch-upstream
 
 .PHONY: generate

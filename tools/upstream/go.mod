@@ -1,7 +1,8 @@
 // Upstream data pinned through the Go module proxy (tools/fetch-upstream copies files from the verified module
 // cache into .cache/upstream/). sigs.k8s.io/cluster-api (config/crd/bases) and
 // github.com/kubernetes-csi/external-snapshotter/client/v8 (config/crd) and sigs.k8s.io/kwok (kustomize/stage,
-// the version of tools/kwok) are data only: nothing imports them,
+// the version of tools/kwok) and github.com/deckhouse/virtualization/api (DVP's API: condition constants, phase
+// types, the Go types tools/controller-gen generates six DVP CRDs from) are data only: nothing imports them,
 // so `go mod tidy` would drop them; re-add with `go get <module>@<version>` after a tidy.
 module cloud-provider-dvp/tools/upstream
 
@@ -23,6 +24,7 @@ require (
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/davecgh/go-spew v1.1.2-0.20180830191138-d8f796af33cc // indirect
+	github.com/deckhouse/virtualization/api v1.8.0 // indirect
 	github.com/emicklei/go-restful/v3 v3.13.0 // indirect
 	github.com/evanphx/json-patch/v5 v5.9.11 // indirect
 	github.com/felixge/httpsnoop v1.0.4 // indirect
