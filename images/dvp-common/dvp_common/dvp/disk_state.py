@@ -10,15 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from ..quantity import parse_quantity_or_none
+from . import conditions as D
 from .state import Obj, condition, phase, status
 
 USABLE_PHASES = frozenset({"Ready", "WaitForFirstConsumer"})
-QUOTA_EXCEEDED = "QuotaExceeded"
-# Ready=False with one of these reasons: DVP will not make the disk usable without someone changing something.
-TERMINAL_READY_REASONS = frozenset({
-    QUOTA_EXCEEDED, "ProvisioningFailed", "ProvisioningFailedTerminally", "PVCLost", "ImagePullFailed",
-    "DatasourceIsNotFound", "StorageClassIsNotReady",
-})
+QUOTA_EXCEEDED = D.reason_of(D.VD_READY, "QuotaExceeded").value
+# Ready=False with one of these reasons: DVP will not make the disk usable without someone changing something
+# (the table's terminal and capacity reasons of a VirtualDisk's Ready).
+TERMINAL_READY_REASONS = D.reasons_meaning(D.VD_READY, D.Meaning.TERMINAL) | D.reasons_meaning(
+    D.VD_READY, D.Meaning.CAPACITY)
 FAILED_PHASES = frozenset({"Failed", "PVCLost"})
 
 
