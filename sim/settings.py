@@ -11,6 +11,7 @@ from typing import Any
 
 from dvp_common.kube.faults import FaultHook
 
+DVP_API_VERSIONS = ("v1.8.0", "v1.0.0")
 MAX_BLOCK_DEVICES = 16  # per VM, static and hot-plugged together
 
 
@@ -54,6 +55,9 @@ class SimConfig:
     network_pools: dict[str, str] = field(default_factory=dict)
     # ServiceWithHealthchecks probe result of (VM, port); None: domain.healthchecks.default_probe (an annotation)
     probe: Callable[[dict[str, Any], int], bool] | None = None
+    # which DVP spelling of a renamed condition reason the simulator writes (dvp_common.dvp.conditions: "v1.8.0"
+    # writes `Running`, `ChangesPendingRestart`; "v1.0.0" `VirtualMachineRunning`, `RestartAwaitingChangesExist`)
+    dvp_api_version: str = "v1.8.0"
 
     def delay(self, kind: str, phase: str) -> float | None:
         """Seconds to spend in `phase`, or None when the phase never finishes."""
@@ -63,6 +67,9 @@ class SimConfig:
         return self.latency.get(key, self.default_latency)
 
     def validate(self) -> SimConfig:
+        if self.dvp_api_version not in DVP_API_VERSIONS:
+            raise SettingsInvalid(f"SimConfig.dvp_api_version: {self.dvp_api_version!r} is not one of "
+                                  f"{', '.join(DVP_API_VERSIONS)}")
         for name, cidr in self.network_pools.items():
             try:
                 ipaddress.ip_network(cidr)

@@ -20,6 +20,7 @@ from typing import Any
 from dvp_common.kube import AlreadyExists, ApiError, Conflict, KubeClient, NotFound, Transient
 from dvp_common.runtime import Informer, ShutDown, WorkQueue
 
+from . import conditions as C
 from . import indexes, wakeups
 from .domain import addresses, attachments, disks, healthchecks, images, operations, services, snapshots, vms
 from .domain.plan import Plan, Write
@@ -220,8 +221,11 @@ class Simulator:
         if write.patch is not None:
             out = self.client.patch(res, meta(write.obj)["name"], write.patch, ns)
         else:
+            spelled = C.spelled(write.status, self.config.dvp_api_version)
+            if spelled == (write.obj.get("status") or {}):
+                return write.obj  # only the spelling differed: a steady state writes nothing
             body = {k: v for k, v in write.obj.items() if k != "status"}
-            body["status"] = write.status
+            body["status"] = spelled
             out = self.client.update_status(res, body, ns)
         self._count("writes")
         self.world.remember(write.kind, out)

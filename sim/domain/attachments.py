@@ -74,7 +74,7 @@ def reconcile(att: Obj, world, cfg) -> Plan:
     elif current == "InProgress":
         if vm is None:
             st["phase"] = "Failed"
-            C.put(st, C.VM_READY, False, C.R_NOT_FOUND, "the virtual machine is gone")
+            C.put(st, C.VM_READY, False, C.R_VMBDA_VM_NOT_READY, "the virtual machine is gone")
         elif shown_on_vm(att, vm) and disk_lists_vm(att, world):
             st["phase"] = "Attached"
             C.put(st, C.ATTACHED, True, C.R_ATTACHED, "the device is attached to the virtual machine")
@@ -85,17 +85,17 @@ def reconcile(att: Obj, world, cfg) -> Plan:
 def _pending(att: Obj, st: Obj, vm: Obj | None, world, cfg, plan: Plan) -> None:
     ns, ref = meta(att).get("namespace"), spec(att).get("blockDeviceRef") or {}
     if vm is None or phase(vm) != "Running":
-        C.put(st, C.VM_READY, False, C.R_NOT_READY,
+        C.put(st, C.VM_READY, False, C.R_VMBDA_VM_NOT_READY,
               "the virtual machine is not found" if vm is None else f"the virtual machine is {phase(vm) or 'Pending'}")
         return
-    C.put(st, C.VM_READY, True, C.R_READY)
+    C.put(st, C.VM_READY, True, C.R_VMBDA_VM_READY)
     device = world.get(ref.get("kind", ""), None if ref.get("kind") == "ClusterVirtualImage" else ns,
                        ref.get("name", ""))
     if device is None or phase(device) != "Ready":
-        C.put(st, C.BLOCK_DEVICE_READY, False, C.R_NOT_READY,
+        C.put(st, C.BLOCK_DEVICE_READY, False, C.R_BLOCK_DEVICE_NOT_READY,
               f"{ref.get('kind')} {ref.get('name')} is {'not found' if device is None else phase(device) or 'Pending'}")
         return
-    C.put(st, C.BLOCK_DEVICE_READY, True, C.R_READY)
+    C.put(st, C.BLOCK_DEVICE_READY, True, C.R_BLOCK_DEVICE_READY)
     wanted = devices_in_use(att, vm, world) + 1  # DVP counts the attachment asking too
     if wanted > MAX_BLOCK_DEVICES:
         C.put(st, C.CAPACITY_AVAILABLE, False, C.R_CAPACITY, f"Can not attach {wanted} block devices "

@@ -18,6 +18,11 @@ ADMITTED = frozenset({"WaitForFirstConsumer", "Provisioning", "Ready", "Resizing
 DEFAULT_CLASS_ANNOTATIONS = ("storageclass.kubernetes.io/is-default-class",
                              "storageclass.beta.kubernetes.io/is-default-class")
 SOURCE_KINDS = {"VirtualImage", "ClusterVirtualImage", "VirtualDiskSnapshot"}
+# DatasourceReady=False reasons by source kind (DVP has one reason for a snapshot source, missing or not ready)
+DATASOURCE_NOT_FOUND = {"VirtualImage": C.R_IMAGE_NOT_FOUND, "ClusterVirtualImage": C.R_CLUSTER_IMAGE_NOT_FOUND,
+                        "VirtualDiskSnapshot": C.R_SNAPSHOT_NOT_READY}
+DATASOURCE_NOT_READY = {"VirtualImage": C.R_IMAGE_NOT_READY, "ClusterVirtualImage": C.R_CLUSTER_IMAGE_NOT_READY,
+                        "VirtualDiskSnapshot": C.R_SNAPSHOT_NOT_READY}
 
 
 def serial(uid: str) -> str:
@@ -146,7 +151,7 @@ def reconcile(vd: Obj, world, cfg) -> Plan:
         size = requested_size(vd)
         if size is not None and wait_phase(plan, world, vd, KIND, "Resizing", cfg):
             _ready(st, size)
-            C.put(st, C.RESIZING, False, "Resized", f"the disk was resized to {quantity.fmt(size)}")
+            C.drop(st, C.RESIZING)  # DVP removes the condition once nothing is left to grow
     elif current == "Migrating" and wait_phase(plan, world, vd, KIND, "Migrating", cfg):
         # the data is on a new PVC of the new class now: it becomes the disk's target
         st["storageClassName"] = storage_class(vd, world)[0]
@@ -181,15 +186,17 @@ def _admit(plan: Plan, vd: Obj, st: Obj, world, cfg) -> None:
     src = source_of(vd, world)
     if src is not None:
         what, obj = src
+        source_kind = what.split("/", 1)[0]
         if obj is None:
-            C.put(st, C.DATASOURCE_READY, False, C.R_DS_NOT_FOUND, f"{what} not found")
+            C.put(st, C.DATASOURCE_READY, False, DATASOURCE_NOT_FOUND[source_kind], f"{what} not found")
             C.put(st, C.READY, False, C.R_DS_NOT_FOUND, f"the data source {what} is not found")
             return
         if phase(obj) != "Ready":
-            C.put(st, C.DATASOURCE_READY, False, C.R_DS_NOT_READY, f"{what} is {phase(obj) or 'Pending'}")
+            C.put(st, C.DATASOURCE_READY, False, DATASOURCE_NOT_READY[source_kind],
+                  f"{what} is {phase(obj) or 'Pending'}")
             C.put(st, C.READY, False, C.R_DS_NOT_READY, f"the data source {what} is not ready yet")
             return
-        C.put(st, C.DATASOURCE_READY, True, C.R_READY)
+        C.put(st, C.DATASOURCE_READY, True, C.R_DATASOURCE_READY)
     size = _size(vd, world)
     if size is None:
         st["phase"] = "Failed"
@@ -198,10 +205,10 @@ def _admit(plan: Plan, vd: Obj, st: Obj, world, cfg) -> None:
     sc_name, sc = storage_class(vd, world)
     if sc is None:
         reason = f'StorageClass "{sc_name}" not found' if sc_name else "no StorageClass given and none is default"
-        C.put(st, C.STORAGE_CLASS_READY, False, C.R_SC_NOT_READY, reason)
+        C.put(st, C.STORAGE_CLASS_READY, False, C.R_STORAGE_CLASS_NOT_READY, reason)
         C.put(st, C.READY, False, C.R_SC_NOT_READY, reason)
         return
-    C.put(st, C.STORAGE_CLASS_READY, True, C.R_READY)
+    C.put(st, C.STORAGE_CLASS_READY, True, C.R_STORAGE_CLASS_READY)
     if cfg.quota_bytes is not None and st.get("phase") == "Pending":
         used = used_bytes(vd, world)
         if used + size > cfg.quota_bytes:
@@ -235,19 +242,23 @@ def _grow_or_migrate(plan: Plan, vd: Obj, st: Obj, world, cfg) -> None:
     size = requested_size(vd)
     capacity = quantity.parse(st["capacity"]) if st.get("capacity") else 0
     if size is not None and size > capacity:
+        refused = None
         if cfg.quota_bytes is not None and used_bytes(vd, world) + size > cfg.quota_bytes:
-            C.put(st, C.RESIZING, False, C.R_QUOTA, f"growing to {quantity.fmt(size)} exceeds the project quota")
-            return
-        refused = quotas.refusal(world, meta(vd).get("namespace") or "", st.get("storageClassName") or "", size,
-                                 lambda c: used_bytes(vd, world, c))
+            refused = f"growing to {quantity.fmt(size)} exceeds the project quota"
+        refused = refused or quotas.refusal(world, meta(vd).get("namespace") or "", st.get("storageClassName") or "",
+                                            size, lambda c: used_bytes(vd, world, c))
         if refused:
-            C.put(st, C.RESIZING, False, C.R_QUOTA, refused)
+            # DVP's resizing handler: the quota forbids the PVC's patch, and the disk stays Ready at its capacity
+            pvc = (st.get("target") or {}).get("persistentVolumeClaimName") or ""
+            C.put(st, C.RESIZING, False, C.R_RESIZING_NOT_AVAILABLE,
+                  f'Disk resizing is not allowed: persistentvolumeclaims "{pvc}" is forbidden: {refused}.')
             return
         st["phase"] = "Resizing"
-        C.put(st, C.RESIZING, True, C.R_RESIZING, f"growing from {quantity.fmt(capacity)} to {quantity.fmt(size)}")
+        C.put(st, C.RESIZING, True, C.R_RESIZING, "The virtual disk resizing has started.")
         world.enter(vd, "Resizing")
         plan.wake(cfg.delay(KIND, "Resizing"))
         return
+    C.drop(st, C.RESIZING)  # nothing to grow: DVP keeps no Resizing condition
     want = (spec(vd).get("persistentVolumeClaim") or {}).get("storageClassName")
     if want and want != st.get("storageClassName") and world.get("StorageClass", None, want) is not None:
         st["phase"] = "Migrating"

@@ -4,8 +4,8 @@
 1. the VM is missing -> Failed (VirtualMachineNotFound);
 2. an earlier operation on the same VM is unfinished -> Failed (NotReadyToBeExecuted), unless the new one may
    supersede every such one (supersedes()), which then become Superseded;
-3. the type does not apply to the VM's runPolicy -> Failed (NotApplicableForRunPolicy), or to its phase ->
-   Failed (NotApplicableForVMPhase);
+3. the type does not apply to the VM's runPolicy -> Failed (NotApplicableForVirtualMachineRunPolicy), or to its
+   phase -> Failed (NotApplicableForVirtualMachinePhase);
 4. otherwise InProgress; the VM's reconcile completes Start/Stop/Restart when the VM reaches the target phase.
 Conditions: Completed (reason says why) and SignalSent. See sim/CONTRACT.md."""
 
@@ -24,7 +24,10 @@ RUN_POLICIES = {"Start": STOP_START_POLICIES, "Stop": STOP_START_POLICIES,
                 "Restart": (*STOP_START_POLICIES, "AlwaysOn")}
 VM_PHASES = {"Start": ("Stopped", "Stopping"), "Stop": ("Running", "Degraded", "Starting", "Pause", "Pending", ""),
              "Restart": ("Running", "Degraded", "Starting", "Pause")}
-IN_PROGRESS_REASON = {"Start": "StartInProgress", "Stop": "StopInProgress", "Restart": "RestartInProgress"}
+# DVP v1.8.0: a migration (Migrate, Evict) reports its migration's step; the simulator's is always running
+IN_PROGRESS_REASON = {"Start": C.R_START_IN_PROGRESS, "Stop": C.R_STOP_IN_PROGRESS, "Restart": C.R_RESTART_IN_PROGRESS,
+                      "Migrate": C.R_MIGRATION_RUNNING, "Evict": C.R_MIGRATION_RUNNING,
+                      "Restore": C.R_RESTORE_IN_PROGRESS, "Clone": C.R_CLONE_IN_PROGRESS}
 
 
 def supersedes(old: Obj, new: Obj) -> bool:
@@ -66,8 +69,8 @@ def reconcile(op: Obj, world, cfg) -> Plan:
     kind, ns = spec(op).get("type"), meta(op).get("namespace")
     if current == "":
         st["phase"] = "Pending"
-        C.put(st, C.COMPLETED, None, "Unknown")
-        C.put(st, C.SIGNAL_SENT, None, "Unknown")
+        C.put(st, C.COMPLETED, None, C.UNKNOWN)
+        C.put(st, C.SIGNAL_SENT, None, C.UNKNOWN)
         world.enter(op, "Pending")
     elif current == "Pending" and wait_phase(plan, world, op, KIND, "Pending", cfg):
         _decide(op, st, world, plan, kind, ns)
@@ -110,6 +113,6 @@ def _decide(op: Obj, st: Obj, world, plan: Plan, kind: str, ns: str) -> None:
                                         f"{phase(vm)}")
         return
     st["phase"] = "InProgress"
-    C.put(st, C.COMPLETED, False, IN_PROGRESS_REASON.get(kind, "InProgress"), "Waiting for the operation to complete.")
+    C.put(st, C.COMPLETED, False, IN_PROGRESS_REASON[kind], "Waiting for the operation to complete.")
     C.put(st, C.SIGNAL_SENT, True, C.R_SIGNAL_SENT)
     world.enter(op, "InProgress")

@@ -22,11 +22,11 @@ def reconcile(snap: Obj, world, cfg) -> Plan:
         st["phase"] = "Pending"
         if disk is None or phase(disk) != "Ready":
             what = "not found" if disk is None else phase(disk) or "Pending"
-            C.put(st, "VirtualDiskReady", False, C.R_NOT_READY, f"the disk is {what}")
+            C.put(st, C.VDS_DISK_READY, False, C.R_VDS_DISK_NOT_READY, f"the disk is {what}")
         else:
-            C.put(st, "VirtualDiskReady", True, C.R_READY)
+            C.put(st, C.VDS_DISK_READY, True, C.R_VDS_DISK_READY)
             st["phase"] = "InProgress"
-            C.put(st, C.READY, False, "Snapshotting", "the snapshot is being taken")
+            C.put(st, C.VDS_READY, False, C.R_VDS_SNAPSHOTTING, "the snapshot is being taken")
             world.enter(snap, "InProgress")
             plan.wake(cfg.delay(KIND, "InProgress"))
     elif current == "InProgress" and wait_phase(plan, world, snap, KIND, "InProgress", cfg):
@@ -34,6 +34,6 @@ def reconcile(snap: Obj, world, cfg) -> Plan:
         st["volumeSnapshotName"] = f"vs-{meta(snap)['name']}"
         st["consistent"] = True
         st["size"] = status(disk).get("capacity") or st.get("size") or ""
-        C.put(st, C.READY, True, C.R_READY)
+        C.put(st, C.VDS_READY, True, C.R_VDS_READY)
     plan.status = changed(snap, st)
     return plan

@@ -43,7 +43,7 @@ def complete(vm: Obj, world, types: tuple[str, ...]) -> list[Write]:
         if spec(op).get("type") in types:
             st = new_status(op)
             st["phase"] = "Completed"
-            C.put(st, C.COMPLETED, True, "OperationCompleted", f"{spec(op)['type']} of {meta(vm)['name']} completed")
+            C.put(st, C.COMPLETED, True, C.R_OPERATION_COMPLETED, f"{spec(op)['type']} of {meta(vm)['name']} completed")
             out.append(Write(VMOP, op, status=st))
     return out
 
@@ -101,10 +101,10 @@ def missing_requirements(vm: Obj, world, cfg, st: Obj, plan: Plan) -> list[str]:
     ns, missing = meta(vm).get("namespace"), []
     cls = spec(vm).get("virtualMachineClassName") or ""
     if cfg.require_vm_class and world.get("VirtualMachineClass", None, cls) is None:
-        C.put(st, C.CLASS_READY, False, C.R_NOT_FOUND, f'VirtualMachineClass "{cls}" not found')
+        C.put(st, C.CLASS_READY, False, C.R_CLASS_NOT_READY, f'VirtualMachineClass "{cls}" not found')
         missing.append(f"class {cls}")
     else:
-        C.put(st, C.CLASS_READY, True, C.R_READY)
+        C.put(st, C.CLASS_READY, True, C.R_CLASS_READY)
     devices = []
     for ref in spec(vm).get("blockDeviceRefs") or []:
         kind, name = ref.get("kind"), ref.get("name")
@@ -114,18 +114,18 @@ def missing_requirements(vm: Obj, world, cfg, st: Obj, plan: Plan) -> list[str]:
         elif phase(obj) != "Ready":
             devices.append(f"{kind} {name} is {phase(obj) or 'Pending'}")
     if devices:
-        C.put(st, C.BLOCK_DEVICES_READY, False, C.R_NOT_READY, "; ".join(devices))
+        C.put(st, C.BLOCK_DEVICES_READY, False, C.R_BLOCK_DEVICES_NOT_READY, "; ".join(devices))
         missing += devices
     else:
-        C.put(st, C.BLOCK_DEVICES_READY, True, C.R_READY)
+        C.put(st, C.BLOCK_DEVICES_READY, True, C.R_BLOCK_DEVICES_READY)
     prov = spec(vm).get("provisioning") or {}
     if prov.get("type") == "UserDataRef":
         secret = (prov.get("userDataRef") or {}).get("name", "")
         if world.get("Secret", ns, secret) is None:
-            C.put(st, C.PROVISIONING_READY, False, C.R_NOT_FOUND, f'Secret "{secret}" not found')
+            C.put(st, C.PROVISIONING_READY, False, C.R_PROVISIONING_NOT_READY, f'Secret "{secret}" not found')
             missing.append(f"secret {secret}")
         else:
-            C.put(st, C.PROVISIONING_READY, True, C.R_READY)
+            C.put(st, C.PROVISIONING_READY, True, C.R_PROVISIONING_READY)
     vmip = world.get("VirtualMachineIPAddress", ns, ip_name(vm))
     if vmip is None and not spec(vm).get("virtualMachineIPAddressName"):
         plan.creates.append(("VirtualMachineIPAddress", {
@@ -133,10 +133,10 @@ def missing_requirements(vm: Obj, world, cfg, st: Obj, plan: Plan) -> list[str]:
             "metadata": {"name": ip_name(vm), "namespace": ns, "ownerReferences": [_owner(vm)]},
             "spec": {"type": "Auto"}}))
     if vmip is None or phase(vmip) not in ("Bound", "Attached"):
-        C.put(st, C.IP_ADDRESS_READY, False, C.R_NOT_READY, f'VirtualMachineIPAddress "{ip_name(vm)}" is not bound')
+        C.put(st, C.IP_ADDRESS_READY, False, C.R_IP_NOT_READY, f'VirtualMachineIPAddress "{ip_name(vm)}" is not bound')
         missing.append("ip address")
     else:
-        C.put(st, C.IP_ADDRESS_READY, True, C.R_READY)
+        C.put(st, C.IP_ADDRESS_READY, True, C.R_IP_READY)
     if not schedulable(vm, cfg):
         C.put(st, C.RUNNING, False, C.R_POD_NOT_STARTED,
               f"0/{len(cfg.nodes)} nodes are available: node(s) didn't match Pod's node affinity/selector")
@@ -313,7 +313,7 @@ def reconcile(vm: Obj, world, cfg) -> Plan:
                 plan.first += complete(vm, world, ("Stop",))
             st.pop("nodeName", None)
             st["blockDeviceRefs"] = device_refs(vm, world, cfg, plan, attached=False)
-            C.put(st, C.RUNNING, False, "VirtualMachineStopped")
+            C.put(st, C.RUNNING, False, C.R_NOT_RUNNING)
             C.put(st, C.AGENT_READY, False, C.R_AGENT_NOT_READY, "the virtual machine is not running")
     elif current == "Stopped":
         if intent in ("Start", "Restart") or run_policy == "AlwaysOn":
@@ -349,7 +349,7 @@ def _running(vm: Obj, st: Obj, world, cfg, plan: Plan, apply: bool = True) -> No
     else:
         static = [r for r in st.get("blockDeviceRefs") or [] if not r.get("hotplugged")]
         st["blockDeviceRefs"] = device_refs(vm, world, cfg, plan, attached=True, static=static)
-    C.put(st, C.RUNNING, True, "VirtualMachineRunning")
+    C.put(st, C.RUNNING, True, C.R_RUNNING)
     if cfg.guest_agent:
         C.put(st, C.AGENT_READY, True, C.R_AGENT_READY)
     else:

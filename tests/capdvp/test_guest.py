@@ -25,7 +25,7 @@ def vm(*conds):
     return {"metadata": {"name": "w-1"}, "status": {"phase": "Running", "conditions": list(conds)}}
 
 
-RUNNING = cond("Running", "True", "VirtualMachineRunning")
+RUNNING = cond("Running", "True", "Running")
 AGENT = cond("AgentReady", "True", "AgentReady")
 NO_AGENT = cond("AgentReady", "False", "AgentNotReady", "guest agent is not connected")
 

@@ -58,6 +58,10 @@ def test_quota_exceeded_keeps_the_disk_pending_with_a_terminal_reason(dvp, ns, s
     assert "exceeds the project quota of 3Gi" in ready["message"]
 
 
+def types(obj: dict) -> set[str]:
+    return {c["type"] for c in obj["status"].get("conditions") or []}
+
+
 def test_growing_the_size_goes_through_resizing_and_shrinking_is_refused(dvp, ns, sim, record):
     rec = record(R.VIRTUAL_DISK)
     dvp.create(R.VIRTUAL_DISK, disk("grow", "1Gi"), ns)
@@ -66,9 +70,30 @@ def test_growing_the_size_goes_through_resizing_and_shrinking_is_refused(dvp, ns
     grown = dvp.wait_for(R.VIRTUAL_DISK, "grow", lambda o: o["status"].get("capacity") == "5Gi", WAIT, ns)
     assert grown["status"]["phase"] == "Ready"
     assert rec.until("grow", 5) == ["Pending", "Provisioning", "Ready", "Resizing", "Ready"]
-    assert condition(grown, "Resizing")["reason"] == "Resized"
+    assert "Resizing" not in types(grown)  # DVP removes it once grown
     with pytest.raises(Forbidden, match="should be greater than or equal to the current value"):
         dvp.patch(R.VIRTUAL_DISK, "grow", {"spec": {"persistentVolumeClaim": {"size": "2Gi"}}}, ns)
+
+
+def test_a_grow_the_quota_refuses_keeps_the_disk_ready_with_resizing_not_available(dvp, ns, start_sim):
+    start_sim(quota_status=True)
+    dvp.create(R.RESOURCE_QUOTA, {"metadata": {"name": "grow-quota"}, "spec": {"hard": {
+        "requests.storage": "2Gi"}}}, ns)
+    dvp.create(R.VIRTUAL_DISK, disk("capped", "1Gi"), ns)
+    ready = dvp.wait_for(R.VIRTUAL_DISK, "capped", phase_is("Ready"), WAIT, ns)
+    pvc = ready["status"]["target"]["persistentVolumeClaimName"]
+    dvp.patch(R.VIRTUAL_DISK, "capped", {"spec": {"persistentVolumeClaim": {"size": "3Gi"}}}, ns)
+    refused = dvp.wait_for(R.VIRTUAL_DISK, "capped", lambda o: "Resizing" in types(o), WAIT, ns)
+    resizing = condition(refused, "Resizing")
+    assert (refused["status"]["phase"], refused["status"]["capacity"]) == ("Ready", "1Gi")
+    assert (resizing["status"], resizing["reason"], resizing["message"]) == (
+        "False", "NotAvailable",
+        f'Disk resizing is not allowed: persistentvolumeclaims "{pvc}" is forbidden: exceeded quota: grow-quota, '
+        "requested: requests.storage=3Gi, used: requests.storage=0, limited: requests.storage=2Gi.")
+    dvp.patch(R.RESOURCE_QUOTA, "grow-quota", {"spec": {"hard": {"requests.storage": "4Gi"}}}, ns)
+    dvp.patch(R.VIRTUAL_DISK, "capped", {"metadata": {"annotations": {"poke": "1"}}}, ns)
+    grown = dvp.wait_for(R.VIRTUAL_DISK, "capped", lambda o: o["status"].get("capacity") == "3Gi", WAIT, ns)
+    assert "Resizing" not in types(grown)
 
 
 def test_storage_class_change_migrates_the_disk(dvp, ns, sim):

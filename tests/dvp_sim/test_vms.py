@@ -118,7 +118,7 @@ def test_start_of_a_running_vm_fails_as_not_applicable_for_its_phase(dvp, ns, si
     running_vm(dvp, ns, "q")
     dvp.create(R.VIRTUAL_MACHINE_OPERATION, vmop("start-q", "q", "Start"), ns)
     assert failed_with(dvp, ns, "start-q") == (
-        "Failed", "NotApplicableForVMPhase",
+        "Failed", "NotApplicableForVirtualMachinePhase",
         "Operation type Start is not applicable for VirtualMachine in phase Running")
 
 
@@ -133,7 +133,7 @@ def test_stop_of_an_always_on_vm_fails_as_not_applicable_for_its_run_policy(dvp,
     dvp.wait_for(R.VIRTUAL_MACHINE, "on", phase_is("Running"), WAIT, ns)
     dvp.create(R.VIRTUAL_MACHINE_OPERATION, vmop("stop-on", "on", "Stop"), ns)
     assert failed_with(dvp, ns, "stop-on") == (
-        "Failed", "NotApplicableForRunPolicy",
+        "Failed", "NotApplicableForVirtualMachineRunPolicy",
         "Operation type Stop is not applicable for VirtualMachine with runPolicy AlwaysOn")
     assert dvp.get(R.VIRTUAL_MACHINE, "on", ns)["status"]["phase"] == "Running"
 
@@ -242,7 +242,7 @@ def test_a_change_that_needs_a_restart_waits_for_one_under_manual_approval(dvp, 
         {"operation": "replace", "path": "cpu.cores", "currentValue": 1, "desiredValue": 2}]
     cond = condition(waiting, "AwaitingRestartToApplyConfiguration")
     assert (cond["reason"], cond["message"]) == (
-        "RestartAwaitingChangesExist", "Waiting for the user to restart in order to apply the configuration changes.")
+        "ChangesPendingRestart", "Waiting for the user to restart in order to apply the configuration changes.")
     applied = condition(waiting, "ConfigurationApplied")
     assert (applied["status"], applied["reason"]) == ("False", "ConfigurationNotApplied")
 

@@ -134,8 +134,8 @@ run "a_vm_of_a_missing_class_fails_with_dvps_condition" {
     target = data.kubernetes_resource.vm
     values = {
       object = { status = { phase = "Pending", conditions = [
-        { type = "VirtualMachineClassReady", status = "False", reason = "NotFound", message = "VirtualMachineClass \"generic\" not found" },
-        { type = "BlockDevicesReady", status = "False", reason = "NotReady", message = "VirtualDisk demo-master-0-root-ab91fd is Provisioning" },
+        { type = "VirtualMachineClassReady", status = "False", reason = "VirtualMachineClassNotReady", message = "VirtualMachineClass \"generic\" not found" },
+        { type = "BlockDevicesReady", status = "False", reason = "BlockDevicesNotReady", message = "VirtualDisk demo-master-0-root-ab91fd is Provisioning" },
       ] } }
     }
   }
@@ -148,8 +148,8 @@ run "a_vm_that_is_only_slow_passes" {
     target = data.kubernetes_resource.vm
     values = {
       object = { status = { phase = "Pending", conditions = [
-        { type = "VirtualMachineClassReady", status = "True", reason = "Ready", message = "" },
-        { type = "BlockDevicesReady", status = "False", reason = "NotReady", message = "VirtualDisk demo-master-0-root-ab91fd is Provisioning" },
+        { type = "VirtualMachineClassReady", status = "True", reason = "VirtualMachineClassReady", message = "" },
+        { type = "BlockDevicesReady", status = "False", reason = "BlockDevicesNotReady", message = "VirtualDisk demo-master-0-root-ab91fd is Provisioning" },
       ] } }
     }
   }
