@@ -36,12 +36,12 @@ class Reason:
     value: str  # as DVP v1.8.0 writes it
     const: str  # DVP v1.8.0's Go constant name ("" for a string newer than v1.8.0)
     meaning: Meaning
-    old: str = ""  # v1.0.0's spelling when DVP renamed it
+    old: tuple[str, ...] = ()  # v1.0.0's spellings when DVP renamed it (the first is the one v1.0.0 writes here)
     since: str = ""  # the DVP release that added it, for a string newer than API_VERSION
 
     @property
     def spellings(self) -> frozenset[str]:
-        return frozenset(s for s in (self.value, self.old) if s)
+        return frozenset((self.value, *self.old))
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ class ConditionType:
     value: str
     const: str
     reasons: tuple[Reason, ...]
-    old: str = ""
+    reason_type: str = ""  # DVP v1.8.0's Go type of this condition's reasons ("" when DVP's types do not tell)
 
     def reason(self, value: str) -> Reason | None:
         return next((r for r in self.reasons if value in r.spellings), None)
@@ -63,13 +63,13 @@ VD, VM, VMBDA, VMOP, VDS = ("VirtualDisk", "VirtualMachine", "VirtualMachineBloc
 VMIP, VMIPL = "VirtualMachineIPAddress", "VirtualMachineIPAddressLease"
 
 
-def _t(kind: str, package: str, value: str, const: str, *reasons: Reason) -> ConditionType:
-    return ConditionType(kind, package, value, const, reasons)
+def _t(kind: str, package: str, value: str, const: str, reason_type: str, *reasons: Reason) -> ConditionType:
+    return ConditionType(kind, package, value, const, reasons, reason_type)
 
 
 # VirtualDisk (vdcondition)
 VD_READY = _t(
-    VD, "vdcondition", "Ready", "ReadyType",
+    VD, "vdcondition", "Ready", "ReadyType", "ReadyReason",
     Reason("Ready", "Ready", P), Reason("Provisioning", "Provisioning", P),
     Reason("ProvisioningNotStarted", "ProvisioningNotStarted", T),
     Reason("WaitingForFirstConsumer", "WaitingForFirstConsumer", P),
@@ -83,13 +83,13 @@ VD_READY = _t(
     Reason("StorageClassIsNotReady", "StorageClassIsNotReady", X),
 )
 VD_RESIZING = _t(
-    VD, "vdcondition", "Resizing", "ResizingType",
+    VD, "vdcondition", "Resizing", "ResizingType", "",  # DVP types NotAvailable as a SnapshottingReason
     Reason("InProgress", "InProgress", P),
     # a grow the PVC refused (quota): "Disk resizing is not allowed: <the PVC's error>."; removed once grown
     Reason("NotAvailable", "ResizingNotAvailable", C),
 )
 VD_DATASOURCE_READY = _t(
-    VD, "vdcondition", "DatasourceReady", "DatasourceReadyType",
+    VD, "vdcondition", "DatasourceReady", "DatasourceReadyType", "DatasourceReadyReason",
     Reason("DatasourceReady", "DatasourceReady", P),
     Reason("ImageNotReady", "ImageNotReady", T), Reason("ClusterImageNotReady", "ClusterImageNotReady", T),
     Reason("ImageNotFound", "ImageNotFound", X), Reason("ClusterImageNotFound", "ClusterImageNotFound", X),
@@ -97,30 +97,30 @@ VD_DATASOURCE_READY = _t(
     Reason("ContainerRegistrySecretNotFound", "ContainerRegistrySecretNotFound", X),
 )
 VD_STORAGE_CLASS_READY = _t(
-    VD, "vdcondition", "StorageClassReady", "StorageClassReadyType",
+    VD, "vdcondition", "StorageClassReady", "StorageClassReadyType", "StorageClassReadyReason",
     Reason("StorageClassReady", "StorageClassReady", P), Reason("StorageClassNotReady", "StorageClassNotReady", X),
 )
 
 # VirtualMachine (vmcondition)
 VM_RUNNING = _t(
-    VM, "vmcondition", "Running", "TypeRunning",
-    Reason("Running", "ReasonVirtualMachineRunning", P, old="VirtualMachineRunning"),
-    Reason("NotRunning", "ReasonVirtualMachineNotRunning", P, old="VirtualMachineNotRunning"),
+    VM, "vmcondition", "Running", "TypeRunning", "RunningReason",
+    Reason("Running", "ReasonVirtualMachineRunning", P, old=("VirtualMachineRunning",)),
+    Reason("NotRunning", "ReasonVirtualMachineNotRunning", P, old=("VirtualMachineNotRunning",)),
     # the virt-launcher pod cannot start: unschedulable (no node matches), a volume error
     Reason("PodNotStarted", "ReasonPodNotStarted", X),
     Reason("PodTerminating", "ReasonPodTerminating", P),
-    Reason("PodNotFound", "ReasonPodNotFound", T, old="PodNotExists"),
+    Reason("PodNotFound", "ReasonPodNotFound", T, old=("PodNotExists",)),
     Reason("PodConditionMissing", "ReasonPodConditionMissing", T),
     Reason("GuestNotRunning", "ReasonGuestNotRunning", T),
     Reason("InternalVirtualMachineError", "ReasonInternalVirtualMachineError", X),
 )
 VM_CLASS_READY = _t(
-    VM, "vmcondition", "VirtualMachineClassReady", "TypeClassReady",
+    VM, "vmcondition", "VirtualMachineClassReady", "TypeClassReady", "ClassReadyReason",
     Reason("VirtualMachineClassReady", "ReasonClassReady", P),
     Reason("VirtualMachineClassNotReady", "ReasonClassNotReady", X),
 )
 VM_BLOCK_DEVICES_READY = _t(
-    VM, "vmcondition", "BlockDevicesReady", "TypeBlockDevicesReady",
+    VM, "vmcondition", "BlockDevicesReady", "TypeBlockDevicesReady", "BlockDevicesReadyReason",
     Reason("BlockDevicesReady", "ReasonBlockDevicesReady", P),
     Reason("BlockDevicesNotReady", "ReasonBlockDevicesNotReady", T),
     Reason("WaitingForWaitForFirstConsumerBlockDevicesToBeReady",
@@ -128,42 +128,44 @@ VM_BLOCK_DEVICES_READY = _t(
     Reason("BlockDeviceLimitExceeded", "ReasonBlockDeviceLimitExceeded", C),
 )
 VM_PROVISIONING_READY = _t(
-    VM, "vmcondition", "ProvisioningReady", "TypeProvisioningReady",
+    VM, "vmcondition", "ProvisioningReady", "TypeProvisioningReady", "ProvisioningReadyReason",
     Reason("ProvisioningReady", "ReasonProvisioningReady", P),
     Reason("ProvisioningNotReady", "ReasonProvisioningNotReady", T),
 )
 VM_IP_ADDRESS_READY = _t(
-    VM, "vmcondition", "VirtualMachineIPAddressReady", "TypeIPAddressReady",
+    VM, "vmcondition", "VirtualMachineIPAddressReady", "TypeIPAddressReady", "IpAddressReadyReason",
     Reason("VirtualMachineIPAddressReady", "ReasonIPAddressReady", P),
     Reason("VirtualMachineIPAddressNotReady", "ReasonIPAddressNotReady", T),
     Reason("VirtualMachineIPAddressNotAssigned", "ReasonIPAddressNotAssigned", T),
     Reason("VirtualMachineIPAddressNotAvailable", "ReasonIPAddressNotAvailable", X),
 )
 VM_SIZING_POLICY_MATCHED = _t(
-    VM, "vmcondition", "SizingPolicyMatched", "TypeSizingPolicyMatched",
+    VM, "vmcondition", "SizingPolicyMatched", "TypeSizingPolicyMatched", "SizingPolicyMatchedReason",
     Reason("SizingPolicyNotMatched", "ReasonSizingPolicyNotMatched", X),
-    Reason("VirtualMachineClassNotFound", "ReasonVirtualMachineClassNotFound", X, old="VirtalMachineClassNotExists"),
+    Reason("VirtualMachineClassNotFound", "ReasonVirtualMachineClassNotFound", X, old=("VirtalMachineClassNotExists",)),
     Reason("VirtualMachineClassTerminating", "ReasonVirtualMachineClassTerminating", X),
 )
 VM_AWAITING_RESTART = _t(
     VM, "vmcondition", "AwaitingRestartToApplyConfiguration", "TypeAwaitingRestartToApplyConfiguration",
-    Reason("ChangesPendingRestart", "ReasonChangesPendingRestart", P, old="RestartAwaitingChangesExist"),
-    Reason("NoRestartRequired", "ReasonNoRestartRequired", P, old="NoNeedRestart"),
+    "AwaitingRestartToApplyConfigurationReason",
+    Reason("ChangesPendingRestart", "ReasonChangesPendingRestart", P,
+           old=("RestartAwaitingChangesExist", "RestartAwaitingVMClassChangesExist")),
+    Reason("NoRestartRequired", "ReasonNoRestartRequired", P, old=("NoNeedRestart",)),
     Reason("UnexpectedState", "ReasonUnexpectedState", N),
 )
 VM_CONFIGURATION_APPLIED = _t(
-    VM, "vmcondition", "ConfigurationApplied", "TypeConfigurationApplied",
+    VM, "vmcondition", "ConfigurationApplied", "TypeConfigurationApplied", "ConfigurationAppliedReason",
     Reason("ConfigurationApplied", "ReasonConfigurationApplied", P),
     Reason("ConfigurationNotApplied", "ReasonConfigurationNotApplied", P),
 )
 VM_AGENT_READY = _t(
-    VM, "vmcondition", "AgentReady", "TypeAgentReady",
+    VM, "vmcondition", "AgentReady", "TypeAgentReady", "AgentReadyReason",
     Reason("AgentReady", "ReasonAgentReady", P), Reason("AgentNotReady", "ReasonAgentNotReady", T),
 )
 VM_MIGRATABLE = _t(
-    VM, "vmcondition", "Migratable", "TypeMigratable",
+    VM, "vmcondition", "Migratable", "TypeMigratable", "MigratableReason",
     Reason("VirtualMachineMigratable", "ReasonMigratable", P),
-    Reason("VirtualMachineNonMigratable", "ReasonNonMigratable", X, old="VirtualMachineNotMigratable"),
+    Reason("VirtualMachineNonMigratable", "ReasonNonMigratable", X, old=("VirtualMachineNotMigratable",)),
     Reason("VirtualMachineDisksNotMigratable", "ReasonDisksNotMigratable", X),
     Reason("VirtualMachineDisksShouldBeMigrating", "ReasonDisksShouldBeMigrating", T),
     Reason("VirtualMachineHostDevicesNotMigratable", "ReasonHostDevicesNotMigratable", X),
@@ -171,29 +173,30 @@ VM_MIGRATABLE = _t(
 
 # VirtualMachineBlockDeviceAttachment (vmbdacondition)
 VMBDA_ATTACHED = _t(
-    VMBDA, "vmbdacondition", "Attached", "AttachedType",
+    VMBDA, "vmbdacondition", "Attached", "AttachedType", "AttachedReason",
     Reason("Attached", "Attached", P), Reason("NotAttached", "NotAttached", T),
     Reason("AttachmentRequestSent", "AttachmentRequestSent", P), Reason("Conflict", "Conflict", X),
     Reason("DeviceNotAvailableOnNode", "DeviceNotAvailableOnNode", X),
 )
 VMBDA_VM_READY = _t(
-    VMBDA, "vmbdacondition", "VirtualMachineReady", "VirtualMachineReadyType",
+    VMBDA, "vmbdacondition", "VirtualMachineReady", "VirtualMachineReadyType", "VirtualMachineReadyReason",
     Reason("VirtualMachineReady", "VirtualMachineReady", P),
     Reason("VirtualMachineNotReady", "VirtualMachineNotReady", T),
 )
 VMBDA_BLOCK_DEVICE_READY = _t(
-    VMBDA, "vmbdacondition", "BlockDeviceReady", "BlockDeviceReadyType",
+    VMBDA, "vmbdacondition", "BlockDeviceReady", "BlockDeviceReadyType", "BlockDeviceReadyReason",
     Reason("BlockDeviceReady", "BlockDeviceReady", P), Reason("BlockDeviceNotReady", "BlockDeviceNotReady", T),
 )
 VMBDA_CAPACITY = _t(  # sic: the type's value ends in "Type"
     VMBDA, "vmbdacondition", "DiskAttachmentCapacityAvailableType", "DiskAttachmentCapacityAvailableType",
+    "DiskAttachmentCapacityAvailableReason",
     Reason("CapacityAvailable", "CapacityAvailable", P), Reason("CapacityReached", "CapacityReached", C),
     Reason("CapacityUnknown", "CapacityUnknown", T),
 )
 
 # VirtualMachineOperation (vmopcondition)
 VMOP_COMPLETED = _t(
-    VMOP, "vmopcondition", "Completed", "TypeCompleted",
+    VMOP, "vmopcondition", "Completed", "TypeCompleted", "ReasonCompleted",
     Reason("OperationCompleted", "ReasonOperationCompleted", P),
     Reason("OperationFailed", "ReasonOperationFailed", X),
     Reason("VirtualMachineNotFound", "ReasonVirtualMachineNotFound", X),
@@ -208,6 +211,13 @@ VMOP_COMPLETED = _t(
     Reason("MigrationPrepareTarget", "ReasonMigrationPrepareTarget", P),
     Reason("MigrationTargetReady", "ReasonMigrationTargetReady", P),
     Reason("MigrationRunning", "ReasonMigrationRunning", P),
+    Reason("DisksPreparing", "ReasonDisksPreparing", P), Reason("TargetScheduling", "ReasonTargetScheduling", P),
+    Reason("TargetPreparing", "ReasonTargetPreparing", P), Reason("Syncing", "ReasonSyncing", P),
+    Reason("SourceSuspended", "ReasonSourceSuspended", P), Reason("TargetResumed", "ReasonTargetResumed", P),
+    Reason("WaitingForVirtualMachineToBeReadyToMigrate", "ReasonWaitingForVirtualMachineToBeReadyToMigrate", T),
+    Reason("NotConverging", "ReasonNotConverging", T),
+    Reason("TargetDiskError", "ReasonTargetDiskError", X),
+    Reason("HotplugDisksNotShared", "ReasonHotplugDisksNotShared", X),
     Reason("Completed", "ReasonMigrationCompleted", P),
     Reason("TargetUnschedulable", "ReasonTargetUnschedulable", X),
     Reason("OtherMigrationInProgress", "ReasonOtherMigrationInProgress", T),
@@ -216,18 +226,19 @@ VMOP_COMPLETED = _t(
     Reason("Superseded", "", X, since="DVP v1.10"),
 )
 VMOP_SIGNAL_SENT = _t(
-    VMOP, "vmopcondition", "SignalSent", "TypeSignalSent",
+    VMOP, "vmopcondition", "SignalSent", "TypeSignalSent", "ReasonSignalSent",
     Reason("SignalSentSuccess", "ReasonSignalSentSuccess", P), Reason("SignalSentError", "ReasonSignalSentError", X),
 )
 
 # VirtualDiskSnapshot (vdscondition)
 VDS_VIRTUAL_DISK_READY = _t(
-    VDS, "vdscondition", "VirtualDiskReady", "VirtualDiskReadyType",
+    VDS, "vdscondition", "VirtualDiskReady", "VirtualDiskReadyType", "VirtualDiskReadyReason",
     Reason("VirtualDiskReady", "VirtualDiskReady", P),
     Reason("VirtualDiskNotReadyForSnapshotting", "VirtualDiskNotReadyForSnapshotting", T),
 )
 VDS_READY = _t(
     VDS, "vdscondition", "VirtualDiskSnapshotReady", "VirtualDiskSnapshotReadyType",
+    "VirtualDiskSnapshotReadyReason",
     Reason("VirtualDiskSnapshotReady", "VirtualDiskSnapshotReady", P), Reason("Snapshotting", "Snapshotting", P),
     Reason("WaitingForTheVirtualDisk", "WaitingForTheVirtualDisk", T),
     Reason("FileSystemFreezing", "FileSystemFreezing", P), Reason("FileSystemUnfreezing", "FileSystemUnfreezing", P),
@@ -237,7 +248,7 @@ VDS_READY = _t(
 
 # VirtualMachineIPAddress (vmipcondition), VirtualMachineIPAddressLease (vmiplcondition)
 VMIP_BOUND = _t(
-    VMIP, "vmipcondition", "Bound", "BoundType",
+    VMIP, "vmipcondition", "Bound", "BoundType", "BoundReason",
     Reason("Bound", "Bound", P),
     # both while DVP sets the lease up and when the lease is another's: only the message tells (CONTRACT C22)
     Reason("VirtualMachineIPAddressLeaseNotReady", "VirtualMachineIPAddressLeaseNotReady", T),
@@ -247,11 +258,11 @@ VMIP_BOUND = _t(
     Reason("VirtualMachineIPAddressLeaseLost", "VirtualMachineIPAddressLeaseLost", X),
 )
 VMIP_ATTACHED = _t(
-    VMIP, "vmipcondition", "Attached", "AttachedType",
+    VMIP, "vmipcondition", "Attached", "AttachedType", "AttachedReason",
     Reason("Attached", "Attached", P), Reason("VirtualMachineNotFound", "VirtualMachineNotFound", N),
 )
 VMIPL_BOUND = _t(
-    VMIPL, "vmiplcondition", "Bound", "BoundType",
+    VMIPL, "vmiplcondition", "Bound", "BoundType", "BoundReason",
     Reason("Bound", "Bound", P), Reason("Released", "Released", N),
 )
 
@@ -269,12 +280,12 @@ UNKNOWN = "Unknown"
 
 def renamed() -> dict[str, str]:
     """v1.0.0 spelling -> v1.8.0 spelling of every renamed reason in the table."""
-    return {r.old: r.value for t in TYPES for r in t.reasons if r.old}
+    return {old: r.value for t in TYPES for r in t.reasons for old in r.old}
 
 
 def spelled(reason: Reason, api_version: str) -> str:
     """The reason as a DVP of that API version writes it."""
-    return reason.old if api_version == OLD_API_VERSION and reason.old else reason.value
+    return reason.old[0] if api_version == OLD_API_VERSION and reason.old else reason.value
 
 
 def reason_of(ctype: ConditionType, value: str) -> Reason:

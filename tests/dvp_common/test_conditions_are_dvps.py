@@ -1,0 +1,104 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Every condition type, reason and phase we write, document or compare with is DVP's own (the constants of DVP's
+pinned API module, v1.8.0, and v1.0.0 for the renamed spellings), or a newer DVP release's named in
+testkit.dvp_conditions.NEWER; and the dvp_common table matches DVP both ways (testkit/dvp_conditions.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from dvp_common.dvp import conditions as D
+
+from testkit import dvp_conditions as K
+
+
+@pytest.fixture(scope="module")
+def checker() -> K.Checker:
+    return K.Checker(K.load(D.API_VERSION), K.load(D.OLD_API_VERSION))
+
+
+def test_every_condition_string_of_ours_is_dvps():
+    report = K.run()
+    assert report.problems == []
+    assert report.checked > 500  # the table, the simulator, CONTRACT.md, components, hooks and candi were read
+
+
+def test_the_go_constants_are_read_with_their_types():
+    text = '''package vdcondition
+type Type string
+const (
+\tReadyType Type = "Ready"
+\t// a comment
+\tInProgress ResizedReason = "InProgress"
+)
+const (
+\tResizingNotAvailable SnapshottingReason = "NotAvailable"
+)
+'''
+    assert K.parse_go_consts(text) == [("ReadyType", "Type", "Ready"), ("InProgress", "ResizedReason", "InProgress"),
+                                       ("ResizingNotAvailable", "SnapshottingReason", "NotAvailable")]
+
+
+def test_the_pinned_modules_hold_the_renames(checker):
+    assert checker.new.consts["vmcondition"]["ReasonVirtualMachineRunning"] == "Running"
+    assert checker.old.consts["vmcondition"]["ReasonVmIsRunning"] == "VirtualMachineRunning"
+    assert "VMOPPhase" not in checker.new.phases and "Superseded" not in checker.new.phases
+    assert D.renamed() == {
+        "VirtualMachineRunning": "Running", "VirtualMachineNotRunning": "NotRunning", "PodNotExists": "PodNotFound",
+        "VirtalMachineClassNotExists": "VirtualMachineClassNotFound",
+        "RestartAwaitingChangesExist": "ChangesPendingRestart",
+        "RestartAwaitingVMClassChangesExist": "ChangesPendingRestart", "NoNeedRestart": "NoRestartRequired",
+        "VirtualMachineNotMigratable": "VirtualMachineNonMigratable"}
+
+
+@pytest.mark.parametrize(("found", "problem"), [
+    (K.Found("sim/domain/vms.py:1", "reason", "NotFound", "VirtualMachineClassReady"),
+     "sim/domain/vms.py:1: VirtualMachineClassReady reason 'NotFound' is not DVP v1.8.0's"),
+    (K.Found("sim/domain/disks.py:2", "reason", "QuotaExceeded", "Resizing"),
+     "sim/domain/disks.py:2: Resizing reason 'QuotaExceeded' is not DVP v1.8.0's"),
+    (K.Found("CONTRACT.md:3", "type", "Ready2"), "CONTRACT.md:3: condition type 'Ready2' is not DVP v1.8.0's"),
+    (K.Found("x.py:4", "reason", "VirtualMachineRunning", "Running"),
+     "x.py:4: Running reason 'VirtualMachineRunning' is not DVP v1.8.0's"),
+    (K.Found("x.py:5", "phase", "Vanished"), "x.py:5: phase 'Vanished' is no DVP v1.8.0 phase"),
+    (K.Found("x.tf:6", "any", "StorageClassIsGone"),
+     "x.tf:6: 'StorageClassIsGone' is no DVP v1.8.0 condition type, reason or phase"),
+])
+def test_a_planted_string_dvp_does_not_define_fails(checker, found, problem):
+    assert checker.check([found]).problems == [problem]
+
+
+def test_newer_releases_strings_pass_only_from_the_named_list(checker):
+    assert checker.check([K.Found("a", "phase", "Superseded"),
+                          K.Found("b", "reason", "StorageClassProvisionerMismatch", "Ready")]).problems == []
+    assert K.NEWER == {
+        "Superseded": "DVP v1.10 (VMOP phase and Completed reason)",
+        "StorageClassProvisionerMismatch": "DVP v1.9.6 (VirtualDisk Ready reason)",
+        "ProvisioningFailedTerminally": "DVP main after v1.10.2 (VirtualDisk Ready reason)"}
+
+
+def test_a_planted_simulator_write_and_contract_row_are_found(tmp_path: Path, checker):
+    (tmp_path / "CONTRACT.md").write_text(
+        "| C1 | a disk `Ready=False/DiskIsSad` and `Running=True/Running` |\n"
+        "| VirtualDisk | `Resizing` | `NotAvailable` | `vdcondition.ResizingNotAvailable` | capacity |\n"
+        "| VirtualDisk | `Resizing` | `InProgress` | `vdcondition.Resized` | progress |\n")
+    found = list(K.contract_strings(tmp_path / "CONTRACT.md"))
+    assert checker.check(found).problems == [
+        "CONTRACT.md:1: Ready reason 'DiskIsSad' is not DVP v1.8.0's",
+        "CONTRACT.md:3: DVP v1.8.0's vdcondition.Resized is not 'InProgress'"]
+    tf = tmp_path / "candi" / "terraform-modules" / "m"
+    tf.mkdir(parents=True)
+    (tf / "main.tf").write_text('locals {\n  stuck_reasons = [\n    "QuotaExceeded",\n    "DiskIsSad",\n  ]\n}\n')
+    assert checker.check(K.candi_strings(tmp_path)).problems == [
+        "candi/terraform-modules/m/main.tf:2: 'DiskIsSad' is no DVP v1.8.0 condition type, reason or phase"]
+
+
+def test_a_table_entry_dvp_does_not_define_fails(checker, monkeypatch):
+    bad = D.ConditionType(D.VD, "vdcondition", "Resizing", "ResizingType",
+                          (D.Reason("Resized", "Resized", D.Meaning.PROGRESS),
+                           D.Reason("NotAvailable", "ResizingNotAvailable", D.Meaning.CAPACITY, old=("Unavailable",))))
+    monkeypatch.setattr(D, "TYPES", (bad,))
+    assert checker.table().problems == [
+        "VirtualDisk Resizing reason 'Resized': is not vdcondition.Resized",
+        "VirtualDisk Resizing reason 'NotAvailable': its old spelling 'Unavailable' is not DVP v1.0.0's"]
