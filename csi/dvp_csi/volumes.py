@@ -168,7 +168,7 @@ class Volumes:
 
         def done(d: Obj | None) -> bool:
             return d is None or d["metadata"]["uid"] != uid or disk_state.reported_bytes(d) >= size \
-                or disks.disk_failure(d) is not None
+                or disks.disk_failure(d) is not None or disks.resize_refused(d) is not None
 
         try:
             disk = self.dvp.disks.wait(volume_id, done, min(timeout, self.s.timeouts.create))
@@ -179,6 +179,9 @@ class Volumes:
         failure = disks.disk_failure(disk)
         if failure:
             raise failure
+        refused = disks.resize_refused(disk) if disk_state.reported_bytes(disk) < size else None
+        if refused:
+            raise refused
         return max(size, disk_state.capacity_bytes(disk))
 
     # -- list -----------------------------------------------------------------------------------------------

@@ -11,7 +11,6 @@ import threading
 import grpc
 import pytest
 from dvp_common.dvp import resources as r
-from dvp_common.kube.faults import Fault
 from dvp_csi.access import Dvp
 from dvp_csi.generated import csi_pb2
 
@@ -223,20 +222,19 @@ def test_expand(csi, dvp):
                 csi_pb2.ControllerExpandVolumeRequest(volume_id="pvc-e"), "capacity_range is required")
 
 
-def quota_refusal_of_patches(req):
-    if req.verb == "patch" and req.resource.startswith("virtualdisks"):
-        return Fault(status=403, reason="Forbidden", message='virtualdisks "pvc-q" is forbidden: exceeded quota: '
-                     "storage, requested: requests.storage=5Gi, used: requests.storage=1Gi, limited: "
-                     "requests.storage=2Gi")
-    return None
-
-
-def test_expand_quota_is_resource_exhausted(dvp_api, tmp_path):
-    for env in sim_env(dvp_api, tmp_path, nodes={}, faults=quota_refusal_of_patches):
+def test_a_grow_the_quota_refuses_is_resource_exhausted_with_dvps_message(dvp_api, tmp_path):
+    for env in sim_env(dvp_api, tmp_path, nodes={}):
+        env.dvp.create(r.RESOURCE_QUOTA, {"metadata": {"name": "storage"},
+                                           "spec": {"hard": {"requests.storage": "2Gi"}}}, env.ns)
         env.csi.controller.CreateVolume(create("pvc-q", required=GIB))
-        expect_code(C.RESOURCE_EXHAUSTED, env.csi.controller.ControllerExpandVolume, expand("pvc-q", 5 * GIB),
-                    "exceeded quota")
-        assert disk_of(env, "pvc-q")["spec"]["persistentVolumeClaim"]["size"] == "1Gi"
+        pvc = disk_of(env, "pvc-q")["status"]["target"]["persistentVolumeClaimName"]
+        details = expect_code(C.RESOURCE_EXHAUSTED, env.csi.controller.ControllerExpandVolume,
+                              expand("pvc-q", 5 * GIB))
+        assert details == (f'VirtualDisk pvc-q: Disk resizing is not allowed: persistentvolumeclaims "{pvc}" is '
+                           "forbidden: exceeded quota: storage, requested: requests.storage=5Gi, used: "
+                           "requests.storage=0, limited: requests.storage=2Gi.")
+        disk = disk_of(env, "pvc-q")
+        assert (disk["status"]["phase"], disk["status"]["capacity"]) == ("Ready", "1Gi")
 
 
 def test_expand_of_a_foreign_disk_is_not_found(csi, dvp):

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import grpc
+from dvp_common.dvp import conditions as D
 from dvp_common.dvp import disk_state
 from dvp_common.dvp.state import condition, phase, status
 
@@ -33,6 +34,17 @@ def disk_failure(disk: Mapping[str, Any]) -> CsiError | None:
     return CsiError(grpc.StatusCode.INTERNAL, f"VirtualDisk {name} failed: {reason}: {message}")
 
 
+def resize_refused(disk: Mapping[str, Any]) -> CsiError | None:
+    """DVP refused to grow the disk (`Resizing=False/NotAvailable`: the project's quota forbade the PVC's growth,
+    or the disk is being snapshotted or migrated) as RESOURCE_EXHAUSTED with DVP's message; the external-resizer
+    retries later. None while no refusal shows."""
+    cond = D.get(disk, D.VD_RESIZING)
+    if not D.is_reason(cond, D.VD_RESIZING, "NotAvailable", status="False"):
+        return None
+    return CsiError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    f"VirtualDisk {disk['metadata']['name']}: {(cond or {}).get('message') or 'resizing refused'}")
+
+
 def vm_alive(vm: Mapping[str, Any] | None) -> bool:
     if vm is None or (vm.get("metadata") or {}).get("deletionTimestamp"):
         return False
@@ -47,13 +59,12 @@ def vm_block_devices(vm: Mapping[str, Any]) -> int:
 
 # DVP's VMBDA condition for the VM's block device limit: the type's name really ends in "Type". When the limit is
 # reached DVP sets it False (reason CapacityReached) and keeps the VMBDA Pending with Attached=False, not Failed.
-CAPACITY_CONDITION = "DiskAttachmentCapacityAvailableType"
-CAPACITY_REACHED = "CapacityReached"
+CAPACITY_CONDITION = D.VMBDA_CAPACITY.value
+CAPACITY_REACHED = D.reason_of(D.VMBDA_CAPACITY, "CapacityReached").value
 
 
 def capacity_reached(vmbda: Mapping[str, Any]) -> bool:
-    cond = condition(vmbda, CAPACITY_CONDITION) or {}
-    return cond.get("status") == "False" and cond.get("reason") == CAPACITY_REACHED
+    return D.is_reason(condition(vmbda, CAPACITY_CONDITION), D.VMBDA_CAPACITY, CAPACITY_REACHED, status="False")
 
 
 def static_disk_count(vm: Mapping[str, Any]) -> int:
