@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import pytest
-from capdvp.domain import names, phase, updates
+from capdvp.domain import manifests, names, phase, updates
 from capdvp.domain.machine_spec import Disk, ImageRef, SpecError, parse_spec
 
 from testkit.capdvp.world import MACHINE_SPEC
@@ -24,11 +24,19 @@ def test_names():
 
 def test_spec_defaults():
     spec = parse_spec({"vmClassName": "generic", "rootDiskSize": "20Gi", "bootDiskImageRef": {"name": "img"}})
-    assert spec.cores == 4 and spec.core_fraction == "100%" and spec.memory == "8Gi"
+    assert spec.cores == 4 and spec.core_fraction == "" and spec.memory == "8Gi"  # none: the VM class's default
     assert spec.image == ImageRef("VirtualImage", "img")
     assert (spec.bootloader, spec.run_policy, spec.live_migration_policy) == (
         "EFI", "AlwaysOnUnlessStoppedManually", "")
     assert spec.additional_disks == ()
+
+
+def test_a_vm_names_no_core_fraction_unless_the_machine_does():
+    # DVP then applies the VirtualMachineClass's sizing policy default (100% when it names none)
+    base = {"vmClassName": "generic", "rootDiskSize": "20Gi", "bootDiskImageRef": {"name": "img"}}
+    assert manifests.cpu(parse_spec(base)) == {"cores": 4}
+    assert manifests.cpu(parse_spec({**base, "cpu": {"cores": 2, "cpuFraction": "50%"}})) == {
+        "cores": 2, "coreFraction": "50%"}
 
 
 @pytest.mark.parametrize(("patch", "message"), [
@@ -102,7 +110,7 @@ def _disk(name, *conds):
 
 
 PENDING_CAUSES = [
-    ("class gone after creation", [_dvp_cond("VirtualMachineClassReady", "NotFound",
+    ("class gone after creation", [_dvp_cond("VirtualMachineClassReady", "VirtualMachineClassNotReady",
                                              'VirtualMachineClass "generic" not found')], [],
      ("VirtualMachineClassMissing", "VirtualMachine w-1 waits for VirtualMachineClass 'generic': "
                                     'VirtualMachineClass "generic" not found')),
@@ -110,9 +118,38 @@ PENDING_CAUSES = [
      ("DiskQuotaExceeded", "VirtualDisk w-1-boot of VirtualMachine w-1 waits for DVP quota: exceeded quota: storage")),
     ("image gone", [], [_disk("w-1-boot", _dvp_cond("Ready", "DatasourceIsNotFound", "image not found"))],
      ("BootImageMissing", "VirtualDisk w-1-boot of VirtualMachine w-1 waits for its image: image not found")),
-    ("class ready, disk provisioning", [{"type": "VirtualMachineClassReady", "status": "True", "reason": "Ready"}],
+    ("class ready, disk provisioning",
+     [{"type": "VirtualMachineClassReady", "status": "True", "reason": "VirtualMachineClassReady"}],
      [_disk("w-1-boot", _dvp_cond("Ready", "Provisioning"))],
      ("VMNotReady", "VirtualMachine w-1 is Pending (VirtualDisk w-1-boot: Pending)")),
+    ("image not ready yet", [], [_disk("w-1-boot", _dvp_cond("Ready", "DatasourceIsNotReady", "image is Pending"))],
+     ("BootImageNotReady", "VirtualDisk w-1-boot of VirtualMachine w-1 waits for its image to be ready: "
+                           "image is Pending")),
+    ("disk class gone", [], [_disk("w-1-boot", _dvp_cond("Ready", "StorageClassIsNotReady", 'no "fast"'))],
+     ("DiskNotProvisionable", 'VirtualDisk w-1-boot of VirtualMachine w-1 cannot be provisioned '
+                              '(Ready=StorageClassIsNotReady): no "fast"')),
+    ("a newer DVP's terminal disk reason", [],
+     [_disk("w-1-boot", _dvp_cond("Ready", "StorageClassProvisionerMismatch", "provisioner differs"))],
+     ("DiskNotProvisionable", "VirtualDisk w-1-boot of VirtualMachine w-1 cannot be provisioned "
+                              "(Ready=StorageClassProvisionerMismatch): provisioner differs")),
+    ("unschedulable", [_dvp_cond("Running", "PodNotStarted", "Could not schedule the virtual machine: 0/3 nodes are "
+                                 "available: 3 node(s) didn't match Pod's node affinity/selector.")], [],
+     ("VMPodNotStarted", "VirtualMachine w-1 cannot be started by DVP (Running=PodNotStarted): Could not schedule the "
+                         "virtual machine: 0/3 nodes are available: 3 node(s) didn't match Pod's node "
+                         "affinity/selector.")),
+    ("class changed under it", [_dvp_cond("SizingPolicyMatched", "SizingPolicyNotMatched", "4 cores not allowed")],
+     [], ("SizingPolicyNotMatched", "VirtualMachine w-1 does not fit its VirtualMachineClass "
+                                    "(SizingPolicyMatched=SizingPolicyNotMatched): 4 cores not allowed")),
+    ("too many devices", [_dvp_cond("BlockDevicesReady", "BlockDeviceLimitExceeded", "17 > 16")], [],
+     ("BlockDeviceLimitExceeded", "VirtualMachine w-1 has more block devices than DVP attaches "
+                                  "(BlockDevicesReady=BlockDeviceLimitExceeded): 17 > 16")),
+    ("address taken", [_dvp_cond("VirtualMachineIPAddressReady", "VirtualMachineIPAddressNotAvailable", "in use")],
+     [], ("AddressNotAvailable", "VirtualMachine w-1 cannot have its address "
+                                 "(VirtualMachineIPAddressReady=VirtualMachineIPAddressNotAvailable): in use")),
+    ("devices still coming, address being bound: no cause",
+     [_dvp_cond("BlockDevicesReady", "BlockDevicesNotReady"),
+      _dvp_cond("VirtualMachineIPAddressReady", "VirtualMachineIPAddressNotReady")], [],
+     ("VMNotReady", "VirtualMachine w-1 is Pending")),
 ]
 
 
@@ -147,7 +184,8 @@ def test_no_change():
     ({"runPolicy": "AlwaysOn"}, updates.Kind.HOT, ("runPolicy",)),
     ({"additionalDisks": [{"size": "10Gi", "storageClass": "slow"}, {"size": "1Gi"}]}, updates.Kind.HOT,
      ("additionalDisks",)),
-    ({"cpu": {"cores": 8}}, updates.Kind.WARM, ("cpu.cores", "cpu.cpuFraction")),
+    ({"cpu": {"cores": 8}}, updates.Kind.WARM, ("cpu.cores",)),  # no fraction named: the VM keeps DVP's default
+    ({"cpu": {"cores": 2, "cpuFraction": "100%"}}, updates.Kind.WARM, ("cpu.cpuFraction",)),
     ({"memory": "16Gi", "runPolicy": "AlwaysOn"}, updates.Kind.WARM, ("memory", "runPolicy")),
     ({"vmClassName": "big"}, updates.Kind.WARM, ("vmClassName",)),
     ({"rootDiskSize": "40Gi"}, updates.Kind.WARM, ("rootDiskSize",)),

@@ -87,9 +87,10 @@ def cond(ctype: str, status: str, reason: str) -> dict:
 @pytest.mark.parametrize(("conditions", "wakes"), [
     ([cond("AgentReady", "True", "AgentReady")], 1),  # GuestBooted
     ([cond("Migratable", "False", "VirtualMachineNonMigratable")], 1),  # LiveMigratable
-    ([cond("VirtualMachineClassReady", "False", "NotFound")], 1),  # a class DVP waits for
-    ([cond("VirtualMachineClassReady", "True", "Ready")], 0),  # a True heartbeat during provisioning
-    ([cond("Running", "False", "PodNotStarted")], 0),  # moves with the phase, which is watched
+    ([cond("VirtualMachineClassReady", "False", "VirtualMachineClassNotReady")], 1),  # a class DVP waits for
+    ([cond("VirtualMachineClassReady", "True", "VirtualMachineClassReady")], 0),  # a True heartbeat
+    ([cond("Running", "False", "PodNotStarted")], 1),  # a pod DVP cannot start: the machine shows why
+    ([cond("BlockDevicesReady", "False", "BlockDeviceLimitExceeded")], 1),
 ])
 def test_vm_conditions_the_reconciler_reads_wake_it_on_news_only(manager, conditions, wakes):
     assert vm_update(manager, {"phase": "Pending", "conditions": conditions}) == wakes

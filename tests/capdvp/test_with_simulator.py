@@ -125,3 +125,17 @@ def test_instance_class_placement_reaches_the_dvp_virtual_machine(running):
     assert (vm["spec"]["nodeSelector"], vm["spec"]["priorityClassName"], vm["spec"]["tolerations"]) == (
         {"zone": "a"}, "high", [{"key": "k", "operator": "Exists", "effect": "NoSchedule"}])
     assert vm["status"]["nodeName"] == "dvp-node-2", "DVP ran it on the one node its nodeSelector matches"
+
+
+def test_a_vm_no_dvp_node_fits_shows_why_on_its_machine(running):
+    # DVP keeps the VM Pending with Running=False/PodNotStarted: the machine names it, with DVP's words.
+    env, _sim = running
+    env.capi_machine("u-0", env.spec(rootDiskStorageClass=SC, additionalDisks=[], nodeSelector={"zone": "nowhere"}))
+    wait_until("the machine names DVP's cause", lambda: _cond(env, "u-0", "VirtualMachineReady").get("reason") ==
+               "VMPodNotStarted", describe(env, "u-0"))
+    vm = env.vm("u-0")
+    assert vm["status"]["phase"] == "Pending"
+    assert _cond(env, "u-0", "VirtualMachineReady")["message"] == (
+        f"VirtualMachine {vm['metadata']['name']} cannot be started by DVP (Running=PodNotStarted): 0/3 nodes are "
+        "available: node(s) didn't match Pod's node affinity/selector")
+    assert not _status(env, "u-0").get("ready")

@@ -30,7 +30,7 @@ from capdvp.controllers.context import Context, project
 from capdvp.controllers.guest import CLUSTER_NAME_LABEL
 from capdvp.controllers.machine import MachineReconciler
 from capdvp.controllers.template import TemplateReconciler
-from capdvp.domain import ownership
+from capdvp.domain import guest, health, ownership
 from capdvp.machine_metrics import MachineMetrics
 from capdvp.runner import Controller, Metrics
 from capdvp.settings import Settings
@@ -45,11 +45,11 @@ PREREQUISITE_MEMORY_S = 10.0
 # keeps writing), is no news for the machine. Reading another status field means listing it here.
 DVP_STATUS_READ = ("phase", "ipAddress", "blockDeviceRefs")
 # The DVP conditions it reads (domain/guest.py, domain/health.py). News: any change of AgentReady or Migratable
-# (GuestBooted, LiveMigratable); of the others only turning False or back (a class or an image DVP waits for): their
+# (GuestBooted, LiveMigratable); of the others only turning False or back (what DVP waits for, domain/health.py): their
 # True heartbeats through provisioning would each cost a pass and its reads. DVP's Running condition moves with the
 # phase, which is watched anyway.
-DVP_CONDITIONS_READ = ("AgentReady", "Migratable")
-DVP_CONDITIONS_FALSE_READ = ("VirtualMachineClassReady", "Ready")
+DVP_CONDITIONS_READ = (guest.DVP_AGENT_READY, guest.DVP_MIGRATABLE)
+DVP_CONDITIONS_FALSE_READ = health.TYPES_READ
 
 
 def _conditions_read(obj: dict) -> dict:

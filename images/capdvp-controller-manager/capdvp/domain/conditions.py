@@ -31,6 +31,12 @@ FAILURE_DOMAIN_UNKNOWN = "FailureDomainNotFound"
 VM_CLASS_MISSING = "VirtualMachineClassMissing"
 BOOT_IMAGE_MISSING = "BootImageMissing"
 DISK_QUOTA_EXCEEDED = "DiskQuotaExceeded"
+BOOT_IMAGE_NOT_READY = "BootImageNotReady"  # passes by itself once DVP has the image
+DISK_NOT_PROVISIONABLE = "DiskNotProvisionable"  # DVP cannot make a disk until someone changes something
+VM_SIZING_POLICY_NOT_MATCHED = "SizingPolicyNotMatched"
+VM_BLOCK_DEVICE_LIMIT = "BlockDeviceLimitExceeded"
+VM_ADDRESS_NOT_AVAILABLE = "AddressNotAvailable"
+VM_POD_NOT_STARTED = "VMPodNotStarted"  # DVP cannot start the VM's pod: no node fits (nodeSelector, zone), volumes
 # Reasons: VM phases
 VM_RUNNING = "VMRunning"
 VM_NOT_READY = "VMNotReady"

@@ -15,14 +15,15 @@ import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from dvp_common.dvp import conditions as D
 from dvp_common.rfc3339 import TimeError, parse_time
 
 from capdvp.domain import conditions as c
 from capdvp.domain.health import dvp_condition
 
-DVP_AGENT_READY = "AgentReady"
-DVP_RUNNING = "Running"
-DVP_MIGRATABLE = "Migratable"
+DVP_AGENT_READY = D.VM_AGENT_READY.value
+DVP_RUNNING = D.VM_RUNNING.value
+DVP_MIGRATABLE = D.VM_MIGRATABLE.value
 
 
 @dataclass(frozen=True)
