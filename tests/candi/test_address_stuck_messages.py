@@ -3,7 +3,9 @@
 """The layouts' fallback for DVP's one ambiguous address reason (VirtualMachineIPAddressLeaseNotReady: setting a
 lease up, or unable to take one) matches DVP's failure messages, as the simulator writes them from the contract
 (sim/CONTRACT.md C22), each by exactly one pattern and never a message that only quotes one; the Auto
-wait's pattern matches the messages of a settled address and none the simulator writes while it sets one up."""
+wait's pattern matches the messages of a settled address and none the simulator writes while it sets one up. DVP has
+written these texts in two wordings: v1.0 and v1.1 misspelled one ("alrady"); v1.2 through v1.10 (whose rewrite of
+status messages, #2558, left the address's alone) and main write what the simulator writes."""
 
 from __future__ import annotations
 
@@ -56,3 +58,20 @@ def test_the_auto_wait_ends_once_the_simulator_bound_or_refused_an_address_and_n
     for message in (addresses.LEASE_CREATED.format(ip="10.0.0.9"), addresses.LEASE_WAITING.format(lease="ip-10-0-0-9"),
                     addresses.LEASE_TAKING.format(lease="ip-10-0-0-9"), addresses.RELEASED_MESSAGE):
         assert not re.search(settled, message), message
+
+
+# DVP's failure messages of the ambiguous reason as its releases wrote them (take_lease_step.go, create_lease_step.go)
+DVP_V1_0 = ['The VirtualMachineIPAddressLease "ip-10-0-0-7" belongs to a different namespace.',
+            'The VirtualMachineIPAddressLease "ip-10-0-0-8" alrady has a reference to another VirtualMachineIPAddress.',
+            "Failed to allocate new IP address: no remaining ips."]
+DVP_V1_10 = ['The VirtualMachineIPAddressLease "ip-10-0-0-7" belongs to a different namespace.',
+             'The VirtualMachineIPAddressLease "ip-10-0-0-8" already has a reference to another VirtualMachineIPAddress.',
+             "Failed to allocate new IP address: no remaining ips."]
+
+
+def test_both_dvp_wordings_of_each_failure_match_the_same_one_pattern():
+    found = patterns()
+    assert DVP_V1_10 == sim_failures()  # the simulator writes the current wording
+    for old, new in zip(DVP_V1_0, DVP_V1_10, strict=True):
+        assert [p for p in found if re.search(p, old)] == [p for p in found if re.search(p, new)], old
+        assert len([p for p in found if re.search(p, old)]) == 1, old

@@ -5,8 +5,9 @@
 // address naming it, its phase and DVP's reason and message. The reason code decides. DVP gives one reason,
 // VirtualMachineIPAddressLeaseNotReady, both while it sets a lease up and when it cannot take one (another
 // namespace's or another address's lease, an empty pool); for that reason alone the message decides, matched
-// against DVP's own texts for the three cases (sim/CONTRACT.md C22). Any other message of that
-// reason, and any reason not listed, is an address DVP is still working on.
+// against DVP's own texts for the three cases (sim/CONTRACT.md C22), in each wording DVP has used: DVP v1.0 and
+// v1.1 spelled the second "alrady"; DVP v1.10's rewrite of status messages left these unchanged. Any other message
+// of that reason, and any reason not listed, is an address DVP is still working on.
 
 variable "namespace" {
   type = string
@@ -29,7 +30,7 @@ locals {
   ambiguous     = "VirtualMachineIPAddressLeaseNotReady"
   stuck_messages = [
     "^The VirtualMachineIPAddressLease \"[^\"]+\" belongs to a different namespace\\.$",
-    "^The VirtualMachineIPAddressLease \"[^\"]+\" already has a reference to another VirtualMachineIPAddress\\.$",
+    "^The VirtualMachineIPAddressLease \"[^\"]+\" (already|alrady) has a reference to another VirtualMachineIPAddress\\.$",
     "no remaining ips\\.?$",
   ]
   empty_pool = local.stuck_messages[2]

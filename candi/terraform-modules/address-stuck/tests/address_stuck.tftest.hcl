@@ -44,6 +44,22 @@ run "lease_not_ready_is_stuck_only_with_dvps_failure_messages" {
   }
 }
 
+// DVP v1.0 and v1.1 spelled the taken lease's text "alrady": the same address is stuck under either DVP.
+run "a_taken_lease_is_stuck_in_dvp_v1_0s_wording_too" {
+  variables {
+    addresses = {
+      taken = { label = "10.0.0.12", object = { status = { phase = "Pending", conditions = [{ type = "Bound", status = "False", reason = "VirtualMachineIPAddressLeaseNotReady", message = "The VirtualMachineIPAddressLease \"ip-10-0-0-12\" alrady has a reference to another VirtualMachineIPAddress." }] } } }
+    }
+  }
+
+  assert {
+    condition = output.lines == [
+      "VirtualMachineIPAddress demo-ns/taken (10.0.0.12): phase Pending, Bound=False VirtualMachineIPAddressLeaseNotReady: The VirtualMachineIPAddressLease \"ip-10-0-0-12\" alrady has a reference to another VirtualMachineIPAddress.",
+    ]
+    error_message = "lines: ${jsonencode(output.lines)}"
+  }
+}
+
 run "bound_unknown_unread_and_new_reasons_are_not_stuck" {
   variables {
     addresses = {
