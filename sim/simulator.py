@@ -94,7 +94,7 @@ class Simulator:
             if not inf.synced.wait(SYNC_TIMEOUT):
                 self.stop()
                 raise RuntimeError(f"dvp_sim: the {kind} informer did not sync within {SYNC_TIMEOUT:.0f}s "
-                                   "(are the DVP CRDs installed? sim/crds)")
+                                   "(are the DVP CRDs installed? sim.dvp_crds.dvp_crd_files())")
         workers = [(PARALLEL, i) for i in range(self.config.workers)] + [(q, 0) for q in self.queues if q]
         for q, i in workers:
             worker = threading.Thread(target=self._work, args=(self.queues[q],), name=f"dvp-sim-worker-{q}{i}",

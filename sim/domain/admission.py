@@ -17,6 +17,7 @@ VM_NAME_MAX = 63  # DVP: the VM name flows into label values of KubeVirt's pods 
 KUBEVIRT_GROUP = "kubevirt.io"  # DVP keeps KubeVirt's labels and annotations for itself
 PROVISIONING_PHASES = ("Pending", "Provisioning", "WaitForFirstConsumer")
 DEPRECATED_PROVISIONER_LABEL = ("module", "local-path-provisioner")
+DEFAULT_CORE_FRACTION = "100%"  # DVP's, when neither the VM nor its class's sizing policy names one
 
 
 # VirtualMachine ------------------------------------------------------------------------------------------------
@@ -25,6 +26,31 @@ def virtual_machine(operation: str, vm: Obj, vm_class: Obj | None) -> str | None
     if operation == "CREATE" and len(name) > VM_NAME_MAX:
         return f'the VirtualMachine name "{name}" is too long: it must be no more than {VM_NAME_MAX} characters'
     return reserved_keys(vm) or (sizing(vm, vm_class) if vm_class is not None else None)
+
+
+def core_fraction(vm: Obj, vm_class: Obj | None) -> tuple[str, str | None]:
+    """The VM's core fraction as DVP's defaulting webhook settles it (its CoreFractionDefaulter, before any
+    validation): the spec's; else the `defaultCoreFraction` of the class's first sizing policy whose core range
+    holds the VM's cores; else 100%. Second: DVP's refusal when that policy allows core fractions without 100% and
+    names no default (the VM must then name one)."""
+    cpu = spec(vm).get("cpu") or {}
+    if cpu.get("coreFraction"):
+        return str(cpu["coreFraction"]), None
+    cores = _int(cpu.get("cores"))
+    for policy in spec(vm_class).get("sizingPolicies") or [] if vm_class is not None else []:
+        limits = policy.get("cores")
+        if not limits or not _int(limits.get("min")) <= cores <= _int(limits.get("max")):
+            continue
+        if policy.get("defaultCoreFraction") is not None:
+            return f"{policy['defaultCoreFraction']}%", None
+        allowed = policy.get("coreFractions") or []
+        if allowed and 100 not in allowed:
+            return "", ('the default value for core fraction is not defined. For the specified configuration '
+                        f'".spec.cpu.cores {cores}", the following core fractions are allowed: '
+                        f'[{" ".join(f"{v}%" for v in allowed)}]. Please specify the ".spec.core.coreFraction" '
+                        "value and try again")
+        break
+    return DEFAULT_CORE_FRACTION, None
 
 
 def missing_class_warning(name: str) -> str:
@@ -51,7 +77,10 @@ def sizing(vm: Obj, vm_class: Obj) -> str | None:
     if policy is None:
         return (f'virtual machine "{meta(vm).get("name")}" resources do not match any sizing policies in class '
                 f'"{spec(vm).get("virtualMachineClassName")}"')
-    problems = [*_core_fraction(str(cpu.get("coreFraction") or ""), policy.get("coreFractions"))]
+    fraction, undefined = core_fraction(vm, vm_class)
+    if undefined:
+        return undefined
+    problems = [*_core_fraction(fraction, policy.get("coreFractions"))]
     size = str(memory.get("size") or "0")
     limits = policy.get("memory") or {}
     step = limits.get("step")

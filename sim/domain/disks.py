@@ -10,7 +10,7 @@ from .. import conditions as C
 from .. import indexes as ix
 from .. import quantity
 from ..world import deleting, meta, phase, spec, status
-from . import quotas
+from . import quotas, snapshots
 from .plan import Obj, Plan, changed, new_status, wait_phase
 
 KIND = "VirtualDisk"
@@ -48,7 +48,7 @@ def source_of(vd: Obj, world) -> tuple[str, Obj | None] | None:
 def source_size(kind_name: str, src: Obj) -> int | None:
     st = status(src)
     raw = (st.get("size") or {}).get("unpacked") if kind_name.startswith(("VirtualImage", "ClusterVirtualImage")) \
-        else st.get("size")
+        else snapshots.restore_size(src)
     return quantity.parse(raw) if raw else None
 
 

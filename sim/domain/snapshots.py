@@ -9,6 +9,14 @@ from ..world import deleting, meta, phase, spec, status
 from .plan import Obj, Plan, changed, new_status, wait_phase
 
 KIND = "VirtualDiskSnapshot"
+# The size a disk restored from the snapshot gets. DVP takes it from the snapshot's VolumeSnapshot
+# (status.restoreSize), which the simulator does not create, and a VirtualDiskSnapshot has no size field: the
+# simulator keeps it here.
+RESTORE_SIZE_ANNOTATION = "dvp-sim.deckhouse.io/restore-size"
+
+
+def restore_size(snap: Obj) -> str | None:
+    return (meta(snap).get("annotations") or {}).get(RESTORE_SIZE_ANNOTATION)
 
 
 def reconcile(snap: Obj, world, cfg) -> Plan:
@@ -33,7 +41,9 @@ def reconcile(snap: Obj, world, cfg) -> Plan:
         st["phase"] = "Ready"
         st["volumeSnapshotName"] = f"vs-{meta(snap)['name']}"
         st["consistent"] = True
-        st["size"] = status(disk).get("capacity") or st.get("size") or ""
+        size = status(disk).get("capacity") or restore_size(snap)
+        if size and size != restore_size(snap):
+            plan.patch = {"metadata": {"annotations": {RESTORE_SIZE_ANNOTATION: size}}}
         C.put(st, C.VDS_READY, True, C.R_VDS_READY)
     plan.status = changed(snap, st)
     return plan

@@ -15,6 +15,7 @@ from .. import conditions as C
 from .. import indexes as ix
 from .. import quantity
 from ..world import deleting, meta, phase, spec, status
+from .admission import core_fraction
 from .plan import Obj, Plan, Write, changed, new_status, wait_phase
 
 KIND = "VirtualMachine"
@@ -204,21 +205,24 @@ def running_config(vm: Obj) -> dict | None:
                                 for r in st.get("blockDeviceRefs") or [] if not r.get("hotplugged")]}
 
 
-def desired_config(vm: Obj) -> dict:
+def desired_config(vm: Obj, world) -> dict:
+    """What the VM's spec asks for; a VM that names no core fraction gets its class's default, as DVP's defaulting
+    webhook settles it (admission.core_fraction)."""
     sp = spec(vm)
     cpu = sp.get("cpu") or {}
-    return {"cpu.cores": cpu.get("cores"), "cpu.coreFraction": cpu.get("coreFraction") or "100%",
+    vm_class = world.get("VirtualMachineClass", None, sp.get("virtualMachineClassName") or "")
+    return {"cpu.cores": cpu.get("cores"), "cpu.coreFraction": core_fraction(vm, vm_class)[0] or None,
             "memory.size": str((sp.get("memory") or {}).get("size")), "virtualMachineIPAddressName": ip_name(vm),
             "blockDeviceRefs": [{"kind": r.get("kind"), "name": r.get("name")}
                                 for r in sp.get("blockDeviceRefs") or []]}
 
 
-def restart_changes(vm: Obj) -> list[Obj]:
+def restart_changes(vm: Obj, world) -> list[Obj]:
     """status.restartAwaitingChanges: each restart field whose spec value is not what the VM runs with."""
     now = running_config(vm)
     if now is None:
         return []
-    want = desired_config(vm)
+    want = desired_config(vm, world)
     return [{"operation": "replace", "path": f, "currentValue": now[f], "desiredValue": want[f]}
             for f in RESTART_FIELDS if now[f] != want[f]]
 
@@ -274,7 +278,7 @@ def reconcile(vm: Obj, world, cfg) -> Plan:
             _running(vm, st, world, cfg, plan)
             plan.first += complete(vm, world, ("Start", "Restart"))
     elif current == "Running":
-        changes = restart_changes(vm)
+        changes = restart_changes(vm, world)
         if intent in ("Stop", "Restart") or run_policy == "AlwaysOff":
             _to(st, vm, world, "Stopping")
             plan.wake(cfg.delay(KIND, "Stopping"))
@@ -342,7 +346,7 @@ def _running(vm: Obj, st: Obj, world, cfg, plan: Plan, apply: bool = True) -> No
         st["ipAddress"] = status(vmip).get("address", "")
         st["virtualMachineIPAddressName"] = ip_name(vm)
         st["networks"] = networks(vm, st["ipAddress"], cfg)
-        want = desired_config(vm)
+        want = desired_config(vm, world)
         st["resources"] = {"cpu": {"cores": want["cpu.cores"], "coreFraction": want["cpu.coreFraction"]},
                            "memory": {"size": want["memory.size"]}}
         st["blockDeviceRefs"] = device_refs(vm, world, cfg, plan, attached=True)

@@ -1,25 +1,37 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Structural defaulting from our DVP CRDs (sim/crds), as kube-apiserver applies `default:` on every
-write. Validation (types, enums, patterns, CEL: the 422 answers) is the real API server's job and is not copied
-here: tests of those rules run on the real API only."""
+"""Structural defaulting from the DVP API's CRDs (sim.dvp_crds: DVP's generated ones and our hand-written ones), as
+kube-apiserver applies `default:` on every write. Validation (types, enums, patterns, CEL: the 422 answers) is the
+real API server's job and is not copied here: tests of those rules run on the real API only."""
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-CRDS = Path(__file__).resolve().parents[1] / "crds"
+from ..dvp_crds import dvp_crd_files
 
 
-def load(directory: Path = CRDS) -> dict[str, dict[str, Any]]:
-    """`<plural>.<group>` -> the openAPI schema of the served version."""
+def load(files: Iterable[Path] | None = None) -> dict[str, dict[str, Any]]:
+    """`<plural>.<group>` -> the openAPI schema of the storage version, from `files` (default: the DVP API's, read
+    once per process; never modified)."""
+    return _dvp_schemas() if files is None else _load(tuple(files))
+
+
+@functools.cache
+def _dvp_schemas() -> dict[str, dict[str, Any]]:
+    return _load(tuple(dvp_crd_files()))
+
+
+def _load(files: tuple[Path, ...]) -> dict[str, dict[str, Any]]:
     out = {}
-    for path in sorted(directory.glob("*.yaml")):
-        for doc in yaml.safe_load_all(path.read_text()):
+    for path in files:
+        for doc in yaml.load_all(path.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
             if not doc or doc.get("kind") != "CustomResourceDefinition":
                 continue
             spec = doc["spec"]
@@ -48,8 +60,8 @@ def apply(schema: dict[str, Any], value: Any) -> Any:
 
 
 class Defaults:
-    def __init__(self, directory: Path = CRDS) -> None:
-        self.schemas = load(directory)
+    def __init__(self, files: Iterable[Path] | None = None) -> None:
+        self.schemas = load(files)
 
     def __call__(self, kind: str, obj: dict[str, Any]) -> dict[str, Any]:
         schema = self.schemas.get(kind)

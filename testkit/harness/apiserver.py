@@ -26,6 +26,9 @@ from typing import Any
 import requests
 import yaml
 
+from sim.dvp_crds import HAND_WRITTEN as DVP_CRDS
+from sim.dvp_crds import dvp_crd_files as dvp_crd_files  # re-exported: tests, the demo and bench import it here
+
 from . import controller_manager, crds, lifetime, pki
 from .processes import TOP, HarnessError, Process, free_port, tool
 
@@ -34,16 +37,12 @@ ADMIN_USER = "admin"
 ADMIN_GROUP = "system:masters"  # RBAC lets this group do everything, so RBAC-mode servers keep an admin
 AUTHORIZATION_MODES = ("AlwaysAllow", "RBAC")
 
-# CRDs each cluster serves.
-DVP_CRDS = TOP / "sim" / "crds"
+# CRDs each cluster serves: the DVP API's are sim.dvp_crds.dvp_crd_files() (DVP's generated ones and our
+# hand-written ones in DVP_CRDS).
 UPSTREAM = TOP / ".cache" / "upstream" / "crds"
 OWN_CRDS = TOP / "crds"
 # Deckhouse kinds the guest serves where node-manager runs, in our own schema (node-manager owns the real CRDs).
 DECKHOUSE_CRDS = [TOP / "testkit" / "harness" / "schemas" / "instancetypescatalog.yaml"]
-
-
-def dvp_crd_files() -> list[Path]:
-    return sorted(DVP_CRDS.glob("*.yaml"))
 
 
 def serves_dvp(crd_files: Iterable[Path]) -> bool:

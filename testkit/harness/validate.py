@@ -3,7 +3,8 @@
 """Validate rendered manifests: built-in kinds against the Kubernetes schemas kubernetes-validate ships (strict mode:
 unknown fields are errors), custom resources against their CRD's openAPIV3Schema (made strict the same way).
 
-CRDs come from our crds/ and from .cache/upstream (tools/fetch-upstream). The VPA, PodMonitor and PrometheusRule
+CRDs come from our crds/, from .cache/upstream (tools/fetch-upstream) and, for the DVP API, from sim.dvp_crds (DVP's
+generated CRDs and our hand-written ones). The VPA, PodMonitor and PrometheusRule
 CRDs are not available to us; testkit/harness/schemas/ holds small hand-written schemas for the fields we use.
 """
 
@@ -20,6 +21,8 @@ import jsonschema
 import yaml
 from kubernetes_validate import utils as kv
 from referencing import Registry, Resource
+
+from sim.dvp_crds import GENERATED, dvp_crd_files
 
 ROOT = Path(__file__).resolve().parents[2]
 CRD_DIRS = (ROOT / "crds", ROOT / ".cache" / "upstream")
@@ -110,19 +113,17 @@ _OBJECT_META = {
 
 
 def _crd_documents() -> Iterable[tuple[dict[str, Any], str]]:
-    for base in CRD_DIRS:
-        if not base.is_dir():
+    paths = [path for base in CRD_DIRS if base.is_dir()
+             for path in sorted(base.rglob("*.yaml")) + sorted(base.rglob("*.yml"))
+             if not path.name.startswith("doc-ru-") and path.parent != GENERATED]
+    for path in paths + dvp_crd_files():
+        try:
+            docs = list(yaml.safe_load_all(path.read_text()))
+        except yaml.YAMLError:
             continue
-        for path in sorted(base.rglob("*.yaml")) + sorted(base.rglob("*.yml")):
-            if path.name.startswith("doc-ru-"):
-                continue
-            try:
-                docs = list(yaml.safe_load_all(path.read_text()))
-            except yaml.YAMLError:
-                continue
-            for doc in docs:
-                if isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition":
-                    yield doc, str(path.relative_to(ROOT))
+        for doc in docs:
+            if isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition":
+                yield doc, str(path.relative_to(ROOT))
     for path in sorted(OWN_SCHEMAS.glob("*.yaml")):
         yield yaml.safe_load(path.read_text()), str(path.relative_to(ROOT))
 

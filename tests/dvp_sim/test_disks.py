@@ -139,7 +139,7 @@ def test_disk_restored_from_a_snapshot_gets_the_snapshot_size(dvp, ns, sim):
     dvp.wait_for(R.VIRTUAL_DISK, "origin", phase_is("Ready"), WAIT, ns)
     dvp.create(R.VIRTUAL_DISK_SNAPSHOT, {"metadata": {"name": "snap"}, "spec": {"virtualDiskName": "origin"}}, ns)
     snap = dvp.wait_for(R.VIRTUAL_DISK_SNAPSHOT, "snap", phase_is("Ready"), WAIT, ns)
-    assert (snap["status"]["size"], snap["status"]["volumeSnapshotName"]) == ("4Gi", "vs-snap")
+    assert snap["status"]["volumeSnapshotName"] == "vs-snap" and "size" not in snap["status"]  # DVP has no such field
     dvp.create(R.VIRTUAL_DISK, disk("restored", None, source=("VirtualDiskSnapshot", "snap")), ns)
     assert dvp.wait_for(R.VIRTUAL_DISK, "restored", phase_is("Ready"), WAIT, ns)["status"]["capacity"] == "4Gi"
 

@@ -1,28 +1,36 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Our DVP CRDs (sim/crds) carry at least every constraint DVP's real schema puts on the fields our
+"""Our hand-written DVP CRDs (sim/crds) carry at least every constraint DVP's real schema puts on the fields our
 components, the layouts and users set, so an object the simulator accepts is one DVP accepts.
 
-DVP's CRDs cannot live in this tree and the Go module proxy does not serve the virtualization module, so the
-real schema is written down here as facts, read from DVP's `virtualization.deckhouse.io/v1alpha2` CRDs (storage
-version): per field its type, enum, pattern, bounds and required children, and how many CEL (or oneOf) rules
-DVP checks on it. A fact holds when our schema has the same type, the same enum, the same pattern, bounds at
-least as strict, every required child, and at least as many rules."""
+The Go module proxy serves DVP's API module (github.com/deckhouse/virtualization/api, pinned at v1.8.0 in
+tools/upstream), and the CRDs of the kinds DVP generates are generated from it (sim.dvp_crds, tools/fetch-upstream):
+those are DVP's own schema and need no facts. The kinds here DVP writes by hand, outside that module, and their Go
+markers disagree with DVP's CRDs (memory.size, liveMigrationPolicy, userDataRef.kind), so their real schema is
+written down as facts, read from DVP's `virtualization.deckhouse.io/v1alpha2` CRDs (storage version): per field its
+type, enum, pattern, bounds and required children, and how many CEL (or oneOf) rules DVP checks on it. A fact holds
+when our schema has the same type, the same enum, the same pattern, bounds at least as strict, every required child,
+and at least as many rules. The contract's quoted rule messages are checked on the generated CRDs as well."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-CRDS = Path(__file__).resolve().parents[2] / "sim" / "crds"
+from sim.dvp_crds import dvp_crd_files
+
 QUANTITY = (r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|"
             r"(\.[0-9]+))))?$")
 DNS_SUBDOMAIN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 NAME = {"type": "string", "minLength": 1}
-INT_OR_STRING_QUANTITY = {"int-or-string": True, "pattern": QUANTITY}
+# metav1.Condition as DVP's CRDs write it: every field but observedGeneration required, DVP's reason pattern
+CONDITION = {"type": "object", "required": ["lastTransitionTime", "message", "reason", "status", "type"]}
+REASON = {"type": "string", "pattern": r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$", "minLength": 1,
+          "maxLength": 1024}
+CONDITIONS = {"status.conditions[]": CONDITION, "status.conditions[].reason": REASON,
+              "status.conditions[].message": {"type": "string", "maxLength": 32768}}
 
 FACTS: dict[str, dict[str, dict[str, Any]]] = {
     "virtualmachines": {
@@ -30,7 +38,8 @@ FACTS: dict[str, dict[str, dict[str, Any]]] = {
                  "rules": 2},  # coreFraction range; Legacy guests boot BIOS only and take no provisioning
         "spec.virtualMachineClassName": NAME,
         "spec.cpu.cores": {"type": "integer", "minimum": 1},
-        "spec.cpu.coreFraction": {"type": "string", "pattern": r"^(Auto|(100|[1-9][0-9]?)%)$"},
+        # no default: DVP's defaulting webhook applies the class's sizing policy's defaultCoreFraction
+        "spec.cpu.coreFraction": {"type": "string", "pattern": r"^(Auto|(100|[1-9][0-9]?)%)$", "default": None},
         "spec.memory.size": {"type": "string", "pattern": QUANTITY},
         "spec.blockDeviceRefs": {"type": "array", "minItems": 1, "maxItems": 16},
         "spec.blockDeviceRefs[].kind": {"type": "string",
@@ -38,7 +47,9 @@ FACTS: dict[str, dict[str, dict[str, Any]]] = {
         "spec.blockDeviceRefs[].name": NAME,
         "spec.provisioning": {"type": "object", "required": ["type"], "rules": 3},  # the field its type names
         "spec.provisioning.type": {"type": "string", "enum": ["UserData", "UserDataRef", "SysprepRef"]},
+        "spec.provisioning.userDataRef": {"type": "object", "required": ["name", "kind"]},
         "spec.provisioning.userDataRef.kind": {"type": "string", "enum": ["Secret"]},
+        "spec.provisioning.sysprepRef": {"type": "object", "required": ["kind", "name"]},
         "spec.provisioning.userDataRef.name": NAME,
         "spec.runPolicy": {"type": "string",
                            "enum": ["AlwaysOn", "AlwaysOff", "Manual", "AlwaysOnUnlessStoppedManually"],
@@ -54,50 +65,21 @@ FACTS: dict[str, dict[str, dict[str, Any]]] = {
         "spec.gpus[].gpuClassName": {"type": "string", "pattern": DNS_SUBDOMAIN, "minLength": 1, "maxLength": 253},
         "spec.nodeSelector": {"type": "object"},
         "spec.tolerations": {"type": "array"},
-    },
-    "virtualdisks": {
-        "spec.persistentVolumeClaim.size": INT_OR_STRING_QUANTITY,
-        "spec.persistentVolumeClaim.storageClassName": {"type": "string"},
-        "spec.dataSource": {"type": "object", "rules": 4},  # each type takes only its own field
-        "spec.dataSource.type": {"type": "string", "enum": ["HTTP", "ContainerImage", "ObjectRef", "Upload"]},
-        "spec.dataSource.objectRef.kind": {"type": "string",
-                                           "enum": ["ClusterVirtualImage", "VirtualImage", "VirtualDiskSnapshot"]},
-        "spec.dataSource.objectRef.name": NAME,
-    },
-    "virtualmachineblockdeviceattachments": {
-        "spec": {"type": "object", "required": ["blockDeviceRef", "virtualMachineName"]},
-        "spec.virtualMachineName": NAME,
-        "spec.blockDeviceRef.kind": {"type": "string", "enum": ["VirtualDisk", "VirtualImage", "ClusterVirtualImage"]},
-        "spec.blockDeviceRef.name": NAME,
-    },
-    "virtualmachineoperations": {
-        # spec immutable; Start never forced (the contract quotes both messages)
-        "spec": {"type": "object", "required": ["type", "virtualMachineName"], "rules": 2},
-        "spec.type": {"type": "string", "enum": ["Restart", "Start", "Stop", "Migrate", "Evict", "Restore", "Clone"]},
-        "spec.virtualMachineName": NAME,
-        "spec.force": {"type": "boolean"},
+        "status.blockDeviceRefs[]": {"type": "object", "required": ["kind", "name", "size", "attached"]},
+        **CONDITIONS,
     },
     "virtualmachineipaddresses": {
         "spec": {"type": "object", "required": ["type"]},
         "spec.type": {"type": "string", "enum": ["Auto", "Static"]},
         "spec.staticIP": {"type": "string"},
+        **CONDITIONS,
     },
+    "virtualmachineipaddressleases": CONDITIONS,
     "virtualdisksnapshots": {
         "spec": {"type": "object", "required": ["virtualDiskName"]},
         "spec.virtualDiskName": NAME,
         "spec.requiredConsistency": {"type": "boolean"},
-    },
-    "virtualmachineclasses": {
-        "spec.sizingPolicies[].cores": {"type": "object", "required": ["max", "min"], "rules": 2},  # max > min, step
-        "spec.sizingPolicies[].cores.min": {"type": "integer", "minimum": 1},
-        "spec.sizingPolicies[].cores.max": {"type": "integer", "maximum": 1024},
-        "spec.sizingPolicies[].cores.step": {"type": "integer", "minimum": 1},
-        "spec.sizingPolicies[].memory.min": INT_OR_STRING_QUANTITY,
-        "spec.sizingPolicies[].memory.max": INT_OR_STRING_QUANTITY,
-        "spec.sizingPolicies[].memory.step": INT_OR_STRING_QUANTITY,
-        "spec.sizingPolicies[].memory.perCore.min": INT_OR_STRING_QUANTITY,
-        "spec.sizingPolicies[].memory.perCore.max": INT_OR_STRING_QUANTITY,
-        "spec.sizingPolicies[].coreFractions": {"type": "array"},
+        **CONDITIONS,
     },
 }
 # DVP's messages the contract quotes, by resource and field: our CEL rules say them word for word.
@@ -108,7 +90,8 @@ QUOTED_MESSAGES = {
 
 
 def storage_schema(plural: str) -> dict[str, Any]:
-    crd = yaml.safe_load((CRDS / f"{plural}.yaml").read_text())
+    (path,) = (p for p in dvp_crd_files() if p.name == f"{plural}.yaml")
+    crd = yaml.safe_load(path.read_text())
     version = next(v for v in crd["spec"]["versions"] if v.get("storage"))
     assert version["name"] == "v1alpha2", f"{plural}: DVP stores v1alpha2"
     return version["schema"]["openAPIV3Schema"]

@@ -114,7 +114,8 @@ def test_disk_data_source_takes_only_the_field_its_type_names(dvp, ns):
     body = disk("two-sources", None, source=("ClusterVirtualImage", "ubuntu"))
     body["spec"]["dataSource"]["http"] = {"url": "https://example.invalid/image.qcow2"}
     err = invalid(dvp.create, R.VIRTUAL_DISK, body, ns)
-    assert "dataSource of type ObjectRef takes objectRef only" in err.message
+    assert "spec.dataSource: Invalid value: ObjectRef requires objectRef and cannot have HTTP or ContainerImage." \
+        in err.message
 
 
 def test_disk_size_is_an_int_or_string_quantity(dvp, ns):
