@@ -148,7 +148,7 @@ def spelled(status: dict[str, Any] | None, api_version: str) -> dict[str, Any] |
     """The status with every renamed reason as a DVP of that API version spells it (v1.8.0: as written)."""
     if status is None or api_version == D.API_VERSION:
         return status
-    old = {(t.value, r.value): r.old for t in D.TYPES for r in t.reasons if r.old}
+    old = {(t.value, r.value): D.spelled(r, api_version) for t in D.TYPES for r in t.reasons if r.old}
     conds = [{**c, "reason": old.get((c.get("type"), c.get("reason")), c.get("reason"))}
              for c in status.get("conditions") or []]
     return {**status, "conditions": conds} if "conditions" in status else status

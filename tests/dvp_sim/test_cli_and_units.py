@@ -79,6 +79,7 @@ def test_cli_node_labels_become_settings_and_a_bad_one_is_refused(capsys):
     ({"quota_bytes": -1}, "SimConfig.quota_bytes: must be >= 0"),
     ({"node_labels": {"elsewhere": {"topology.kubernetes.io/zone": "a"}}},
      "SimConfig.node_labels: elsewhere not in SimConfig.nodes"),
+    ({"dvp_api_version": "v1.5.1"}, "SimConfig.dvp_api_version: 'v1.5.1' is not one of v1.8.0, v1.0.0"),
 ])
 def test_settings_validation(fields, message):
     with pytest.raises(SettingsInvalid, match=message.replace("[", r"\[").replace("]", r"\]")):

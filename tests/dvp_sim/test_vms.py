@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ipaddress
 
+import pytest
 from dvp_common.dvp import resources as R
 
 from sim.builders import WAIT, cloud_init, condition, disk, phase_is, vm, vmop
@@ -221,6 +222,26 @@ def awaiting(obj: dict | None) -> bool:
 def seen(obj: dict | None) -> bool:
     """DVP has processed the object's latest spec."""
     return obj is not None and obj.get("status", {}).get("observedGeneration") == obj["metadata"]["generation"]
+
+
+SPELLINGS = [  # SimConfig.dvp_api_version -> the reasons of a renamed pair, as that DVP API writes them
+    ("v1.8.0", "Running", "ChangesPendingRestart", "NotRunning"),
+    ("v1.0.0", "VirtualMachineRunning", "RestartAwaitingChangesExist", "VirtualMachineNotRunning"),
+]
+
+
+@pytest.mark.parametrize(("api", "running", "awaits", "stopped"), SPELLINGS, ids=[s[0] for s in SPELLINGS])
+def test_renamed_reasons_are_written_in_the_chosen_dvp_spelling(dvp, ns, start_sim, api, running, awaits, stopped):
+    start_sim(dvp_api_version=api)
+    running_vm(dvp, ns, "sp")
+    assert (condition(dvp.get(R.VIRTUAL_MACHINE, "sp", ns), "Running")["reason"]) == running
+    dvp.patch(R.VIRTUAL_MACHINE, "sp", {"spec": {"cpu": {"cores": 2}}}, ns)
+    waiting = dvp.wait_for(R.VIRTUAL_MACHINE, "sp", awaiting, WAIT, ns)
+    assert condition(waiting, "AwaitingRestartToApplyConfiguration")["reason"] == awaits
+    assert condition(waiting, "AgentReady")["reason"] == "AgentReady"  # not renamed: the same in both
+    dvp.create(R.VIRTUAL_MACHINE_OPERATION, vmop("sp-stop", "sp", "Stop"), ns)
+    off = dvp.wait_for(R.VIRTUAL_MACHINE, "sp", phase_is("Stopped"), WAIT, ns)
+    assert condition(off, "Running")["reason"] == stopped
 
 
 def test_a_change_that_needs_a_restart_waits_for_one_under_manual_approval(dvp, ns, sim, record):
