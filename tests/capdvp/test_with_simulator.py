@@ -12,6 +12,7 @@ import pytest
 from capdvp import resources as r
 from capdvp.manager import Manager
 from capdvp.settings import Settings
+from dvp_common.dvp import conditions as D
 from dvp_common.dvp.connection import DVPConnection, DVPSettings
 
 from sim import SimConfig, Simulator, seed
@@ -23,11 +24,21 @@ SC = "capdvp-sim-sc"
 
 @pytest.fixture
 def running(dvp_api, guest_api):
+    yield from _running(dvp_api, guest_api)
+
+
+@pytest.fixture(params=["v1.8.0", "v1.0.0"])
+def running_spelled(request, dvp_api, guest_api):
+    """The same, with DVP writing the renamed reasons as the API version of the parameter spells them."""
+    yield from _running(dvp_api, guest_api, dvp_api_version=request.param)
+
+
+def _running(dvp_api, guest_api, **sim_fields):
     env = RealEnv(dvp_api, guest_api)
     seed.storage_class(env.dvp, SC)
     # One DVP node carries the label the placement test selects (DVP runs a VM only where its nodeSelector matches).
     sim = Simulator(dvp_api.client(), SimConfig(namespace=env.dvp_ns, default_latency=0.05, watch_timeout=1,
-                                                node_labels={"dvp-node-2": {"zone": "a"}})).start()
+                                                node_labels={"dvp-node-2": {"zone": "a"}}, **sim_fields)).start()
     settings = Settings(dvp=DVPSettings(dvp_api.kubeconfig(), env.dvp_ns, env.uuid), reconcile=env.config,
                         watch_namespace=env.ns, leader_elect=False, health_bind=None, metrics_bind=None,
                         webhook_bind=None, workers=4)
@@ -139,3 +150,15 @@ def test_a_vm_no_dvp_node_fits_shows_why_on_its_machine(running):
         f"VirtualMachine {vm['metadata']['name']} cannot be started by DVP (Running=PodNotStarted): 0/3 nodes are "
         "available: node(s) didn't match Pod's node affinity/selector")
     assert not _status(env, "u-0").get("ready")
+
+
+def test_a_machine_is_ready_and_booted_under_either_dvp_spelling(running_spelled):
+    # DVP v1.0.0 writes Running=True/VirtualMachineRunning, v1.8.0 Running=True/Running: the machine reads both.
+    env, sim = running_spelled
+    env.capi_machine("s-0", env.spec(rootDiskStorageClass=SC, additionalDisks=[]))
+    wait_until("machine ready", lambda: _status(env, "s-0").get("ready"), describe(env, "s-0"))
+    running = D.reason_of(D.VM_RUNNING, "Running")
+    assert (_cond(env, "s-0", "VirtualMachineReady")["reason"], _cond(env, "s-0", "LiveMigratable")["status"]) == (
+        "VMRunning", "True")
+    assert next(c for c in env.vm("s-0")["status"]["conditions"] if c["type"] == "Running")["reason"] == \
+        D.spelled(running, sim.config.dvp_api_version)
