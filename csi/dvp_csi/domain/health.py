@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from dvp_common.dvp import conditions as D
 from dvp_common.dvp.state import condition, phase
 
 ABNORMAL_PHASES = frozenset({"Failed", "PVCLost"})
-LOST_REASON = "PVCLost"  # DVP's Ready reason once the PVC is missing
+LOST_REASON = D.reason_of(D.VD_READY, "PVCLost").value  # DVP's Ready reason once the PVC is missing
 # CSI VolumeHealthErrorType names: a lost PVC took the data with it; a failed disk cannot be reached
 DATA_LOSS, INACCESSIBLE = "DATA_LOSS", "INACCESSIBLE"
 

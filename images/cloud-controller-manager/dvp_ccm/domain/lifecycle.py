@@ -24,6 +24,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
+from dvp_common.dvp import conditions as D
 from dvp_common.rfc3339 import format_time, parse_time_or_none
 
 from . import taints as T
@@ -63,7 +64,7 @@ def node_ready(node: Obj) -> tuple[bool, dt.datetime | None]:
 
 def vm_down_since(vm: Obj | None, node_since: dt.datetime | None) -> dt.datetime | None:
     """When the VM stopped running: its Running=False transition, else (gone, or no condition) the Node's."""
-    cond = _condition(vm, "Running")
+    cond = _condition(vm, D.VM_RUNNING.value)
     if vm is not None and cond is not None and cond.get("status") != "True":
         return parse_time_or_none(cond.get("lastTransitionTime")) or node_since
     return node_since

@@ -7,6 +7,7 @@ outcomes a wait can end in."""
 from __future__ import annotations
 
 from ..kube.errors import ApiError, KubeError, QuotaExceeded
+from . import conditions as D
 from .ownership import NotOurs
 
 __all__ = ["AttachmentFailed", "DuplicateObjects", "NotOurs", "OperationFailed", "ProvisioningFailed",
@@ -41,7 +42,7 @@ class DuplicateObjects(DVPFailure):
 
 def terminal(kind: str, name: str, namespace: str, reason: str, message: str) -> KubeError:
     """QuotaExceeded for quota reasons, ProvisioningFailed otherwise."""
-    if reason == "QuotaExceeded":
+    if reason == D.reason_of(D.VD_READY, "QuotaExceeded").value:
         err: ApiError = QuotaExceeded(message or reason, status=403, reason=reason, kind=kind, name=name,
                                       namespace=namespace, verb="wait")
         return err
