@@ -13,7 +13,7 @@ from pathlib import Path
 
 from . import quantity
 from .faults import SimFaults
-from .settings import SettingsInvalid, SimConfig
+from .settings import DVP_API_VERSIONS, SettingsInvalid, SimConfig
 from .simulator import Simulator
 
 
@@ -51,6 +51,8 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, SimConfig]:
                    help="a label of a DVP node (e.g. its zone); a VM runs only on a node its nodeSelector matches")
     p.add_argument("--watch-drop-rate", type=float, default=0.0)
     p.add_argument("--request-latency", type=float, default=0.0, help="seconds added to each request")
+    p.add_argument("--dvp-api-version", choices=DVP_API_VERSIONS, default=SimConfig.dvp_api_version,
+                   help="the DVP API whose spelling of renamed condition reasons to write")
     p.add_argument("-v", "--verbose", action="store_true")
     args = p.parse_args(argv)
     faults = None
@@ -63,7 +65,7 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, SimConfig]:
     cfg = SimConfig(latency=dict(args.latency), default_latency=args.default_latency, stuck=set(args.stuck),
                     quota_bytes=quantity.parse(args.quota) if args.quota else None, ip_pool=args.ip_pool,
                     lb_pool=args.lb_pool, namespace=args.namespace, watch_timeout=60, faults=faults,
-                    node_labels=node_labels)
+                    node_labels=node_labels, dvp_api_version=args.dvp_api_version)
     return args, cfg
 
 

@@ -60,6 +60,8 @@ def test_cli_options_become_settings():
     assert cfg.faults is not None and cfg.faults.error_rate == {"update": 0.2}
     assert cfg.delay("VirtualDisk", "Provisioning") == 1.5
     assert cfg.delay("VirtualMachine", "Starting") is None
+    assert cfg.dvp_api_version == "v1.8.0"
+    assert parse(["--kubeconfig", "k", "--dvp-api-version", "v1.0.0"])[1].dvp_api_version == "v1.0.0"
 
 
 def test_cli_node_labels_become_settings_and_a_bad_one_is_refused(capsys):
