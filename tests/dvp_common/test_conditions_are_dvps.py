@@ -102,3 +102,24 @@ def test_a_table_entry_dvp_does_not_define_fails(checker, monkeypatch):
     assert checker.table().problems == [
         "VirtualDisk Resizing reason 'Resized': is not vdcondition.Resized",
         "VirtualDisk Resizing reason 'NotAvailable': its old spelling 'Unavailable' is not DVP v1.0.0's"]
+
+
+@pytest.mark.parametrize(("ctype", "reason"), [(t, r) for t in D.TYPES for r in t.reasons if r.old],
+                         ids=lambda x: x.value if hasattr(x, "value") else str(x))
+def test_a_renamed_reason_is_read_in_every_spelling_and_written_in_the_asked_one(ctype, reason):
+    for spelling in reason.spellings:
+        cond = {"type": ctype.value, "status": "False", "reason": spelling}
+        assert D.is_reason(cond, ctype, reason.value) and D.meaning(cond, ctype) == reason.meaning
+    assert D.spelled(reason, "v1.8.0") == reason.value
+    assert D.spelled(reason, "v1.0.0") == reason.old[0]
+
+
+def test_a_condition_is_judged_by_type_status_and_reason_only():
+    cond = {"type": "Resizing", "status": "False", "reason": "NotAvailable", "message": "QuotaExceeded"}
+    assert D.is_reason(cond, D.VD_RESIZING, "NotAvailable", status="False")
+    assert not D.is_reason(cond, D.VD_RESIZING, "NotAvailable", status="True")
+    assert not D.is_reason({**cond, "type": "Ready"}, D.VD_RESIZING, "NotAvailable")
+    assert D.meaning(cond, D.VD_RESIZING) == D.Meaning.CAPACITY
+    assert D.meaning({**cond, "reason": "Unknown"}, D.VD_RESIZING) is None
+    with pytest.raises(KeyError, match="VirtualDisk Resizing: DVP defines no reason 'QuotaExceeded'"):
+        D.is_reason(cond, D.VD_RESIZING, "QuotaExceeded")
