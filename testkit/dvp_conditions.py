@@ -340,6 +340,15 @@ def _strs(node: ast.expr) -> list[str]:
     return []
 
 
+# functions that read a DVP condition by type (and reason): their string arguments are DVP's
+CONDITION_READERS = {"condition", "dvp_condition", "_condition", "_false"}
+
+
+def _called(node: ast.Call) -> str:
+    return node.func.id if isinstance(node.func, ast.Name) else \
+        node.func.attr if isinstance(node.func, ast.Attribute) else ""
+
+
 def component_strings(top: Path = TOP) -> Iterator[Found]:
     for root in COMPONENT_ROOTS:
         for path in sorted((top / root).rglob("*.py")):
@@ -361,6 +370,12 @@ def _module_strings(rel: str, tree: ast.Module) -> Iterator[Found]:
                     for value in _strs(node.value):
                         yield Found(f"{rel}:{node.lineno}", what, value)
     for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _called(node) in CONDITION_READERS and len(node.args) > 1:
+            for value in _strs(node.args[1]):  # condition(obj, "Type"[, "Reason"])
+                yield Found(f"{rel}:{node.lineno}", "type", value)
+            for arg in node.args[2:]:
+                for value in _strs(arg):
+                    yield Found(f"{rel}:{node.lineno}", "any", value)
         if isinstance(node, ast.Compare):
             sides = [node.left, *node.comparators]
             if any("reason" in ast.unparse(s).lower() and not _strs(s) for s in sides):

@@ -123,3 +123,15 @@ def test_a_condition_is_judged_by_type_status_and_reason_only():
     assert D.meaning({**cond, "reason": "Unknown"}, D.VD_RESIZING) is None
     with pytest.raises(KeyError, match="VirtualDisk Resizing: DVP defines no reason 'QuotaExceeded'"):
         D.is_reason(cond, D.VD_RESIZING, "QuotaExceeded")
+
+
+def test_a_planted_component_comparison_is_found(tmp_path: Path, checker):
+    module = tmp_path / "csi" / "dvp_csi" / "planted.py"
+    module.parent.mkdir(parents=True)
+    module.write_text('DVP_SAD = "DiskIsSad"\n'
+                      'def f(vm):\n'
+                      '    return condition(vm, "Runing") or vm.get("reason") in ("PodNotStarted", "PodIsSad")\n')
+    assert checker.check(K.component_strings(tmp_path)).problems == [
+        "csi/dvp_csi/planted.py:1: 'DiskIsSad' is no DVP v1.8.0 condition type, reason or phase",
+        "csi/dvp_csi/planted.py:3: condition type 'Runing' is not DVP v1.8.0's",
+        "csi/dvp_csi/planted.py:3: 'PodIsSad' is no DVP v1.8.0 condition type, reason or phase"]
