@@ -91,7 +91,6 @@ def test_a_grow_the_quota_refuses_keeps_the_disk_ready_with_resizing_not_availab
         f'Disk resizing is not allowed: persistentvolumeclaims "{pvc}" is forbidden: exceeded quota: grow-quota, '
         "requested: requests.storage=3Gi, used: requests.storage=0, limited: requests.storage=2Gi.")
     dvp.patch(R.RESOURCE_QUOTA, "grow-quota", {"spec": {"hard": {"requests.storage": "4Gi"}}}, ns)
-    dvp.patch(R.VIRTUAL_DISK, "capped", {"metadata": {"annotations": {"poke": "1"}}}, ns)
     grown = dvp.wait_for(R.VIRTUAL_DISK, "capped", lambda o: o["status"].get("capacity") == "3Gi", WAIT, ns)
     assert "Resizing" not in types(grown)
 
