@@ -677,8 +677,10 @@ def test_an_auto_address_made_by_an_earlier_release_is_kept(tofu, dvp_api, proje
 
     cwd = tofu.step(tmp_path / "after", "static-node", inputs)  # today's layouts over the same state
     shutil.copy(before / "terraform.tfstate", cwd / "terraform.tfstate")
-    # the address keeps its name (the VM uses it), gets its new wait and its mark; nothing is replaced
+    # the address keeps its name (the VM uses it), gets its new wait and its mark; nothing is replaced; the VM no
+    # longer names the 100% core fraction its instance class never asked for (DVP applies its class's default)
     assert plan_actions(tofu, cwd) == {
+        "module.static_node.module.vm.kubernetes_manifest.vm": ["update"],
         "module.ipv4_address.kubernetes_manifest.address": ["update"],
         "module.ipv4_address.kubernetes_annotations.created[0]": ["create"],
         "module.ipv4_address.terraform_data.ready": ["create"],

@@ -68,7 +68,7 @@ def test_schema_defaults_match_the_code_defaults():
                             "bootDiskImageRef": {"kind": image_kind, "name": "img"}})
     by_code = parse_spec({"vmClassName": "generic", "rootDiskSize": "10Gi", "bootDiskImageRef": {"name": "img"}})
     assert by_schema == by_code
-    assert defaults == {"cpu": {"cores": 4, "cpuFraction": "100%"}, "memory": "8Gi", "bootloader": "EFI",
+    assert defaults == {"cpu": {"cores": 4}, "memory": "8Gi", "bootloader": "EFI",
                         "runPolicy": "AlwaysOnUnlessStoppedManually"}
 
 

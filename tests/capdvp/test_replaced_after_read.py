@@ -92,7 +92,7 @@ def test_detach_never_touches_a_replaced_attachment(env):
                                                                        vm)[1], env.dvp_ns)
     bda = env.dvp.create(r.VMBDA, manifests.vmbda("w-1", disk["metadata"]["name"], env.uuid, vm), env.dvp_ns)
     env.dvp.patch(r.VIRTUAL_MACHINE, "w-1", {"status": {"phase": "Running", "blockDeviceRefs": [
-        {"kind": "VirtualDisk", "name": disk["metadata"]["name"], "hotplugged": True,
+        {"kind": "VirtualDisk", "name": disk["metadata"]["name"], "size": "10Gi", "attached": True, "hotplugged": True,
          "virtualMachineBlockDeviceAttachmentName": bda["metadata"]["name"]}]}}, env.dvp_ns, subresource="status")
     _deleting(env)
     race = ReplaceAfterRead(env, r.VMBDA, bda["metadata"]["name"])

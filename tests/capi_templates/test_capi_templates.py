@@ -57,7 +57,7 @@ FULL_SPEC = {
 }
 MINIMAL_SPEC = {
     "vmClassName": "generic",
-    "cpu": {"cores": 2, "cpuFraction": "100%"},
+    "cpu": {"cores": 2},  # the instance class names no core fraction: none, so DVP applies the VM class's default
     "memory": "4Gi",
     "rootDiskSize": "20Gi",
     "bootDiskImageRef": {"kind": "VirtualImage", "name": "img"},

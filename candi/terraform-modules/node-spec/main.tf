@@ -49,7 +49,7 @@ locals {
   memory   = try(tostring(local.vm.memory.size), "")
   cores    = try(tonumber(local.vm.cpu.cores), 0)
   settings = {
-    core_fraction         = try(tostring(local.vm.cpu.coreFraction), "100%")
+    core_fraction         = try(tostring(local.vm.cpu.coreFraction), "") // "": the VM class's default
     bootloader            = try(tostring(local.vm.bootloader), "EFI")
     run_policy            = try(tostring(local.vm.runPolicy), "AlwaysOnUnlessStoppedManually")
     live_migration_policy = try(tostring(local.vm.liveMigrationPolicy), "PreferForced")
@@ -95,7 +95,7 @@ locals {
     local.class == null ? [] : concat(
       try(tostring(local.vm.virtualMachineClassName), "") == "" ? ["${local.ic}: spec.virtualMachine.virtualMachineClassName is required"] : [],
       local.cores >= 1 && floor(local.cores) == local.cores ? [] : ["${local.ic}: spec.virtualMachine.cpu.cores must be an integer of at least 1, got ${jsonencode(try(local.vm.cpu.cores, null))}"],
-      can(regex("^(100|[1-9][0-9]?)%$", local.settings.core_fraction)) ? [] : ["${local.ic}: spec.virtualMachine.cpu.coreFraction must be a percentage from 1% to 100%, got ${jsonencode(try(local.vm.cpu.coreFraction, null))}"],
+      local.settings.core_fraction == "" || can(regex("^(100|[1-9][0-9]?)%$", local.settings.core_fraction)) ? [] : ["${local.ic}: spec.virtualMachine.cpu.coreFraction must be a percentage from 1% to 100%, got ${jsonencode(try(local.vm.cpu.coreFraction, null))}"],
       can(regex(local.quantity, local.memory)) ? [] : ["${local.ic}: spec.virtualMachine.memory.size must be a quantity such as \"8Gi\", got ${jsonencode(try(local.vm.memory.size, null))}"],
       [for k, allowed in local.enums : contains(allowed, local.settings[k]) ? "" : "${local.ic}: ${local.fields[k]} must be one of ${join(", ", allowed)}, got \"${local.settings[k]}\""],
       contains(["ClusterVirtualImage", "VirtualImage"], local.root_image.kind) && local.root_image.name != "" ? [] : ["${local.ic}: spec.rootDisk.image needs kind ClusterVirtualImage or VirtualImage and a name"],

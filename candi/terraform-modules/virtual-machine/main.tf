@@ -43,6 +43,9 @@ variable "labels" {
 }
 
 locals {
+  // Without a core fraction DVP applies the VirtualMachineClass's sizing policy default (100% when none).
+  cpu = { for k, v in { cores = var.vm.cores, coreFraction = var.vm.core_fraction == "" ? null : var.vm.core_fraction } : k => v if v != null }
+
   // Optional fields are dropped by filtering an object (a conditional merge would turn it into a map).
   spec = { for k, v in {
     virtualMachineClassName       = var.vm.virtual_machine_class
@@ -53,7 +56,7 @@ locals {
     enableParavirtualization      = true
     terminationGracePeriodSeconds = 90
     disruptions                   = { restartApprovalMode = "Automatic" }
-    cpu                           = { cores = var.vm.cores, coreFraction = var.vm.core_fraction }
+    cpu                           = local.cpu
     memory                        = { size = var.vm.memory }
     blockDeviceRefs               = [for d in concat([var.boot_disk_name], var.data_disk_names) : { kind = "VirtualDisk", name = d }]
     provisioning                  = { type = "UserDataRef", userDataRef = { kind = "Secret", name = var.vm.cloudinit_secret_name } }

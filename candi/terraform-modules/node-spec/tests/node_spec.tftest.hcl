@@ -63,7 +63,7 @@ run "first_node_of_a_group" {
       }
       annotations           = {}
       cores                 = 2
-      core_fraction         = "100%"
+      core_fraction         = ""
       memory                = "4Gi"
       virtual_machine_class = "generic"
       bootloader            = "EFI"

@@ -28,7 +28,7 @@ variables {
     labels                = { "dvp.deckhouse.io/hostname" = "demo-master-0", team = "a" }
     annotations           = {}
     cores                 = 4
-    core_fraction         = "100%"
+    core_fraction         = "" // none: DVP applies the VM class's default
     memory                = "8Gi"
     virtual_machine_class = "generic"
     bootloader            = "EFI"
@@ -59,7 +59,7 @@ run "create" {
         enableParavirtualization      = true
         terminationGracePeriodSeconds = 90
         disruptions                   = { restartApprovalMode = "Automatic" }
-        cpu                           = { cores = 4, coreFraction = "100%" }
+        cpu                           = { cores = 4 }
         memory                        = { size = "8Gi" }
         blockDeviceRefs = [
           { kind = "VirtualDisk", name = "demo-master-0-root-ab91fd" },

@@ -37,7 +37,7 @@ def _additional(ctx: Context, machine: str) -> list[dict]:
 
 def _vm_patch(spec: MachineSpec, lmp: str) -> dict:
     return {"spec": {"virtualMachineClassName": spec.vm_class,
-                     "cpu": {"cores": spec.cores, "coreFraction": spec.core_fraction},
+                     "cpu": manifests.cpu(spec),
                      "memory": {"size": spec.memory}, "runPolicy": spec.run_policy, "liveMigrationPolicy": lmp}}
 
 

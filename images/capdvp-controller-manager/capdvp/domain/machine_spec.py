@@ -72,7 +72,7 @@ class Placement:
 class MachineSpec:
     vm_class: str
     cores: int
-    core_fraction: str
+    core_fraction: str  # "" when the machine names none: the VM then gets its class's default (DVP's defaulting)
     memory: str
     root_disk_size: str
     root_disk_storage_class: str
@@ -166,8 +166,8 @@ def parse_spec(spec: dict | None, path: str = "spec") -> MachineSpec:
     cores = cpu.get("cores", 4)
     if isinstance(cores, bool) or not isinstance(cores, int) or cores < 1:
         raise SpecError(f"{path}.cpu.cores: must be an integer >= 1, got {cores!r}")
-    fraction = _str(cpu, "cpuFraction", f"{path}.cpu", "100%")
-    if not _FRACTION.match(fraction):
+    fraction = _str(cpu, "cpuFraction", f"{path}.cpu")
+    if fraction and not _FRACTION.match(fraction):
         raise SpecError(f"{path}.cpu.cpuFraction: {fraction!r} must be a percentage from 1% to 100%")
     image = spec.get("bootDiskImageRef")
     if not isinstance(image, dict) or not image.get("name"):

@@ -61,6 +61,12 @@ def _vm_placement(spec: MachineSpec, zone: str) -> dict:
     return out
 
 
+def cpu(spec: MachineSpec) -> dict:
+    """The VM's `spec.cpu`: without a core fraction when the machine names none, so DVP applies the class's
+    sizing policy's `defaultCoreFraction` (100% when it has none)."""
+    return {"cores": spec.cores, **({"coreFraction": spec.core_fraction} if spec.core_fraction else {})}
+
+
 def _vm_core(machine: str, spec: MachineSpec, control_plane: bool) -> dict:
     return {
         "virtualMachineClassName": spec.vm_class,
@@ -69,7 +75,7 @@ def _vm_core(machine: str, spec: MachineSpec, control_plane: bool) -> dict:
         "osType": "Generic",
         "bootloader": spec.bootloader,
         "enableParavirtualization": True,
-        "cpu": {"cores": spec.cores, "coreFraction": spec.core_fraction},
+        "cpu": cpu(spec),
         "memory": {"size": spec.memory},
         "blockDeviceRefs": [{"kind": "VirtualDisk", "name": n} for n in disk_names(machine, spec)],
         "provisioning": {"type": "UserDataRef",

@@ -103,7 +103,9 @@ def classify(desired: MachineSpec, desired_lmp: str, actual: Actual) -> Plan:
         warm.append("vmClassName")
     if desired.cores != actual.cores:
         warm.append("cpu.cores")
-    if desired.core_fraction != actual.core_fraction:
+    # No core fraction named means "the class's default", which DVP wrote into the VM: only a named one that
+    # differs is a change.
+    if desired.core_fraction and desired.core_fraction != actual.core_fraction:
         warm.append("cpu.cpuFraction")
     if _q(desired.memory) != _q(actual.memory):
         warm.append("memory")
