@@ -19,8 +19,8 @@ from typing import Any
 from dvp_common.kube import NO_RETRY, ApiError, KubeClient, Resource
 from dvp_common.kube.faults import Fault, RequestInfo
 
-from sim.kube_match import merge_patch
 from sim.memory_api import MemoryApi
+from sim.memory_api.kube_match import merge_patch
 
 Call = tuple[str, ...]  # (verb, kind, name) or (verb, kind, name, subresource)
 WRITES = frozenset({"create", "update", "patch", "delete"})

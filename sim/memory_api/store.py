@@ -26,7 +26,7 @@ from typing import Any
 
 from dvp_common.rfc3339 import format_time
 
-from sim.kube_match import field_match, label_match
+from sim.memory_api.kube_match import field_match, label_match
 
 Obj = dict[str, Any]
 Key = tuple[str, str, str]  # (group/plural, namespace or "", name)

@@ -23,7 +23,7 @@ from dvp_common.kube.faults import Fault, FaultHook, RequestInfo
 from dvp_common.kube.metrics import RequestMetrics
 from dvp_common.kube.transport import Reply
 
-from sim.kube_match import merge_patch
+from sim.memory_api.kube_match import merge_patch
 
 from .store import NO_STATUS, ApiAnswer, Obj, Store, check_update, copy, meta
 

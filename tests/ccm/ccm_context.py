@@ -7,7 +7,6 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from ccm_fakes import UUID, InformedApi, dvp_api, dvp_connection, guest_api
 from dvp_ccm import indexes
 from dvp_ccm.cloud import Cloud
 from dvp_ccm.controllers.context import Context
@@ -15,6 +14,7 @@ from dvp_ccm.domain.lifecycle import LifecycleConfig
 from dvp_ccm.events import EventRecorder
 from dvp_common.dvp.resources import VIRTUAL_MACHINE
 from dvp_common.kube.resources import EVENT, NODE, SERVICE
+from informed_api import UUID, InformedApi, dvp_api, dvp_connection, guest_api
 
 NOW = dt.datetime(2026, 1, 1, 0, 10, tzinfo=dt.UTC)
 

@@ -6,12 +6,12 @@ import dataclasses
 import json
 import logging
 
-from ccm_fakes import dvp_api, dvp_connection, guest_api
 from dvp_ccm import settings as S
 from dvp_ccm.__main__ import main
 from dvp_ccm.events import EventRecorder
 from dvp_ccm.manager import Manager
 from dvp_common.runtime import logging as runtime_logging
+from informed_api import dvp_api, dvp_connection, guest_api
 from prometheus_client import CollectorRegistry
 
 ENV = {"DVP_KUBERNETES_CONFIG_BASE64": "a2luZDogQ29uZmln", "DVP_NAMESPACE": "proj", "CLUSTER_UUID": "u-1"}

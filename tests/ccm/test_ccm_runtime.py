@@ -7,7 +7,6 @@ import threading
 
 import pytest
 from ccm_builders import vm
-from ccm_fakes import NS, UUID, dvp_api, dvp_connection, guest_api
 from dvp_ccm.cloud import Cloud
 from dvp_ccm.events import EventRecorder
 from dvp_ccm.probe import http_prober
@@ -17,6 +16,7 @@ from dvp_common.dvp.ownership import NotOurs
 from dvp_common.dvp.resources import VIRTUAL_MACHINE
 from dvp_common.kube.resources import EVENT
 from dvp_common.runtime import WorkQueue
+from informed_api import NS, UUID, dvp_api, dvp_connection, guest_api
 
 
 def test_runner_backs_off_on_errors_and_retry_and_requeues_after():

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from ccm_builders import node, service, vm
 from ccm_context import UUID, world
-from ccm_fakes import NS
 from dvp_ccm.controllers.service import BACKENDS, SWITCH_RECHECK, ServiceController
 from dvp_ccm.domain import events as E
 from dvp_ccm.domain import loadbalancer as LB
@@ -12,6 +11,7 @@ from dvp_ccm.runner import DONE, Result
 from dvp_common.dvp import labels as L
 from dvp_common.dvp.resources import VIRTUAL_MACHINE
 from dvp_common.kube.resources import NODE, SERVICE
+from informed_api import NS
 
 UID = "0c1f2e3d-4b5a-6978-8a9b-acbdcedf0011"
 LBN = "a0c1f2e3d4b5a69788a9bacbdcedf001"

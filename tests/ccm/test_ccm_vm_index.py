@@ -5,9 +5,9 @@
 from __future__ import annotations
 
 from ccm_builders import vm
-from ccm_fakes import NS, UUID, dvp_api, dvp_connection
 from dvp_ccm.cloud import Cloud
 from dvp_ccm.indexes import VM_INDEXES
+from informed_api import NS, UUID, dvp_api, dvp_connection
 
 LB_KEY = "dvp.deckhouse.io/a1b2"
 
