@@ -46,7 +46,7 @@ from testkit.csi import sidecars as sidecar_processes
 from testkit.harness.apiserver import ApiServer, ControlPlane, dvp_crd_files, guest_controllers_crd_files
 from testkit.harness.capi_controller import CapiController
 from testkit.harness.guest_controllers import GuestControllers, KubeletsInVMs
-from testkit.harness.processes import HarnessError, tool
+from testkit.harness.processes import HarnessError, free_port, tool
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO_DIR = ROOT / ".tmp" / "demo"  # one run-<time>-<pid>/ per run (runs may overlap); latest -> the newest
@@ -115,11 +115,6 @@ def new_run_dir() -> Path:
         latest.symlink_to(run.name)
     return run
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def host_address() -> str:

@@ -28,6 +28,7 @@ from demo import images as img
 from demo.components import Component
 from testkit.harness import lifetime
 from testkit.harness.apiserver import ControlPlane, dvp_crd_files, guest_controllers_crd_files
+from testkit.harness.processes import free_port
 
 READY_TIMEOUT = 60.0
 POLL = 0.02  # seconds between probes: the resolution of the figure
@@ -177,13 +178,6 @@ def csi_probe(sock: Path) -> bool:
             return False
     return not answer.HasField("ready") or answer.ready.value
 
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start_time(name: str, from_image: bool = True) -> float:

@@ -13,7 +13,6 @@ import base64
 import json
 import os
 import secrets
-import socket
 import subprocess
 import sys
 import time
@@ -34,6 +33,7 @@ from dvp_common.runtime.health import HealthServer
 
 from sim import SimConfig, Simulator, seed
 from sim.builders import disk, vm, vmbda
+from testkit.harness.processes import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT = "storageclass.kubernetes.io/is-default-class"
@@ -300,12 +300,6 @@ def get(health: HealthServer | str, path: str) -> tuple[int, str]:
             return resp.status, resp.read().decode()
     except urllib.error.HTTPError as exc:
         return exc.code, exc.read().decode()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_entry_point_writes_kube_system(dvp_api, guest_api, tmp_path):
