@@ -111,7 +111,7 @@ def load(version: str, root: Path = UPSTREAM) -> Constants:
 @dataclass(frozen=True)
 class Found:
     where: str  # file:line or a table entry
-    what: str  # "type", "reason", "type/reason", "phase"
+    what: str  # "type", "reason" (of ctype), "phase", "constant" (package.Name, ctype its value), "any", "unreadable"
     value: str
     ctype: str = ""  # for a reason: its condition type, when known
 

@@ -135,3 +135,19 @@ def test_a_planted_component_comparison_is_found(tmp_path: Path, checker):
         "csi/dvp_csi/planted.py:1: 'DiskIsSad' is no DVP v1.8.0 condition type, reason or phase",
         "csi/dvp_csi/planted.py:3: condition type 'Runing' is not DVP v1.8.0's",
         "csi/dvp_csi/planted.py:3: 'PodIsSad' is no DVP v1.8.0 condition type, reason or phase"]
+
+
+def test_a_reason_dvp_gives_a_tabled_type_and_the_table_lacks_is_reported(checker, monkeypatch):
+    short = D.ConditionType(D.VM, "vmcondition", "AgentReady", "TypeAgentReady",
+                            (D.Reason("AgentReady", "ReasonAgentReady", D.Meaning.PROGRESS),
+                             D.Reason("Running", "ReasonVirtualMachineRunning", D.Meaning.PROGRESS)),
+                            "AgentReadyReason")
+    monkeypatch.setattr(D, "TYPES", (short,))
+    problems = checker.table().problems
+    assert problems[:2] == [
+        "VirtualMachine AgentReady: DVP's vmcondition.ReasonAgentNotReady ('AgentNotReady') is missing from the table",
+        "VirtualMachine AgentReady reason 'Running': DVP types it RunningReason, not AgentReadyReason"]
+    # and with the renames gone from the table, each v1.0.0 spelling is reported as lost
+    assert problems[2] == ("vmcondition: v1.0.0's ReasonNotMigratable ('VirtualMachineNotMigratable') is gone in "
+                           "v1.8.0: give the table its new spelling (`old`) or list it in GONE")
+    assert len(problems) == 2 + 8  # the 8 v1.0.0 spellings of the real table
