@@ -59,7 +59,7 @@ IMPORT_RUNS = 31  # differences of a few ms between process times that wander by
 def _lib():
     if HOOKS not in sys.path:
         sys.path.insert(0, HOOKS)
-    from lib import migration_fixtures, testing, tls
+    from lib.testing import migration_fixtures, testing, tls
 
     return testing, migration_fixtures, tls
 

@@ -7,9 +7,9 @@ import legacy_cluster_configuration as hook
 import pytest
 import yaml
 from deckhouse import hook as sdk
-from lib import migration_fixtures as f
 from lib import testing as t
 from lib.errors import InvalidInput
+from lib.testing import migration_fixtures as f
 
 PATH = os.path.join(os.path.dirname(__file__), "legacy_cluster_configuration.py")
 START = {

@@ -9,10 +9,10 @@ import pytest
 import yaml
 from deckhouse import hook as sdk
 from lib import migration
-from lib import migration_fixtures as f
 from lib import testing as t
 from lib.errors import InvalidInput
 from lib.fingerprint import sealed
+from lib.testing import migration_fixtures as f
 
 PATH = os.path.join(os.path.dirname(__file__), "migration_resources.py")
 LABELS = {"heritage": "deckhouse", "module": "cloud-provider-dvp"}

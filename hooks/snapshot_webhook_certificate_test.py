@@ -5,7 +5,7 @@ import os
 
 import pytest
 import snapshot_webhook_certificate as hook
-from lib.tls_hook_cases import *  # noqa: F403 - the shared certificate-hook cases run against this hook
+from lib.testing.tls_hook_cases import *  # noqa: F403 - the shared certificate-hook cases run against this hook
 
 
 @pytest.fixture

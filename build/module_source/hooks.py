@@ -9,7 +9,7 @@ dependencies), so the tree's source roots, which the venv's .pth adds, cannot st
 lacks: `lib` and `dvp_common` come from the unpacked module or not at all. Each process runs in the sandbox
 (sandbox.py: no network, read-only, a deadline): the hooks are code from a registry.
 
-This runner is deliberately not the tests' shell-operator emulation (hooks/lib/testing.py): the verifier runs the
+This runner is deliberately not the tests' shell-operator emulation (hooks/lib/testing/): the verifier runs the
 pulled files with nothing of the tree."""
 
 from __future__ import annotations

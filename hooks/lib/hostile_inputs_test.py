@@ -1,6 +1,6 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""Every hook over hostile inputs in the shapes its bindings deliver (lib/hostile.py): each run succeeds with
+"""Every hook over hostile inputs in the shapes its bindings deliver (lib/testing/hostile.py): each run succeeds with
 output addon-operator can read, or fails with one line naming the object and field, writing nothing; no run
 carries the planted token. Most examples run the hook's main in-process (hook.testrun plus lib/hookrun's
 failure handling); a few run the hook file as shell-operator does, to prove the same at the process level."""
@@ -15,10 +15,10 @@ import yaml
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
-from lib import hostile as h
-from lib import migration_fixtures as mf
 from lib import testing as t
 from lib import tls
+from lib.testing import hostile as h
+from lib.testing import migration_fixtures as mf
 
 HOOKS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # HOSTILE_EXAMPLES=1000 hunts deeper; the default keeps the whole file well under a minute.

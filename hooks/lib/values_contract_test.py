@@ -18,8 +18,8 @@ import validation_webhook_certificate
 import yaml
 from deckhouse import hook as sdk
 
-from lib import migration_fixtures as f
 from lib import testing as t
+from lib.testing import migration_fixtures as f
 
 SC = {"name": "replicated", "volumeBindingMode": "Immediate", "reclaimPolicy": "Delete",
       "allowVolumeExpansion": True, "isEnabled": True, "isDefault": True}

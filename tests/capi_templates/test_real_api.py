@@ -21,8 +21,8 @@ sys.path.insert(0, os.path.join(ROOT, "hooks"))
 import credentials as credentials_hook  # noqa: E402 - the hooks directory is a source root only for hooks
 from deckhouse import hook as sdk  # noqa: E402
 from lib import migration  # noqa: E402
-from lib import migration_fixtures as f  # noqa: E402
 from lib import testing as t  # noqa: E402
+from lib.testing import migration_fixtures as f  # noqa: E402
 
 INSTANCE_CLASS = Resource("deckhouse.io", "v1alpha1", "dvpinstanceclasses", "DVPInstanceClass", namespaced=False)
 MACHINE_TEMPLATE = Resource("infrastructure.cluster.x-k8s.io", "v1alpha1", "deckhousemachinetemplates",

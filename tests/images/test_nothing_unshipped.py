@@ -50,7 +50,8 @@ def test_build_code_is_recognised():
     assert build_code("build/stubs/__init__.py") and build_code("app/src/dvp_csi/generate.py")
     assert build_code("app/lib/_pytest/python.py") and build_code("app/src/bundle/contents.py")
     assert not build_code("app/src/dvp_csi/generated/csi_pb2.py") and not build_code("app/lib/grpc/__init__.py")
-    assert never_ships("candi/layouts/x/tests/") and never_ships("hooks/lib/testing.py")
+    assert never_ships("candi/layouts/x/tests/") and never_ships("hooks/lib/testing/")
+    assert never_ships("hooks/lib/testing/hostile.py") and not never_ships("hooks/lib/values.py")
     assert compiled_by_the_builder("app/src/x/__pycache__/a.cpython-313.pyc", {"app/src/x/a.py"})
     assert not compiled_by_the_builder("app/src/x/__pycache__/b.cpython-313.pyc", {"app/src/x/a.py"})
 

@@ -10,7 +10,7 @@ import os
 from chart import openapi
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from lib import hostile as h
+from lib.testing import hostile as h
 
 PROPERTIES = settings(max_examples=int(os.environ.get("HOSTILE_EXAMPLES", "60")), derandomize=True,
                       deadline=None, database=None,

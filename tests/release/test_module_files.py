@@ -19,7 +19,6 @@ ROOT = fileset.ROOT
 DIGESTS = {"webhooks": "sha256:" + "ab" * 32, "csiDriver": "sha256:" + "cd" * 32}
 TOP = {".helmignore", "Chart.yaml", "module.yaml", "oss.yaml", "images_digests.json", "hooks", "images", "templates",
        "openapi", "crds", "charts", "candi", "capi", "docs", "monitoring"}
-SUPPORT = {"testing", "hostile", "migration_fixtures", "tls_hook_cases"}
 
 
 def version() -> str:
@@ -41,7 +40,7 @@ def expected_from_git() -> set[str]:
     for p in tracked:
         name = p.rsplit("/", 1)[-1]
         if (p.startswith(roots) and "/tests/" not in p and not name.endswith(("_test.py", ".tftest.hcl"))
-                and not (p.startswith("hooks/lib/") and name.removesuffix(".py") in SUPPORT)):
+                and not p.startswith("hooks/lib/testing/")):
             out.add(p)
     return out
 
@@ -155,10 +154,11 @@ def test_no_shipped_module_imports_the_test_support_left_out():
         if rel.endswith(".py"):
             tree = ast.parse((ROOT / rel).read_text())
             for node in ast.walk(tree):
-                names = ([a.name for a in node.names] if isinstance(node, ast.ImportFrom) and node.module == "lib"
-                         else [node.module.removeprefix("lib.")] if isinstance(node, ast.ImportFrom)
-                         and (node.module or "").startswith("lib.") else [])
-                assert not SUPPORT & set(names), f"{rel} imports test support {SUPPORT & set(names)}"
+                modules = ([f"lib.{a.name}" for a in node.names] if isinstance(node, ast.ImportFrom)
+                           and node.module == "lib" else [node.module] if isinstance(node, ast.ImportFrom)
+                           and node.module else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+                support = [m for m in modules if m == "lib.testing" or m.startswith("lib.testing.")]
+                assert not support, f"{rel} imports test support {support}"
 
 
 def test_hooks_stay_executable_and_bytecode_is_checked_hash():

@@ -1,7 +1,7 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
 """The validation webhook's rules over AdmissionReview bodies of realistic objects with any field of any type
-(credentials Secrets holding kubeconfigs with a planted token, NodeGroups, DVPInstanceClasses; lib/hostile.py),
+(credentials Secrets holding kubeconfigs with a planted token, NodeGroups, DVPInstanceClasses; lib/testing/hostile.py),
 the handler called in-process: every body is answered with an AdmissionReview carrying its uid; a denial is
 one line naming the object and field, with code 400 or 403 (never an internal error); no token in the answer
 or the log."""
@@ -16,7 +16,7 @@ from dvp_common.admission.decider import decide
 from dvp_webhooks.handlers import ROUTES
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from lib import hostile as h
+from lib.testing import hostile as h
 
 from testkit.webhooks import UID, FakeLookups, body
 

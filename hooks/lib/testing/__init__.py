@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import jsonpatch
 import yaml
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 GOJQ = os.path.join(ROOT, ".bin", "gojq")
 
 
