@@ -72,7 +72,6 @@ R_VMBDA_VM_NOT_READY = _r(D.VMBDA_VM_READY, "VirtualMachineNotReady")
 R_BLOCK_DEVICE_READY = _r(D.VMBDA_BLOCK_DEVICE_READY, "BlockDeviceReady")
 R_BLOCK_DEVICE_NOT_READY = _r(D.VMBDA_BLOCK_DEVICE_READY, "BlockDeviceNotReady")
 # VirtualMachineOperation
-R_SUPERSEDED = _r(D.VMOP_COMPLETED, "Superseded")  # DVP v1.10 (the table's `since`)
 R_VM_NOT_FOUND = _r(D.VMOP_COMPLETED, "VirtualMachineNotFound")
 R_NOT_READY_TO_RUN = _r(D.VMOP_COMPLETED, "NotReadyToBeExecuted")
 R_NOT_FOR_RUN_POLICY = _r(D.VMOP_COMPLETED, "NotApplicableForVirtualMachineRunPolicy")

@@ -5,9 +5,9 @@
 Everything goes through dvp_common's KubeClient (watches, optimistic writes of the status subresource).
 Workers run in parallel, as DVP's controllers do (a key is never held by two workers). Reconciles that
 allocate from a shared pool or count their siblings (addresses, LoadBalancer IPs, attachment slots, quota,
-superseded operations) have a queue and a worker per kind, so those decisions never race each other; conflicts
-with other writers requeue the key. Garbage collection by ownerReference is not played here: in DVP it is
-Kubernetes' own (kube-controller-manager), and the harness runs it beside every DVP API server.
+operations blocked by earlier ones) have a queue and a worker per kind, so those decisions never race each
+other; conflicts with other writers requeue the key. Garbage collection by ownerReference is not played here:
+in DVP it is Kubernetes' own (kube-controller-manager), and the harness runs it beside every DVP API server.
 """
 
 from __future__ import annotations

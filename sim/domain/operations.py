@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """VirtualMachineOperation as DVP runs it: Pending, then one decision, in DVP's order:
 1. the VM is missing -> Failed (VirtualMachineNotFound);
-2. an earlier operation on the same VM is unfinished -> Failed (NotReadyToBeExecuted), unless the new one may
-   supersede every such one (supersedes()), which then become Superseded;
+2. an earlier operation on the same VM is unfinished -> Failed (NotReadyToBeExecuted): DVP v1.8.0 has no
+   superseding (v1.10 adds the phase Superseded, which v1.8.0's VirtualMachineOperation schema refuses);
 3. the type does not apply to the VM's runPolicy -> Failed (NotApplicableForVirtualMachineRunPolicy), or to its
    phase -> Failed (NotApplicableForVirtualMachinePhase);
 4. otherwise InProgress; the VM's reconcile completes Start/Stop/Restart when the VM reaches the target phase.
@@ -14,11 +14,11 @@ from __future__ import annotations
 from .. import conditions as C
 from .. import indexes as ix
 from ..world import deleting, meta, phase, spec
-from .plan import Obj, Plan, Write, changed, new_status, wait_phase
+from .plan import Obj, Plan, changed, new_status, wait_phase
 
 KIND = "VirtualMachineOperation"
 POWER = ("Start", "Stop", "Restart")
-FINISHED = ("Completed", "Failed", "Superseded")
+FINISHED = ("Completed", "Failed")
 STOP_START_POLICIES = ("Manual", "AlwaysOnUnlessStoppedManually")
 RUN_POLICIES = {"Start": STOP_START_POLICIES, "Stop": STOP_START_POLICIES,
                 "Restart": (*STOP_START_POLICIES, "AlwaysOn")}
@@ -28,18 +28,6 @@ VM_PHASES = {"Start": ("Stopped", "Stopping"), "Stop": ("Running", "Degraded", "
 IN_PROGRESS_REASON = {"Start": C.R_START_IN_PROGRESS, "Stop": C.R_STOP_IN_PROGRESS, "Restart": C.R_RESTART_IN_PROGRESS,
                       "Migrate": C.R_MIGRATION_RUNNING, "Evict": C.R_MIGRATION_RUNNING,
                       "Restore": C.R_RESTORE_IN_PROGRESS, "Clone": C.R_CLONE_IN_PROGRESS}
-
-
-def supersedes(old: Obj, new: Obj) -> bool:
-    """DVP's supersede table: which new operation may take over from an unfinished older one."""
-    old_type, new_type = spec(old).get("type"), spec(new).get("type")
-    if old_type == "Start":
-        return new_type in ("Stop", "Restart")
-    if old_type == "Stop":
-        return not spec(old).get("force") and new_type == "Stop" and bool(spec(new).get("force"))
-    if old_type in ("Migrate", "Evict", "Restart"):
-        return new_type == "Stop"
-    return False
 
 
 def _order(op: Obj) -> tuple[str, str]:
@@ -93,16 +81,10 @@ def _decide(op: Obj, st: Obj, world, plan: Plan, kind: str, ns: str) -> None:
     if vm is None:
         _fail(st, C.R_VM_NOT_FOUND, "VirtualMachine not found")
         return
-    older = blockers(op, world)
-    if any(not supersedes(o, op) for o in older):
+    if blockers(op, world):
         _fail(st, C.R_NOT_READY_TO_RUN, "VMOP cannot be executed now. Previously created operation should finish "
                                         "first.")
         return
-    for o in older:
-        sup = new_status(o)
-        sup["phase"] = "Superseded"
-        C.put(sup, C.COMPLETED, True, C.R_SUPERSEDED, f"Superseded by {meta(op)['name']} with type {kind}")
-        plan.first.append(Write(KIND, o, status=sup))
     run_policy = spec(vm).get("runPolicy") or "AlwaysOnUnlessStoppedManually"
     if kind in RUN_POLICIES and run_policy not in RUN_POLICIES[kind]:
         _fail(st, C.R_NOT_FOR_RUN_POLICY,

@@ -159,7 +159,7 @@ def test_a_new_operation_fails_while_an_earlier_one_is_unfinished_start_never_su
     assert dvp.get(R.VIRTUAL_MACHINE_OPERATION, "busy-1-stop", ns)["status"]["phase"] == "InProgress"
 
 
-def test_a_stop_supersedes_an_unfinished_start(dvp, ns, start_sim):
+def test_a_stop_during_an_unfinished_start_fails_as_dvp_v1_8_has_no_superseding(dvp, ns, start_sim):
     start_sim(stuck={"VirtualMachine.Starting"})
     dvp.create(R.VIRTUAL_DISK, disk("sup-d", "1Gi"), ns)
     dvp.create(R.VIRTUAL_MACHINE, vm("sup", ["sup-d"], run_policy="Manual"), ns)
@@ -167,13 +167,10 @@ def test_a_stop_supersedes_an_unfinished_start(dvp, ns, start_sim):
     dvp.create(R.VIRTUAL_MACHINE_OPERATION, vmop("sup-1-start", "sup", "Start"), ns)
     dvp.wait_for(R.VIRTUAL_MACHINE, "sup", phase_is("Starting"), WAIT, ns)
     dvp.create(R.VIRTUAL_MACHINE_OPERATION, vmop("sup-2-stop", "sup", "Stop"), ns)
-    old = dvp.wait_for(R.VIRTUAL_MACHINE_OPERATION, "sup-1-start", phase_is("Superseded"), WAIT, ns)
-    cond = condition(old, "Completed")
-    assert (cond["status"], cond["reason"], cond["message"]) == (
-        "True", "Superseded", "Superseded by sup-2-stop with type Stop")
-    assert dvp.wait_for(R.VIRTUAL_MACHINE_OPERATION, "sup-2-stop", phase_is("Completed"), WAIT, ns)
-    # the VM's own status is written by its reconcile, which may run just after the operation's
-    assert dvp.wait_for(R.VIRTUAL_MACHINE, "sup", phase_is("Stopped"), WAIT, ns)
+    assert failed_with(dvp, ns, "sup-2-stop") == (
+        "Failed", "NotReadyToBeExecuted", "VMOP cannot be executed now. Previously created operation should finish "
+        "first.")
+    assert dvp.get(R.VIRTUAL_MACHINE_OPERATION, "sup-1-start", ns)["status"]["phase"] == "InProgress"
 
 
 def test_manual_run_policy_vm_stays_stopped_until_started(dvp, ns, sim):
