@@ -73,8 +73,12 @@ bytecode: venv ## compile our Python sources once (each hook is a new process; a
 	@$(PY) -m compileall -q -j0 hooks images csi build testkit tests bench > /dev/null
 
 .PHONY: test
-test: setup ## run every test
-	$(PYTEST) -q
+# Two worker processes (pytest-xdist), a whole file at a time in each, so a file's module-scoped worlds stay in one
+# process: the suite waits on its real processes (kube-apiserver, tofu, controllers) for a third of its time, and a
+# second worker fills that with work. TEST_WORKERS=0 runs everything in this one process.
+TEST_WORKERS ?= 2
+test: setup ## run every test (TEST_WORKERS processes, default 2)
+	$(PYTEST) -q $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 
 .PHONY: demo
 demo: setup ## run the module's main job against an embedded, simulated DVP (IMAGES=1: components from their images)
