@@ -127,15 +127,19 @@ def drop(status: dict[str, Any], ctype: str) -> None:
         status["conditions"] = [c for c in status["conditions"] if c.get("type") != ctype]
 
 
-def put(status: dict[str, Any], ctype: str, value: bool | None, reason: str, message: str = "") -> None:
+def put(status: dict[str, Any], ctype: str, value: bool | None, reason: str, message: str = "",
+        generation: int | None = None) -> None:
     """Set a condition (None: Unknown); lastTransitionTime moves only when status flips (a steady state writes
-    nothing)."""
+    nothing). `generation`: the object's metadata.generation the condition judged (observedGeneration), where
+    DVP's readers compare it (a VirtualDisk's Resizing)."""
     state = "Unknown" if value is None else "True" if value else "False"
     conds = [dict(c) for c in status.get("conditions") or []]
     old = next((c for c in conds if c.get("type") == ctype), None)
     new = {"type": ctype, "status": state, "reason": reason, "message": message,
            "lastTransitionTime": old["lastTransitionTime"] if old and old.get("status") == state
            and old.get("lastTransitionTime") else now_iso()}
+    if generation is not None:
+        new["observedGeneration"] = generation
     if old:
         conds[conds.index(old)] = new
     else:

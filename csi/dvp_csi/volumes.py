@@ -163,12 +163,12 @@ class Volumes:
                                f"volume {volume_id}: already {current} bytes, above limit_bytes")
             return current
         size = choose_size(rng, default=self.s.default_size)
-        self.dvp.disks.resize(volume_id, format_bytes(size), disk)  # the disk judged above, by uid
-        uid = disk["metadata"]["uid"]
+        grown = self.dvp.disks.resize(volume_id, format_bytes(size), disk)  # the disk judged above, by uid
+        uid, generation = disk["metadata"]["uid"], grown["metadata"].get("generation")
 
         def done(d: Obj | None) -> bool:
             return d is None or d["metadata"]["uid"] != uid or disk_state.reported_bytes(d) >= size \
-                or disks.disk_failure(d) is not None or disks.resize_refused(d) is not None
+                or disks.disk_failure(d) is not None or disks.resize_refused(d, generation) is not None
 
         try:
             disk = self.dvp.disks.wait(volume_id, done, min(timeout, self.s.timeouts.create))
@@ -179,7 +179,7 @@ class Volumes:
         failure = disks.disk_failure(disk)
         if failure:
             raise failure
-        refused = disks.resize_refused(disk) if disk_state.reported_bytes(disk) < size else None
+        refused = disks.resize_refused(disk, generation) if disk_state.reported_bytes(disk) < size else None
         if refused:
             raise refused
         return max(size, disk_state.capacity_bytes(disk))

@@ -251,10 +251,11 @@ def _grow_or_migrate(plan: Plan, vd: Obj, st: Obj, world, cfg) -> None:
             # DVP's resizing handler: the quota forbids the PVC's patch, and the disk stays Ready at its capacity
             pvc = (st.get("target") or {}).get("persistentVolumeClaimName") or ""
             C.put(st, C.RESIZING, False, C.R_RESIZING_NOT_AVAILABLE,
-                  f'Disk resizing is not allowed: persistentvolumeclaims "{pvc}" is forbidden: {refused}.')
+                  f'Disk resizing is not allowed: persistentvolumeclaims "{pvc}" is forbidden: {refused}.',
+                  meta(vd).get("generation"))
             return
         st["phase"] = "Resizing"
-        C.put(st, C.RESIZING, True, C.R_RESIZING, "The virtual disk resizing has started.")
+        C.put(st, C.RESIZING, True, C.R_RESIZING, "The virtual disk resizing has started.", meta(vd).get("generation"))
         world.enter(vd, "Resizing")
         plan.wake(cfg.delay(KIND, "Resizing"))
         return

@@ -235,6 +235,8 @@ def test_a_grow_the_quota_refuses_is_resource_exhausted_with_dvps_message(dvp_ap
                            "requests.storage=0, limited: requests.storage=2Gi.")
         disk = disk_of(env, "pvc-q")
         assert (disk["status"]["phase"], disk["status"]["capacity"]) == ("Ready", "1Gi")
+        resizing = next(c for c in disk["status"]["conditions"] if c["type"] == "Resizing")
+        assert resizing["observedGeneration"] == disk["metadata"]["generation"]  # as DVP's condition builder
 
 
 def test_expand_of_a_foreign_disk_is_not_found(csi, dvp):

@@ -78,6 +78,22 @@ def test_disk_state_as_csi_answers_it():
     assert not disks.vm_alive(None)
 
 
+def resizing(reason: str, generation: int | None = None) -> dict:
+    cond = {"type": "Resizing", "status": "False", "reason": reason, "message": "Disk resizing is not allowed: q."}
+    if generation is not None:
+        cond["observedGeneration"] = generation
+    return {"metadata": {"name": "d"}, "status": {"phase": "Ready", "conditions": [cond]}}
+
+
+def test_a_refused_grow_counts_only_for_the_spec_dvp_judged():
+    refused = disks.resize_refused(resizing("NotAvailable", 4), 4)
+    assert (refused.code, refused.message) == (grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                               "VirtualDisk d: Disk resizing is not allowed: q.")
+    assert disks.resize_refused(resizing("NotAvailable", 3), 4) is None  # written for the spec before our grow
+    assert disks.resize_refused(resizing("NotAvailable"), 4).code == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert disks.resize_refused(resizing("InProgress", 4), 4) is None
+
+
 def obj(labels):
     return {"metadata": {"labels": labels}}
 

@@ -34,12 +34,16 @@ def disk_failure(disk: Mapping[str, Any]) -> CsiError | None:
     return CsiError(grpc.StatusCode.INTERNAL, f"VirtualDisk {name} failed: {reason}: {message}")
 
 
-def resize_refused(disk: Mapping[str, Any]) -> CsiError | None:
+def resize_refused(disk: Mapping[str, Any], generation: int | None = None) -> CsiError | None:
     """DVP refused to grow the disk (`Resizing=False/NotAvailable`: the project's quota forbade the PVC's growth,
     or the disk is being snapshotted or migrated) as RESOURCE_EXHAUSTED with DVP's message; the external-resizer
-    retries later. None while no refusal shows."""
+    retries later. None while no refusal shows, and for a refusal DVP wrote for an older spec than `generation`
+    (the one our grow made: DVP stamps each condition with the generation it judged)."""
     cond = D.get(disk, D.VD_RESIZING)
     if not D.is_reason(cond, D.VD_RESIZING, "NotAvailable", status="False"):
+        return None
+    observed = (cond or {}).get("observedGeneration")
+    if generation is not None and isinstance(observed, int) and observed < generation:
         return None
     return CsiError(grpc.StatusCode.RESOURCE_EXHAUSTED,
                     f"VirtualDisk {disk['metadata']['name']}: {(cond or {}).get('message') or 'resizing refused'}")
