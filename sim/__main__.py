@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: done.set())
     signal.signal(signal.SIGINT, lambda *_: done.set())
     sim = Simulator.from_kubeconfig(kubeconfig, cfg).start()
-    print(f"dvp_sim: running (namespace {cfg.namespace or 'all'})", flush=True)
+    print(f"dvp_sim: running (namespace {cfg.namespace or 'all'}, DVP API {cfg.dvp_api_version})", flush=True)
     done.wait()
     sim.stop(timeout=2)
     return 0

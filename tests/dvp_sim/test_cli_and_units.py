@@ -31,7 +31,7 @@ def test_the_cli_plays_dvp_against_a_kubeconfig_until_terminated(dvp_api, dvp, n
                             stderr=subprocess.STDOUT, text=True)
     try:
         assert proc.stdout is not None
-        assert proc.stdout.readline().strip() == f"dvp_sim: running (namespace {ns})"
+        assert proc.stdout.readline().strip() == f"dvp_sim: running (namespace {ns}, DVP API v1.8.0)"
         dvp.create(R.VIRTUAL_DISK, disk("cli", "1Gi"), ns)
         assert dvp.wait_for(R.VIRTUAL_DISK, "cli", phase_is("Ready"), WAIT, ns)["status"]["capacity"] == "1Gi"
     finally:

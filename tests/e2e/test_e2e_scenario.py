@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import re
 from collections import Counter
 
 from demo.chaos import CONTROLLERS
@@ -51,6 +52,16 @@ def test_scenario_creates_exactly_what_it_needs_and_leaves_nothing(clean_run):
                  "stopped -> Node Ready=Unknown, tainted node.kubernetes.io/unreachable (node lifecycle controller) "
                  "and node.cloudprovider.kubernetes.io/shutdown (CCM)", "started -> Node Ready=True, neither taint"):
         assert line in log, log
+
+
+def test_scenario_converges_against_dvp_v1_0_spellings(tmp_path):
+    # DVP renamed reasons between its API v1.0.0 and v1.8.0 (dvp_common.dvp.conditions, `old`); every component
+    # reads both, so the module's job comes out the same against a parent that writes the older ones.
+    result, log = run(Settings(sim_args=("--dvp-api-version", "v1.0.0")), tmp_path)
+    assert_converged(result, log)
+    starts = [p.read_text().splitlines()[0] for p in tmp_path.rglob("dvp-sim.log")]
+    assert len(starts) == 1 and re.fullmatch(r"dvp_sim: running \(namespace [a-z0-9-]+, DVP API v1\.0\.0\)",
+                                             starts[0]), starts
 
 
 def test_scenario_converges_under_dvp_faults(tmp_path):
