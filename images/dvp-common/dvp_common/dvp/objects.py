@@ -8,7 +8,8 @@ ours and then carry its uid as a precondition, so a same-named replacement is ne
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..kube.client import get_or_none
@@ -16,13 +17,15 @@ from ..kube.errors import Conflict, Invalid
 from ..kube.resources import Resource
 from . import labels as L
 from . import manifests
+from .adoption import Proof, Verdict, decide
 from .connection import DVPConnection
 from .errors import DuplicateObjects
-from .ownership import is_ours, owned_labels, require_ours
+from .ownership import NotOurs, is_ours, owned_labels, require_ours
 from .state import condition, phase
 
 Obj = dict[str, Any]
 __all__ = ["Obj", "Objects", "condition", "phase"]  # phase and condition: dvp_common.dvp.state
+log = logging.getLogger(__name__)
 
 
 class Objects:
@@ -113,6 +116,27 @@ class Objects:
         current = current if current is not None else self.get(name)
         self.require_ours(current)
         guarded = {**body, "metadata": {**(body.get("metadata") or {}), "uid": current["metadata"]["uid"]}}
+        return self._guarded_patch(name, guarded, current)
+
+    def adopt(self, current: Obj, proof: Proof | None, expected: Mapping[str, str] | None = None) -> Obj:
+        """Make `current` (as read and judged) ours when `dvp_common.dvp.adoption` says its provenance is proven by
+        `proof`; `expected`: the labels the scheme that made it writes. Ours already: returned, nothing written.
+        Foreign: NotOurs, nothing written. Else our labels are patched in under uid and resourceVersion
+        preconditions (a change since the read answers Conflict), logged once with the proof; the object returned."""
+        decision = decide(current, self.conn.cluster_uuid, self._me(), proof, expected)
+        md = current.get("metadata") or {}
+        name = md.get("name", "")
+        if decision.verdict is Verdict.OURS:
+            return current
+        if decision.verdict is Verdict.FOREIGN or decision.patch is None:
+            raise NotOurs(f"not adopted: {decision.reason}", status=404, reason="NotOurs", kind=self.resource.kind,
+                          name=name, namespace=self.ns or "")
+        out = self._guarded_patch(name, decision.patch, current)
+        log.info("adopted %s %s: named by %s", self.resource.kind, name, decision.proof,
+                 extra={"kind": self.resource.kind, "object": name, "proof": str(decision.proof)})
+        return out
+
+    def _guarded_patch(self, name: str, guarded: Obj, current: Obj) -> Obj:
         try:
             return self.kube.patch(self.resource, name, guarded, self.ns)
         except Invalid as exc:
