@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from ccm_builders import UNINIT, node, service
+from ccm_builders import UNINIT, node, service, vm
+from dvp_ccm.domain import events as E
 from dvp_ccm.domain import loadbalancer as LB
 from dvp_ccm.domain import taints as T
+from dvp_common.dvp import labels as L
 
 UID = "0c1f2e3d-4b5a-6978-8a9b-acbdcedf0011"
 CU = "11111111-2222-3333-4444-555555555555"  # our cluster UUID
@@ -133,3 +135,43 @@ def test_the_address_of_the_guest_service_is_asked_for_when_the_parent_object_is
     asked = svc(loadBalancerIP="192.0.2.50")
     asked["status"] = s["status"]
     assert LB.desired(asked, CU).create_spec()["loadBalancerIP"] == "192.0.2.50"  # the guest's own ask wins
+
+
+def parent(labels: dict | None = None, ip: str = "") -> dict:
+    obj: dict = {"metadata": {"name": "a1", "labels": labels or {}}}
+    if ip:
+        obj["status"] = {"loadBalancer": {"ingress": [{"ip": ip}]}}
+    return obj
+
+
+OURS = {L.CLUSTER_UUID: CU, L.COMPONENT: L.CCM, L.MANAGED_BY: L.MANAGED_BY_VALUE}
+
+
+def test_a_release_is_done_when_nothing_is_left():
+    out = LB.release_outcome("shop/web", "a1", [], CU, 5.0)
+    assert out == LB.Release(True, None, [(E.NORMAL, E.DELETED_LB, 'Service "shop/web": load balancer deleted')])
+
+
+def test_a_release_waits_while_our_parent_object_is_still_there():
+    for remaining in ([(LB.SERVICE_KIND, parent(OURS))],
+                      [(LB.HEALTHCHECKS_KIND, parent(OURS)), (LB.SERVICE_KIND, parent({L.CLUSTER_UUID: "x"}))]):
+        assert LB.release_outcome("shop/web", "a1", remaining, CU, 5.0) == LB.Release(False, 5.0, [])
+
+
+def test_a_release_leaving_only_foreign_parents_is_done_with_a_warning_naming_each():
+    upstream = parent(ip="192.0.2.7")  # the Go module's: no labels
+    out = LB.release_outcome("shop/web", "a1", [(LB.HEALTHCHECKS_KIND, parent({L.CLUSTER_UUID: CU})),
+                                                (LB.SERVICE_KIND, upstream)], CU, 5.0)
+    assert out.done and out.requeue_after is None
+    assert out.events == [
+        (E.WARNING, E.LB_NOT_OURS, 'Service "shop/web": DVP ServiceWithHealthchecks "a1" is not managed by this '
+                                   "cluster and stays in DVP with its address (none); not deleted, the guest Service "
+                                   "is released"),
+        (E.WARNING, E.LB_NOT_OURS, 'Service "shop/web": DVP Service "a1" is not managed by this cluster and stays in '
+                                   "DVP with its address (192.0.2.7); not deleted, the guest Service is released")]
+
+
+def test_labels_change_only_on_our_vms():
+    ours = vm("w-0", CU)
+    theirs = [vm("u-0", CU, component=None), vm("x-0", "other-uuid"), vm("c-0", CU, component=L.CCM)]
+    assert LB.split_vms([theirs[0], ours, *theirs[1:]], CU) == ([ours], ["c-0", "u-0", "x-0"])

@@ -142,6 +142,17 @@ class Cloud:
             return False
         return self.kinds[kind].delete(name, current)
 
+    def parent_objects(self, name: str) -> list[tuple[str, Obj]]:
+        """(kind, object) of every parent object of that name, any owner, read live (what a release leaves);
+        a Service made by a ServiceWithHealthchecks is its parent's and left out."""
+        out = []
+        for kind in (HEALTHCHECKS_KIND, SERVICE_KIND):
+            if kind == HEALTHCHECKS_KIND and not self.healthchecks_served() and not self.healthchecks_synced():
+                continue
+            found = self.kinds[kind].get_or_none(name)
+            if found is not None and not (kind == SERVICE_KIND and owned_by_healthchecks(found)):
+                out.append((kind, found))
+        return out
 
 
 def vm_names(vms: list[Obj]) -> set[str]:

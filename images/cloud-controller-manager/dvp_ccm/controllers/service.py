@@ -11,9 +11,12 @@ label on the VMs of the nodes that pass (and off the others); then status.loadBa
 (the ServiceWithHealthchecks' status, else its child Service's). The shared backend label (every other Service's
 selector) is one reconcile of its own, key BACKENDS: on the VMs of eligible nodes while any such Service wants a
 load balancer, on none otherwise. A selector that changes switches only once its VMs carry the label.
-Informers bring the ingress (no polling). Cleanup deletes both kinds and removes the finalizer last, so a restart
-at any point resumes the same work. A DVP object of that name that is not ours is never changed (the ownership
-rule); a write that meets a newer version (409) is retried with backoff.
+Informers bring the ingress (no polling). Cleanup deletes both kinds, reads what is left under that name and lets
+domain.loadbalancer.release_outcome decide: the finalizer is removed last, once nothing of ours is left (a
+restart at any point resumes the same work). A DVP object of that name that is not ours, and a VM not ours
+carrying a load balancer's label, are never changed (the ownership rule): a Warning names them and the work
+goes on, so no foreign object keeps a guest Service Terminating. A write that meets a newer version (409) is
+retried with backoff.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from dvp_ccm.runner import DONE, Result
 log = logging.getLogger("dvp_ccm.service")
 NOT_OURS_RECHECK = 300.0  # seconds: someone may remove the foreign Service; no hot loop meanwhile
 SWITCH_RECHECK = 1.0  # seconds between looks while the object of the other kind is being removed
+RELEASE_RECHECK = 5.0  # seconds between looks while DVP still holds our deleted parent object
 OTHER = {LB.SERVICE_KIND: LB.HEALTHCHECKS_KIND, LB.HEALTHCHECKS_KIND: LB.SERVICE_KIND}
 BACKENDS = "@backends"  # the shared backend label's key (a Service's key is "<namespace>/<name>")
 
@@ -44,6 +48,7 @@ class ServiceController:
     def __init__(self, ctx: Context) -> None:
         assert ctx.services is not None
         self.ctx = ctx
+        self._told: set[tuple[str, str, str]] = set()  # (guest key, VM, label) already reported as left alone
 
     def reconcile(self, key: str) -> Result:
         if key == BACKENDS:
@@ -78,7 +83,7 @@ class ServiceController:
         current = self.ctx.cloud.load_balancer(want.kind, want.name)
         backends = None if want.shared else self._backends(svc)
         if not LB.spec_matches(current, want):
-            if LB.selector_changes(current, want) and not self._selector_ready(want, backends):
+            if LB.selector_changes(current, want) and not self._selector_ready(svc, want, backends):
                 return Result(requeue_after=SWITCH_RECHECK)
             try:
                 spec = want.create_spec() if current is None else want.spec
@@ -95,18 +100,18 @@ class ServiceController:
                 return Result(retry=True)
         for stale in self.ctx.cloud.load_balancers_of(LB.key(svc)):  # the guest Service recreated meanwhile
             if stale["metadata"]["name"] != want.name:
-                self._release(stale["metadata"]["name"], L.lb_label_key(stale["metadata"]["name"]))
-        self._label_vms(want.label_key, backends or set())  # shared: its own label from an earlier policy goes
+                self._release(stale["metadata"]["name"], L.lb_label_key(stale["metadata"]["name"]), svc)
+        self._label_vms(want.label_key, backends or set(), svc)  # shared: its own label from an earlier policy goes
         found = LB.ingress(current)
         if not found and want.kind == LB.HEALTHCHECKS_KIND:
             found = LB.ingress(self.ctx.cloud.child_service(want.name))
         return self._status(svc, found)
 
-    def _selector_ready(self, want: LB.Desired, backends: set[str] | None) -> bool:
+    def _selector_ready(self, svc: dict, want: LB.Desired, backends: set[str] | None) -> bool:
         """Whether the VMs the new selector names carry its label: the shared one is put on by BACKENDS (queued
         by the Service's event), a Service's own label here, before the switch."""
         if backends is not None:
-            self._label_vms(want.label_key, backends)
+            self._label_vms(want.label_key, backends, svc)
             return True
         return all(L.LB_BACKEND in I.labels(self.ctx.cloud.vm(name)) for name in self._eligible_vms())
 
@@ -155,14 +160,30 @@ class ServiceController:
             return Result(retry=True)
         return DONE
 
-    def _label_vms(self, label_key: str, wanted: set[str]) -> None:
-        for vm in self.ctx.cloud.vms_with_label(label_key):
+    def _label_vms(self, label_key: str, wanted: set[str], svc: dict | None = None) -> None:
+        """Our VMs in `wanted` carry the label, our others do not; a VM not ours is left alone and reported."""
+        ours, foreign = LB.split_vms(self.ctx.cloud.vms_with_label(label_key), self.ctx.cloud.uuid)
+        self._left_alone(svc, foreign, label_key)
+        for vm in ours:
             if I.name(vm) not in wanted:
                 self.ctx.cloud.set_vm_labels(vm, {label_key: None})
         for vm_name in sorted(wanted):
             vm = self.ctx.cloud.vm(vm_name)
             if vm is not None and I.labels(vm).get(label_key) != L.LB_LABEL_VALUE:
                 self.ctx.cloud.set_vm_labels(vm, {label_key: L.LB_LABEL_VALUE})
+
+    def _left_alone(self, svc: dict | None, vm_names: list[str], label_key: str) -> None:
+        """Logged once per guest Service, VM and label; a Warning on the guest Service when there is one."""
+        guest = LB.key(svc) if svc is not None else "-"
+        for vm_name in vm_names:
+            if (guest, vm_name, label_key) in self._told:
+                continue
+            self._told.add((guest, vm_name, label_key))
+            message = LB.vm_not_ours_message(guest, vm_name, label_key)
+            if svc is None:
+                log.warning("%s", message)
+            else:
+                self.ctx.events.record(svc, E.WARNING, E.LB_NOT_OURS, message)  # logs it too
 
     def _status(self, svc: dict, ingress: list[dict]) -> Result:
         current = ((svc.get("status") or {}).get("loadBalancer") or {}).get("ingress") or []
@@ -175,18 +196,22 @@ class ServiceController:
         return DONE
 
     # cleanup -----------------------------------------------------------------------------------------------
-    def _release(self, lb_name: str, label_key: str) -> None:
+    def _release(self, lb_name: str, label_key: str, svc: dict | None = None) -> None:
+        """Our parent objects of that name deleted, its label off our VMs; foreign objects left alone."""
         for kind in (LB.HEALTHCHECKS_KIND, LB.SERVICE_KIND):  # a child Service goes with its parent
             try:
                 self.ctx.cloud.delete_load_balancer(kind, lb_name)
             except NotOurs:
-                log.warning('DVP %s "%s" is not ours: not deleted', kind, lb_name)
-        for vm in self.ctx.cloud.vms_with_label(label_key):
-            self.ctx.cloud.set_vm_labels(vm, {label_key: None})
+                log.info('DVP %s "%s" is not ours: not deleted', kind, lb_name)
+        self._label_vms(label_key, set(), svc)
 
     def _cleanup(self, svc: dict) -> Result:
         name, label_key = LB.names(svc)
-        self._release(name, label_key)
+        self._release(name, label_key, svc)
+        outcome = LB.release_outcome(LB.key(svc), name, self.ctx.cloud.parent_objects(name), self.ctx.cloud.uuid,
+                                     RELEASE_RECHECK)
+        if not outcome.done:
+            return Result(requeue_after=outcome.requeue_after)
         md = svc["metadata"]
         rest = [f for f in md.get("finalizers") or [] if f != LB.FINALIZER]
         try:
@@ -198,7 +223,8 @@ class ServiceController:
                 "resourceVersion": svc["metadata"]["resourceVersion"], "finalizers": rest or None}}, md["namespace"])
         except NotFound:
             return DONE
-        self.ctx.events.record(svc, "Normal", E.DELETED_LB, f'Service "{LB.key(svc)}": load balancer deleted')
+        for event_type, reason, message in outcome.events:
+            self.ctx.events.record(svc, event_type, reason, message)
         return DONE
 
     def _orphans(self, key: str) -> Result:

@@ -26,17 +26,38 @@
 - Eligible nodes: initialised DVP Nodes not labelled `node.kubernetes.io/exclude-from-external-load-balancers`
   and not being removed by the cluster autoscaler; with `externalTrafficPolicy: Local` only those whose
   kube-proxy answers 200 on `healthCheckNodePort` (they run a ready endpoint).
+
+Foreign objects on the way (a cluster switched from the Go module: its parent Service has the same name, no
+labels, and selects `{dvp.deckhouse.io/<name>: loadbalancer}` on VMs the Go module's nodes run in):
+- A VM that carries a load balancer's label and is not ours (the ownership rule, `instances.considered`) is left
+  alone: no label is put on or taken off it, a Warning `LoadBalancerNotOurs` on the guest Service names it (the
+  log says it once), and the rest of the work goes on, so nothing a foreign VM carries keeps a guest Service
+  from being served or deleted.
+- A release (the guest Service deleted, its type changed, its class set) deletes our parent objects of both
+  kinds and takes its label off our VMs; it is reported done (`release_outcome`) only on what is left under
+  that name afterwards, read live (a child Service of a ServiceWithHealthchecks is its parent's and not looked
+  at):
+  - nothing: done, Normal `DeletedLoadBalancer` "load balancer deleted";
+  - an object of ours (deleting: DVP still holds it, e.g. its own load balancer finalizer): not done, looked at
+    again after `recheck` seconds; the guest Service keeps its finalizer, so its address is never reported free
+    while DVP still holds it;
+  - only objects not ours: done, never changed; a Warning `LoadBalancerNotOurs` names each (kind, name, its
+    address), so the operator knows that the parent object and its address stay in DVP. The guest Service's
+    finalizer goes: waiting would keep it Terminating for ever, since nothing of this cluster may remove them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from dvp_common.dvp import labels as L
+from dvp_common.dvp.ownership import is_ours
 
+from . import events as E
 from . import taints as T
-from .instances import is_foreign, labels, provider_id
+from .instances import considered, is_foreign, labels, provider_id
+from .instances import name as obj_name
 
 Obj = dict[str, Any]
 FINALIZER = "service.kubernetes.io/load-balancer-cleanup"
@@ -204,3 +225,41 @@ def spec_matches(current: Obj | None, want: Desired) -> bool:
 
 def ingress(obj: Obj | None) -> list[Obj]:
     return list((((obj or {}).get("status") or {}).get("loadBalancer") or {}).get("ingress") or [])
+
+
+def split_vms(vms: list[Obj], cluster_uuid: str) -> tuple[list[Obj], list[str]]:
+    """(our VMs, names of the VMs not ours, left alone): labels are changed only on ours."""
+    ours = [vm for vm in vms if considered(vm, cluster_uuid)]
+    return ours, sorted(obj_name(vm) for vm in vms if not considered(vm, cluster_uuid))
+
+
+def vm_not_ours_message(guest_key: str, vm_name: str, label_key: str) -> str:
+    return (f'Service "{guest_key}": DVP VirtualMachine "{vm_name}" carries label "{label_key}" and is not '
+            "managed by this cluster; left alone")
+
+
+@dataclass(frozen=True)
+class Release:
+    """What a release reports: `done` lets the guest Service's finalizer go; else look again after
+    `requeue_after` seconds."""
+
+    done: bool
+    requeue_after: float | None = None
+    events: list[tuple[str, str, str]] = field(default_factory=list)  # (type, reason, message)
+
+
+def release_outcome(guest_key: str, lb_name: str, remaining: list[tuple[str, Obj]], cluster_uuid: str,
+                    recheck: float) -> Release:
+    """`remaining`: (kind, object) of the parent objects of that name (any owner, children of a
+    ServiceWithHealthchecks left out) as read after our delete (see the module docstring)."""
+    if any(is_ours(obj, cluster_uuid, L.CCM) for _, obj in remaining):
+        return Release(False, recheck)
+    if not remaining:
+        return Release(True, events=[(E.NORMAL, E.DELETED_LB, f'Service "{guest_key}": load balancer deleted')])
+    out = []
+    for kind, obj in remaining:
+        ips = ", ".join(i.get("ip") or i.get("hostname") or "" for i in ingress(obj)) or "none"
+        out.append((E.WARNING, E.LB_NOT_OURS,
+                    f'Service "{guest_key}": DVP {kind} "{lb_name}" is not managed by this cluster and stays in '
+                    f"DVP with its address ({ips}); not deleted, the guest Service is released"))
+    return Release(True, events=out)
