@@ -111,6 +111,8 @@ def test_our_parent_still_held_by_dvp_keeps_the_finalizer_until_it_is_gone():
     assert w.guest.peek(SERVICE, "web", "shop")["metadata"]["finalizers"] == [LB.FINALIZER]
     assert w.dvp.writes() == [("delete", "Service", LBN), ("patch", "VirtualMachine", "w-1")]
     assert w.events() == []
+    assert c.reconcile("shop/web") == first  # looked at again: no second DELETE
+    assert w.dvp.writes() == [("delete", "Service", LBN), ("patch", "VirtualMachine", "w-1")]
     held = w.dvp.peek(SERVICE, LBN, NS)
     held["metadata"]["finalizers"] = []
     w.dvp.put(SERVICE, held)  # DVP released it

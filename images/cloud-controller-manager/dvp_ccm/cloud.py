@@ -140,6 +140,8 @@ class Cloud:
         current = self.kinds[kind].get_or_none(name)
         if current is None or (kind == SERVICE_KIND and owned_by_healthchecks(current)):
             return False
+        if (current.get("metadata") or {}).get("deletionTimestamp") and self.kinds[kind].is_ours(current):
+            return False  # already being deleted (DVP holds it): no second DELETE on every look
         return self.kinds[kind].delete(name, current)
 
     def parent_objects(self, name: str) -> list[tuple[str, Obj]]:

@@ -225,6 +225,7 @@ class ServiceController:
             return DONE
         for event_type, reason, message in outcome.events:
             self.ctx.events.record(svc, event_type, reason, message)
+        self._told = {t for t in self._told if t[0] != LB.key(svc)}  # told again if it comes back
         return DONE
 
     def _orphans(self, key: str) -> Result:
