@@ -6,8 +6,15 @@
 
 {{- define "dvp.namespace" -}}d8-cloud-provider-dvp{{- end -}}
 
+{{- /* A subsystem's switch has two spellings: upstream's `enabled` and our `disabled`; the schema refuses both */ -}}
+{{- /* given and contradicting. Unset is on. The one place the two combine. Usage: include "dvp.switch_on" (list . "nodes") */ -}}
+{{- define "dvp.switch_on" -}}
+{{- $s := dig (index . 1) dict (index . 0).Values.cloudProviderDvp | default dict -}}
+{{- if and (not (dig "disabled" false $s)) (dig "enabled" true $s) -}}true{{- end -}}
+{{- end -}}
+
 {{- define "dvp.nodes_enabled" -}}
-{{- if not (dig "nodes" "disabled" false .Values.cloudProviderDvp) -}}true{{- end -}}
+{{- include "dvp.switch_on" (list . "nodes") -}}
 {{- end -}}
 
 {{- define "dvp.ccm_enabled" -}}
@@ -15,7 +22,7 @@
 {{- end -}}
 
 {{- define "dvp.storage_enabled" -}}
-{{- if not (dig "storage" "disabled" false .Values.cloudProviderDvp) -}}true{{- end -}}
+{{- include "dvp.switch_on" (list . "storage") -}}
 {{- end -}}
 
 {{- /* Snapshots need the CSI driver; off when storage is off or snapshots are disabled. */ -}}

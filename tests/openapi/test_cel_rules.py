@@ -36,7 +36,9 @@ ALL = [(f, p, r) for f in ("config-values.yaml", "values.yaml")
 
 
 def test_there_are_rules():
-    assert [p for _, p, _ in ALL] == ["properties.nodes.properties.parameters.properties.ipAddresses"]
+    assert [p for _, p, _ in ALL] == ["properties.nodes",
+                                      "properties.nodes.properties.parameters.properties.ipAddresses",
+                                      "properties.storage"]
 
 
 @pytest.mark.parametrize(("file", "path", "rule"), ALL, ids=[p for _, p, _ in ALL])
