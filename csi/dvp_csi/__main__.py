@@ -36,7 +36,7 @@ def build(settings: Settings) -> tuple[Started, str]:
         except ValueError as exc:  # one line naming the kubeconfig field
             raise ConfigError(f"DVP_KUBERNETES_CONFIG_BASE64: {exc}") from None
     guest = None
-    if settings.controller and settings.orphan_attachment_grace > 0:
+    if settings.controller:  # the orphan pass, and the PVs and Nodes that prove an upstream volume ours
         from dvp_common.kube import KubeClient
 
         guest = KubeClient.from_file_or_service_account(settings.guest_kubeconfig)

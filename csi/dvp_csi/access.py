@@ -6,10 +6,19 @@ Writes go through the kinds, which check ownership and carry the uid of the obje
 a precondition, so a same-named object made in between is never touched. Lookups apply the ownership rule once:
 a foreign disk reads as absent (a guest must not learn about others), or PermissionDenied where the path would
 change it.
+
+Adoption with proof (`dvp_common.dvp.adoption`): the upstream (Go) driver never wrote our component label, so its
+disks and attachments would read as foreign. A disk becomes ours when a PersistentVolume of this guest cluster,
+of this driver, names it by volumeHandle, its labels are the upstream scheme (managed-by, `virtualDiskName`) and
+its cluster UUID is ours, empty or absent; an upstream attachment of an adopted disk when its labels and spec name
+the disk and the VM of the node (a VM of this cluster that the guest Node's providerID names). Without the guest
+API (no proof to read) nothing is adopted.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import grpc
@@ -22,13 +31,18 @@ from dvp_common.dvp import (
     VirtualMachines,
 )
 from dvp_common.dvp import labels as L
+from dvp_common.dvp.adoption import Proof, Verdict, decide
 from dvp_common.dvp.objects import Obj
 from dvp_common.dvp.resources import VIRTUAL_DISK
-from dvp_common.kube import KubeClient
+from dvp_common.kube import KubeClient, get_or_none
 from dvp_common.kube.metrics import RequestMetrics
+from dvp_common.kube.resources import NODE, PERSISTENT_VOLUME
 
+from . import DRIVER_NAME
 from .domain import disks
 from .domain.errors import CsiError, not_found
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -39,12 +53,14 @@ class Dvp:
     snapshots: Snapshots
     vms: VirtualMachines
     storage_classes: StorageClasses
+    guest: KubeClient | None = None  # the guest API: its PersistentVolumes and Nodes prove what we adopt
+    on_adopt: Callable[[str], None] | None = None  # called with the kind of each object adopted (a metric)
 
     @classmethod
-    def over(cls, client: KubeClient, namespace: str, cluster_uuid: str) -> Dvp:
+    def over(cls, client: KubeClient, namespace: str, cluster_uuid: str, guest: KubeClient | None = None) -> Dvp:
         conn = DVPConnection(client, namespace, cluster_uuid)
         return cls(conn, VirtualDisks(conn, L.CSI, adoptable=True), Attachments(conn, L.CSI), Snapshots(conn, L.CSI),
-                   VirtualMachines(conn, L.CSI), StorageClasses(conn))
+                   VirtualMachines(conn, L.CSI), StorageClasses(conn), guest)
 
     @classmethod
     def from_kubeconfig(cls, kubeconfig_base64: str, namespace: str, cluster_uuid: str,
@@ -65,19 +81,107 @@ class Dvp:
 
     # -- lookups ----------------------------------------------------------------------------------------------
     def volume(self, volume_id: str) -> Obj:
-        """The disk of a volume; a missing or foreign disk is NotFound."""
-        disk = self.disks.get_or_none(volume_id)
+        """The disk of a volume; a missing or foreign disk is NotFound (an upstream one is adopted with proof)."""
+        disk = self.adopted_disk(self.disks.get_or_none(volume_id))
         if disk is None or not self.disks.is_ours(disk):
             raise not_found(f"volume {volume_id}: no VirtualDisk of this cluster's CSI volumes has that name")
         return disk
 
     def volume_or_none(self, volume_id: str, denied: str) -> Obj | None:
         """None when missing; PermissionDenied for a foreign disk (paths that change it, e.g. DeleteVolume)."""
-        disk = self.disks.get_or_none(volume_id)
+        disk = self.adopted_disk(self.disks.get_or_none(volume_id))
         if disk is not None and not self.disks.is_ours(disk):
             raise CsiError(grpc.StatusCode.PERMISSION_DENIED,
                            f"VirtualDisk {volume_id} is not a CSI volume of this cluster; refusing to {denied} it")
         return disk
+
+    # -- adoption with proof ----------------------------------------------------------------------------------
+    @staticmethod
+    def upstream_disk_labels(name: str) -> dict[str, str]:
+        """The labels the upstream driver writes on a volume's disk (besides an optional cluster UUID)."""
+        return {L.MANAGED_BY: L.MANAGED_BY_VALUE, L.VIRTUAL_DISK_NAME: name}
+
+    def _provable(self, obj: Obj, expected: dict[str, str]) -> bool:
+        return self.guest is not None and decide(obj, self.cluster_uuid, L.CSI, None, expected).provable
+
+    def pv_proofs(self) -> dict[str, Proof]:
+        """volumeHandle -> the PersistentVolume of this guest cluster and driver that names it."""
+        assert self.guest is not None
+        out: dict[str, Proof] = {}
+        for pv in self.guest.list_all(PERSISTENT_VOLUME).items:
+            csi = (pv.get("spec") or {}).get("csi") or {}
+            if csi.get("driver") == DRIVER_NAME and csi.get("volumeHandle"):
+                out[csi["volumeHandle"]] = Proof("PersistentVolume", pv["metadata"]["name"], "volumeHandle")
+        return out
+
+    def adopted_disk(self, disk: Obj | None, proofs: dict[str, Proof] | None = None) -> Obj | None:
+        """`disk` as it is when ours or not provable; adopted (labels written once) when a PV of this cluster
+        names it. `proofs`: pv_proofs() read once for many disks."""
+        if disk is None or self.disks.is_ours(disk):
+            return disk
+        name = disk["metadata"]["name"]
+        expected = self.upstream_disk_labels(name)
+        if not self._provable(disk, expected):
+            return disk
+        proof = (proofs if proofs is not None else self.pv_proofs()).get(name)
+        if proof is None:
+            return disk
+        adopted = self.disks.adopt(disk, proof, expected)
+        self._count("VirtualDisk")
+        return adopted
+
+    def adopt_attachments(self, volume_id: str, node_id: str, vm_name: str) -> None:
+        """Adopt the upstream attachment `vmbda-<volume>-<node>` of an adopted (or our) disk to the node's VM:
+        its labels name the disk and the node, its spec the disk and the VM, and the guest Node's providerID
+        names that VM, one of this cluster's."""
+        if self.guest is None or not vm_name:
+            return
+        found = [a for a in self.attachments.list({L.VIRTUAL_MACHINE_DISK_NAME: volume_id}, ours=False)
+                 if not self.attachments.is_ours(a)]
+        if not found:
+            return
+        node = get_or_none(self.guest, NODE, node_id)
+        try:
+            named = L.parse_provider_id(((node or {}).get("spec") or {}).get("providerID", "")) if node else None
+        except ValueError:
+            named = None
+        if named != vm_name:
+            return
+        expected = {L.VIRTUAL_MACHINE_DISK_NAME: volume_id, L.VIRTUAL_MACHINE_NAME: node_id}
+        for att in found:
+            spec = att.get("spec") or {}
+            ref = spec.get("blockDeviceRef") or {}
+            if att["metadata"]["name"] != f"vmbda-{volume_id}-{node_id}" or spec.get("virtualMachineName") != vm_name \
+                    or ref.get("kind") != "VirtualDisk" or ref.get("name") != volume_id:
+                continue
+            decision = decide(att, self.cluster_uuid, L.CSI, None, expected)
+            if decision.verdict is not Verdict.FOREIGN or not decision.provable:
+                continue
+            self.attachments.adopt(att, Proof("Node", node_id, f"providerID of VirtualMachine {vm_name}; "
+                                              f"VirtualDisk {volume_id} adopted"), expected)
+            self._count("VirtualMachineBlockDeviceAttachment")
+
+    def adopted_volumes(self) -> list[Obj]:
+        """ListVolumes: the upstream disks a PV of this cluster names, adopted now (the PVs read once)."""
+        if self.guest is None:
+            return []
+        candidates = [d for d in self.disks.list({L.MANAGED_BY: L.MANAGED_BY_VALUE}, ours=False)
+                      if not self.disks.is_ours(d)
+                      and self._provable(d, self.upstream_disk_labels(d["metadata"]["name"]))]
+        if not candidates:
+            return []
+        proofs = self.pv_proofs()
+        out = []
+        for disk in candidates:
+            adopted = self.adopted_disk(disk, proofs)
+            if adopted is not None and self.disks.is_ours(adopted):
+                out.append(adopted)
+        return out
+
+    def _count(self, kind: str) -> None:
+        log.debug("adopted a %s", kind)
+        if self.on_adopt is not None:
+            self.on_adopt(kind)
 
     def snapshot(self, snapshot_id: str) -> Obj:
         vds = self.snapshots.get_or_none(snapshot_id)

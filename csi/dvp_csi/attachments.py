@@ -39,6 +39,7 @@ class Attachments:
         if vm is None:
             raise not_found(f"node {node_id}: no VirtualMachine of this cluster has that hostname")
         vm_name = vm["metadata"]["name"]
+        self.dvp.adopt_attachments(volume_id, node_id, vm_name)  # upstream's: found, never made twice
         mine, cleared = self._clear_other_vms(volume_id, vm_name, disk)
         name = mine[0]["metadata"]["name"] if mine else names.vmbda_name(volume_id, vm_name)
         if not mine:
@@ -106,12 +107,14 @@ class Attachments:
         raise CsiError(grpc.StatusCode.INTERNAL, f"VirtualMachineBlockDeviceAttachment {name} failed: {reason}")
 
     def unpublish(self, volume_id: str, node_id: str, timeout: float) -> None:
-        disk = self.dvp.disks.get_or_none(volume_id)
+        disk = self.dvp.adopted_disk(self.dvp.disks.get_or_none(volume_id))
         if disk is not None and not self.dvp.disks.is_ours(disk):
             raise not_found(f"volume {volume_id}: no VirtualDisk of this cluster's CSI volumes has that name")
         # A missing disk still gets its attachments (ours, found by label) removed: then it counts as unpublished.
         vm = self.dvp.vm_of_node(node_id)
         vm_name = vm["metadata"]["name"] if vm else ""
+        if disk is not None:
+            self.dvp.adopt_attachments(volume_id, node_id, vm_name)  # upstream's attachment, so it can be detached
         gone = []
         for att in self.dvp.attachments.of_disk(volume_id):
             labels_ = att["metadata"].get("labels") or {}

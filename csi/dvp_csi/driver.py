@@ -85,12 +85,15 @@ class Driver:
 
 def build(settings: Settings, dvp: Dvp | None, os_ops: OsOps | None = None,
           guest: KubeClient | None = None) -> Driver:
-    """`guest`: the guest API, for the orphan-attachment pass (none: no such pass)."""
+    """`guest`: the guest API, for the orphan-attachment pass and the proofs of adoption (none: neither)."""
     locks = TryLocks()
     controller = attachments = orphans = observer = None
     if settings.controller:
         if dvp is None:
             raise ValueError("controller mode needs DVP access")
+        if guest is not None and dvp.guest is None:
+            dvp.guest = guest  # PersistentVolumes and Nodes prove the upstream objects adopted
+        dvp.on_adopt = lambda kind: metrics.ADOPTIONS.labels(kind=kind).inc()
         attachments, observer = Attachments(dvp, settings), Observer(dvp)
         quotas = QuotaWatch(dvp)
         controller = ControllerServicer(Volumes(dvp, settings, quotas.check_room), attachments,

@@ -26,6 +26,10 @@ ATTACHMENT_PENDING_SECONDS = Gauge("dvp_csi_attachment_pending_seconds",
                                    ["vmbda", "volume", "vm", "phase"], registry=REGISTRY)
 VOLUME_ABNORMAL = Gauge("dvp_csi_volume_abnormal", "1 for each volume whose VirtualDisk DVP reports lost or failed",
                         ["volume", "phase", "reason"], registry=REGISTRY)
+ADOPTIONS = Counter("dvp_csi_adoptions_total", "Objects the upstream driver made, adopted with proof (a PV or Node "
+                    "of this cluster names them), by kind", ["kind"], registry=REGISTRY)
+for _kind in ("VirtualDisk", "VirtualMachineBlockDeviceAttachment"):  # the two kinds the driver adopts
+    ADOPTIONS.labels(kind=_kind)
 # Bounded label sets (domain/census.py): DVP's phases of each kind.
 VOLUMES = Gauge("dvp_csi_volumes", "This cluster's VirtualDisks by DVP phase (last pass)", ["phase"],
                 registry=REGISTRY)

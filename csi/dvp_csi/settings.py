@@ -48,7 +48,8 @@ class Settings:
     dead_vm_reap_interval: float = setting(60.0, minimum=0)  # controller: detach VMBDAs of dead VMs; 0 disables
     # controller, on the same passes: VMBDAs no guest VolumeAttachment wants for this long are deleted; 0 disables
     orphan_attachment_grace: float = setting(300.0, minimum=0)
-    # the guest API (VolumeAttachments) for the orphan pass: a kubeconfig file, else the pod's ServiceAccount
+    # the guest API (VolumeAttachments for the orphan pass; PersistentVolumes and Nodes, the proofs of adoption): a
+    # kubeconfig file, else the pod's ServiceAccount
     guest_kubeconfig: str = setting("", env="KUBECONFIG")
     timeouts: Timeouts = setting(default_factory=Timeouts, derived=True)
 

@@ -186,7 +186,7 @@ class Volumes:
 
     # -- list -----------------------------------------------------------------------------------------------
     def list(self, starting_token: str, max_entries: int) -> tuple[list[Obj], str]:
-        found = self.dvp.disks.list()
+        found = self.dvp.disks.list() + self.dvp.adopted_volumes()
         found.sort(key=lambda d: d["metadata"]["name"])
         return paginate(found, starting_token, max_entries, "ListVolumes")
 

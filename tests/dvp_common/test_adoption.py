@@ -65,6 +65,9 @@ def test_the_rule(obj, proof, verdict):
         assert d.patch == {"metadata": {"uid": "u-1", "resourceVersion": "7", "labels": OURS_LABELS}}
     else:
         assert d.patch is None
+    # only the want of a proof makes a foreign object worth a look for one
+    assert d.provable == (verdict is Verdict.FOREIGN and proof is None and obj is not None
+                          and decide(obj, UUID, L.CSI, PV, SCHEME).verdict is Verdict.ADOPT)
 
 
 def test_proof_reads_as_one_line():

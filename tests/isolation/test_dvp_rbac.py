@@ -25,18 +25,24 @@ from dvp_ccm.domain import taints as T
 from dvp_common.dvp.connection import DVPConnection, DVPSettings
 from dvp_common.dvp.resources import SERVICE as DVP_SERVICE
 from dvp_common.dvp.resources import SERVICE_WITH_HEALTHCHECKS as SWHC
-from dvp_common.dvp.resources import VIRTUAL_MACHINE
+from dvp_common.dvp.resources import VIRTUAL_DISK, VIRTUAL_MACHINE, VMBDA
 from dvp_common.kube import Fault
-from dvp_common.kube.resources import SERVICE
+from dvp_common.kube.resources import NODE as NODE_RES
+from dvp_common.kube.resources import PERSISTENT_VOLUME, SERVICE
+from dvp_csi import DRIVER_NAME
 from dvp_csi.access import Dvp
 from dvp_csi.generated import csi_pb2
 from isolation.rbac_doc import apply_block, documented_rules
 
 from sim import SimConfig, Simulator, seed
+from sim.builders import disk as disk_body
+from sim.builders import phase_is
+from sim.builders import vmbda as vmbda_body
 from testkit.capdvp.real import RealEnv
 from testkit.csi.env import CLUSTER, NODE, make_settings, serve
 from testkit.csi.requests import GIB, cap, create, publish, unpublish
 from testkit.csi.sim import STORAGE_CLASS, add_vm
+from testkit.recorded import RecordedApi
 
 # kube verbs a client method maps to; a watch-based wait is list + watch.
 READS = {"get", "list", "watch"}
@@ -55,6 +61,27 @@ class Recorder:
         with self._lock:
             self.seen.add((info.verb, resource))
         return None
+
+
+def upstream_volume(csi, admin, ns: str) -> None:
+    """A volume the upstream driver made and attached, adopted with proof (a PV and the Node of this guest)."""
+    guest = RecordedApi()
+    guest.put(PERSISTENT_VOLUME, {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pvc-up"},
+                                  "spec": {"csi": {"driver": DRIVER_NAME, "volumeHandle": "pvc-up"}}})
+    guest.put(NODE_RES, {"apiVersion": "v1", "kind": "Node", "metadata": {"name": NODE},
+                         "spec": {"providerID": "dvp://vm-a"}})
+    csi.dvp.guest = guest.client
+    body = disk_body("pvc-up", "1Gi", "rbac-sc")
+    body["metadata"]["labels"] = {"deckhouse.io/managed-by": "deckhouse", "virtualDiskName": "pvc-up"}
+    admin.create(VIRTUAL_DISK, body, ns)
+    admin.wait_for(VIRTUAL_DISK, "pvc-up", phase_is("Ready"), 30, ns)
+    att = vmbda_body(f"vmbda-pvc-up-{NODE}", "vm-a", "pvc-up")
+    att["metadata"]["labels"] = {"virtualMachineDiskName": "pvc-up", "virtualMachineName": NODE}
+    admin.create(VMBDA, att, ns)
+    c = csi.controller
+    c.ControllerPublishVolume(publish("pvc-up"))
+    c.ControllerUnpublishVolume(unpublish("pvc-up"))
+    c.DeleteVolume(csi_pb2.DeleteVolumeRequest(volume_id="pvc-up"))
 
 
 def csi_job(dvp_api, tmp_path, rec: Recorder) -> None:
@@ -94,6 +121,7 @@ def csi_job(dvp_api, tmp_path, rec: Recorder) -> None:
             for v in ("pvc-r", "pvc-restored", "pvc-clone"):
                 c.DeleteVolume(csi_pb2.DeleteVolumeRequest(volume_id=v))
             c.DeleteSnapshot(csi_pb2.DeleteSnapshotRequest(snapshot_id="snap-r"))
+            upstream_volume(csi, admin, ns)
     finally:
         sim.stop()
         for cl in (client, admin, sim.client):

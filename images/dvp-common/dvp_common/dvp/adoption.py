@@ -54,6 +54,8 @@ class Decision:
     reason: str  # one line
     proof: Proof | None = None
     patch: dict[str, Any] | None = None  # the merge patch that adopts (ADOPT only)
+    provable: bool = False  # FOREIGN only for want of a proof: worth looking for one
+
 
     @property
     def ours(self) -> bool:
@@ -84,8 +86,8 @@ def decide(obj: Mapping[str, Any] | None, cluster_uuid: str, component: str, pro
         if found.get(key) != value:
             return _foreign(f"label {key}={found.get(key, '')!r}, expected {value!r}: not the scheme that makes it")
     if proof is None:
-        return _foreign(f"{L.CLUSTER_UUID} {'ours' if uuid else 'empty or absent'} but no object of this cluster "
-                        "names it: a name alone proves nothing")
+        return Decision(Verdict.FOREIGN, f"{L.CLUSTER_UUID} {'ours' if uuid else 'empty or absent'} but no object "
+                        "of this cluster names it: a name alone proves nothing", provable=True)
     if not md.get("uid") or not md.get("resourceVersion"):
         return _foreign("no uid or resourceVersion to guard the adoption with")
     patch = {"metadata": {"uid": md["uid"], "resourceVersion": md["resourceVersion"], "labels": labels_}}
