@@ -191,5 +191,15 @@ class Volumes:
         return paginate(found, starting_token, max_entries, "ListVolumes")
 
     def published_nodes(self, disk: Obj) -> list[str]:
-        atts = self.dvp.attachments.of_disk(disk["metadata"]["name"])
-        return sorted({(a["metadata"].get("labels") or {}).get(labels.HOSTNAME, "") for a in atts} - {""})
+        name = disk["metadata"]["name"]
+        return sorted({_node_of(a, name) for a in self.dvp.attachments.of_disk(name)} - {""})
+
+
+def _node_of(att: Obj, disk: str) -> str:
+    """The guest node of one of our attachments: its hostname label, or for one adopted from the upstream driver
+    (`vmbda-<disk>-<hostname>`, no hostname label) the hostname its `virtualMachineName` label holds."""
+    lbls = att["metadata"].get("labels") or {}
+    if lbls.get(labels.HOSTNAME):
+        return lbls[labels.HOSTNAME]
+    host = lbls.get(labels.VMBDA_VM, "")
+    return host if host and att["metadata"]["name"] == f"vmbda-{disk}-{host}" else ""

@@ -154,6 +154,8 @@ def test_an_upstream_attachment_is_adopted_found_and_detached(env):
     assert patch["metadata"]["uid"] == att["metadata"]["uid"]
     assert patch["metadata"]["resourceVersion"] == att["metadata"]["resourceVersion"]
     assert adoptions("VirtualMachineBlockDeviceAttachment") == before + 1
+    [entry] = c.ListVolumes(csi_pb2.ListVolumesRequest()).entries
+    assert list(entry.status.published_node_ids) == ["worker-0"]  # the hostname upstream's label holds
 
     c.ControllerUnpublishVolume(unpublish("pvc-ua"))
     assert sim.items(r.VMBDA) == []
