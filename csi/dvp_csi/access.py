@@ -34,7 +34,7 @@ from dvp_common.dvp import labels as L
 from dvp_common.dvp.adoption import Proof, Verdict, decide
 from dvp_common.dvp.objects import Obj
 from dvp_common.dvp.resources import VIRTUAL_DISK
-from dvp_common.kube import KubeClient, get_or_none
+from dvp_common.kube import Conflict, KubeClient, get_or_none
 from dvp_common.kube.metrics import RequestMetrics
 from dvp_common.kube.resources import NODE, PERSISTENT_VOLUME
 
@@ -126,7 +126,14 @@ class Dvp:
         proof = (proofs if proofs is not None else self.pv_proofs()).get(name)
         if proof is None:
             return disk
-        adopted = self.disks.adopt(disk, proof, expected)
+        try:
+            adopted = self.disks.adopt(disk, proof, expected)
+        except Conflict:
+            # changed since read: adopted meanwhile by a concurrent call (then it is ours now), else the caller retries
+            again = self.disks.get_or_none(name)
+            if again is not None and again["metadata"]["uid"] == disk["metadata"]["uid"] and self.disks.is_ours(again):
+                return again
+            raise
         self._count("VirtualDisk")
         return adopted
 

@@ -11,6 +11,7 @@ import pytest
 from dvp_common.dvp import resources as r
 from dvp_common.kube.resources import NODE, PERSISTENT_VOLUME
 from dvp_csi import DRIVER_NAME, metrics
+from dvp_csi.access import Dvp
 from dvp_csi.domain import labels
 from dvp_csi.generated import csi_pb2
 
@@ -221,3 +222,18 @@ def test_a_disk_our_module_made_for_another_component_is_never_adopted(env):
     env.sim.put_disk("pvc-cap", {**upstream_labels("pvc-cap", CLUSTER), labels.COMPONENT: "capdvp"}, "1Gi", "fast")
     env.pv("pvc-cap")
     refused_as_today(env, "pvc-cap")
+
+
+def test_a_disk_adopted_meanwhile_by_a_concurrent_call_is_ours_and_counted_once():
+    dvp_api, guest = RecordedApi(namespaces=("proj",)), RecordedApi()
+    guest.put(PERSISTENT_VOLUME, pv("pvc-race", "pvc-race"))
+    body = {"apiVersion": r.API_VERSION, "kind": "VirtualDisk",
+            "metadata": {"name": "pvc-race", "labels": upstream_labels("pvc-race", "")}, "spec": {}}
+    read = dvp_api.put(r.VIRTUAL_DISK, body, "proj")
+    access = Dvp.over(dvp_api.client, "proj", CLUSTER, guest=guest.client)
+    # the other call's adoption lands between our read and our patch
+    other = Dvp.over(dvp_api.client, "proj", CLUSTER, guest=guest.client)
+    assert other.disks.is_ours(other.adopted_disk(dict(read)))
+    got = access.adopted_disk(read)
+    assert access.disks.is_ours(got) and got["metadata"]["uid"] == read["metadata"]["uid"]
+    assert dvp_api.writes() == [("patch", "VirtualDisk", "pvc-race")] * 2  # ours answered 409, nothing changed
