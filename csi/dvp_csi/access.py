@@ -10,9 +10,10 @@ change it.
 Adoption with proof (`dvp_common.dvp.adoption`): the upstream (Go) driver never wrote our component label, so its
 disks and attachments would read as foreign. A disk becomes ours when a PersistentVolume of this guest cluster,
 of this driver, names it by volumeHandle, its labels are the upstream scheme (managed-by, `virtualDiskName`) and
-its cluster UUID is ours, empty or absent; an upstream attachment of an adopted disk when its labels and spec name
-the disk and the VM of the node (a VM of this cluster that the guest Node's providerID names). Without the guest
-API (no proof to read) nothing is adopted.
+its cluster UUID is ours, or empty or absent with the PV bound to a live claim whose uid is in the disk's name
+(`pvc-<uid>`; a PV alone a guest user could write); an upstream attachment of an adopted disk when its labels and
+spec name the disk and the VM of the node (a VM of this cluster that the guest Node's providerID names). Without
+the guest API (no proof to read) nothing is adopted.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from dvp_common.dvp.objects import Obj
 from dvp_common.dvp.resources import VIRTUAL_DISK
 from dvp_common.kube import Conflict, KubeClient, get_or_none
 from dvp_common.kube.metrics import RequestMetrics
-from dvp_common.kube.resources import NODE, PERSISTENT_VOLUME
+from dvp_common.kube.resources import NODE, PERSISTENT_VOLUME, PERSISTENT_VOLUME_CLAIM
 
 from . import DRIVER_NAME
 from .domain import disks
@@ -105,13 +106,29 @@ class Dvp:
         return self.guest is not None and decide(obj, self.cluster_uuid, L.CSI, None, expected).provable
 
     def pv_proofs(self) -> dict[str, Proof]:
-        """volumeHandle -> the PersistentVolume of this guest cluster and driver that names it."""
+        """volumeHandle -> the PersistentVolume of this guest cluster and driver that names it. The proof is strong
+        (enough for a disk whose cluster UUID is empty or absent) when the PV is bound to a live claim whose uid is
+        the one the provisioner put in the volume's name (`pvc-<claim uid>`): the API server chose that uid, so no
+        guest user can point it at another cluster's disk."""
         assert self.guest is not None
+        claims = {(c.get("metadata") or {}).get("uid"): c for c in self.guest.list_all(PERSISTENT_VOLUME_CLAIM).items}
         out: dict[str, Proof] = {}
         for pv in self.guest.list_all(PERSISTENT_VOLUME).items:
-            csi = (pv.get("spec") or {}).get("csi") or {}
-            if csi.get("driver") == DRIVER_NAME and csi.get("volumeHandle"):
-                out[csi["volumeHandle"]] = Proof("PersistentVolume", pv["metadata"]["name"], "volumeHandle")
+            spec = pv.get("spec") or {}
+            csi = spec.get("csi") or {}
+            handle = csi.get("volumeHandle")
+            if csi.get("driver") != DRIVER_NAME or not handle:
+                continue
+            name = pv["metadata"]["name"]
+            ref = spec.get("claimRef") or {}
+            claim = claims.get(ref.get("uid")) if ref.get("uid") else None
+            bound = claim is not None and handle == f"pvc-{ref['uid']}" \
+                and (claim.get("spec") or {}).get("volumeName") == name \
+                and (claim["metadata"].get("namespace"), claim["metadata"].get("name")) == \
+                (ref.get("namespace"), ref.get("name"))
+            out[handle] = Proof("PersistentVolume", name, "volumeHandle; bound to PersistentVolumeClaim "
+                                f"{ref.get('namespace')}/{ref.get('name')}, uid {ref.get('uid')}", strong=True) \
+                if bound else Proof("PersistentVolume", name, "volumeHandle")
         return out
 
     def adopted_disk(self, disk: Obj | None, proofs: dict[str, Proof] | None = None) -> Obj | None:
@@ -124,8 +141,8 @@ class Dvp:
         if not self._provable(disk, expected):
             return disk
         proof = (proofs if proofs is not None else self.pv_proofs()).get(name)
-        if proof is None:
-            return disk
+        if proof is None or decide(disk, self.cluster_uuid, L.CSI, proof, expected).verdict is not Verdict.ADOPT:
+            return disk  # no proof, or one too weak for this disk: foreign as before
         try:
             adopted = self.disks.adopt(disk, proof, expected)
         except Conflict:
@@ -165,7 +182,7 @@ class Dvp:
             if decision.verdict is not Verdict.FOREIGN or not decision.provable:
                 continue
             self.attachments.adopt(att, Proof("Node", node_id, f"providerID of VirtualMachine {vm_name}; "
-                                              f"VirtualDisk {volume_id} adopted"), expected)
+                                              f"VirtualDisk {volume_id} adopted", strong=True), expected)
             self._count("VirtualMachineBlockDeviceAttachment")
 
     def adopted_volumes(self) -> list[Obj]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import grpc
 import pytest
 from dvp_common.dvp import resources as r
-from dvp_common.kube.resources import NODE, PERSISTENT_VOLUME
+from dvp_common.kube.resources import NODE, PERSISTENT_VOLUME, PERSISTENT_VOLUME_CLAIM
 from dvp_csi import DRIVER_NAME, metrics
 from dvp_csi.access import Dvp
 from dvp_csi.domain import labels
@@ -35,10 +35,27 @@ def upstream_labels(name: str, uuid: str | None = "") -> dict[str, str]:
     return out
 
 
-def pv(name: str, handle: str, driver: str = DRIVER_NAME) -> dict:
-    return {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": name},
-            "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
-                     "csi": {"driver": driver, "volumeHandle": handle, "fsType": "ext4"}}}
+def pv(name: str, handle: str, driver: str = DRIVER_NAME, claim_uid: str | None = None) -> dict:
+    """A PV as the external-provisioner leaves it; with `claim_uid`, bound to the claim `app/<name>` of that uid."""
+    out = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": name},
+           "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+                    "csi": {"driver": driver, "volumeHandle": handle, "fsType": "ext4"}}}
+    if claim_uid is not None:
+        out["spec"]["claimRef"] = {"kind": "PersistentVolumeClaim", "namespace": "app", "name": name,
+                                   "uid": claim_uid}
+    return out
+
+
+def claim(name: str, uid: str, volume: str) -> dict:
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+            "metadata": {"name": name, "namespace": "app", "uid": uid}, "spec": {"volumeName": volume}}
+
+
+def put_bound(guest: RecordedApi, name: str, handle: str) -> None:
+    """A PV bound to a live claim whose uid the provisioner put in the volume's name (`pvc-<uid>`)."""
+    uid = handle.removeprefix("pvc-")
+    guest.put(PERSISTENT_VOLUME, pv(name, handle, claim_uid=uid))
+    guest.put(PERSISTENT_VOLUME_CLAIM, claim(name, uid, name), "app")
 
 
 class Env:
@@ -46,8 +63,12 @@ class Env:
         self.sim, self.guest, self.patches = sim, guest, patches
         self.csi = sim.csi
 
-    def pv(self, name: str, handle: str | None = None, driver: str = DRIVER_NAME) -> None:
-        self.guest.put(PERSISTENT_VOLUME, pv(name, handle or name, driver))
+    def pv(self, name: str, handle: str | None = None, driver: str = DRIVER_NAME, bound: bool = True) -> None:
+        """A PV naming the disk `handle`; bound (the default) to a live claim whose uid is in the handle."""
+        if bound and driver == DRIVER_NAME:
+            put_bound(self.guest, name, handle or name)
+        else:
+            self.guest.put(PERSISTENT_VOLUME, pv(name, handle or name, driver))
 
     def patches_of(self, kind: str, name: str) -> list[dict]:
         return [body for k, n, body in self.patches if (k, n) == (kind, name)]
@@ -115,12 +136,38 @@ def test_an_upstream_volume_with_a_pv_of_this_cluster_works_on_every_path(env):
     assert adoptions("VirtualDisk") == before + 1
 
 
-@pytest.mark.parametrize("uuid", [CLUSTER, None], ids=["our-uuid", "no-uuid"])
-def test_delete_of_a_released_upstream_volume_adopts_and_deletes_it(env, uuid):
-    env.sim.put_disk("pvc-rel", upstream_labels("pvc-rel", uuid), "1Gi", "fast")
-    env.pv("pvc-rel")
+def test_delete_of_a_released_upstream_volume_of_our_uuid_adopts_and_deletes_it(env):
+    env.sim.put_disk("pvc-rel", upstream_labels("pvc-rel", CLUSTER), "1Gi", "fast")
+    env.pv("pvc-rel", bound=False)  # Released: its claim is gone; the disk's cluster UUID is ours
     env.csi.controller.DeleteVolume(csi_pb2.DeleteVolumeRequest(volume_id="pvc-rel"))
     assert env.sim.get(r.VIRTUAL_DISK, "pvc-rel") is None
+
+
+def test_a_volume_without_a_cluster_uuid_adopted_while_bound_is_deleted_once_released(env):
+    env.sim.put_disk("pvc-old", upstream_labels("pvc-old", None), "1Gi", "fast")
+    env.pv("pvc-old")
+    assert [e.volume.volume_id for e in env.csi.controller.ListVolumes(csi_pb2.ListVolumesRequest()).entries] == [
+        "pvc-old"]  # adopted while its claim lives
+    env.guest.client.delete(PERSISTENT_VOLUME_CLAIM, "pvc-old", "app")
+    env.csi.controller.DeleteVolume(csi_pb2.DeleteVolumeRequest(volume_id="pvc-old"))
+    assert env.sim.get(r.VIRTUAL_DISK, "pvc-old") is None
+
+
+@pytest.mark.parametrize("uuid", ["", None], ids=["empty-uuid", "no-uuid"])
+def test_a_released_volume_without_a_cluster_uuid_never_adopted_is_refused(env, uuid):
+    # nothing on the disk names a cluster and no live claim of this cluster does: a PV alone, which a guest user
+    # could write, proves nothing (the admin's adopt label is the way for such a volume)
+    env.sim.put_disk("pvc-rel", upstream_labels("pvc-rel", uuid), "1Gi", "fast")
+    env.pv("pvc-rel", bound=False)
+    refused_as_today(env, "pvc-rel")
+
+
+def test_a_pv_naming_another_disk_than_its_claims_uid_proves_nothing(env):
+    # the attacker's PV: bound to a live claim of theirs, but naming a disk whose name holds another uid
+    env.sim.put_disk("pvc-victim", upstream_labels("pvc-victim", ""), "1Gi", "fast")
+    env.guest.put(PERSISTENT_VOLUME, pv("pv-steal", "pvc-victim", claim_uid="mine"))
+    env.guest.put(PERSISTENT_VOLUME_CLAIM, claim("pv-steal", "mine", "pv-steal"), "app")
+    refused_as_today(env, "pvc-victim")
 
 
 def test_list_volumes_adopts_the_disks_pvs_of_this_cluster_name(env):
@@ -226,7 +273,7 @@ def test_a_disk_our_module_made_for_another_component_is_never_adopted(env):
 
 def test_a_disk_adopted_meanwhile_by_a_concurrent_call_is_ours_and_counted_once():
     dvp_api, guest = RecordedApi(namespaces=("proj",)), RecordedApi()
-    guest.put(PERSISTENT_VOLUME, pv("pvc-race", "pvc-race"))
+    put_bound(guest, "pvc-race", "pvc-race")
     body = {"apiVersion": r.API_VERSION, "kind": "VirtualDisk",
             "metadata": {"name": "pvc-race", "labels": upstream_labels("pvc-race", "")}, "spec": {}}
     read = dvp_api.put(r.VIRTUAL_DISK, body, "proj")

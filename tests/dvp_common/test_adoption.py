@@ -17,6 +17,7 @@ UUID = "5c3f0a52-1111-4222-8333-444455556666"
 OTHER = "0b8e7c11-9999-4aaa-8bbb-ccccdddd0000"
 NS = "proj"
 PV = Proof("PersistentVolume", "pvc-1", "volumeHandle")
+BOUND = Proof("PersistentVolume", "pvc-1", "volumeHandle; bound to PersistentVolumeClaim app/data, uid 1", strong=True)
 SCHEME = {L.MANAGED_BY: L.MANAGED_BY_VALUE, L.VIRTUAL_DISK_NAME: "pvc-1"}
 
 
@@ -36,11 +37,16 @@ OURS_LABELS = {L.MANAGED_BY: L.MANAGED_BY_VALUE, L.CLUSTER_UUID: UUID, L.COMPONE
     pytest.param(disk(**OURS_LABELS), None, Verdict.OURS, id="ours-already"),
     pytest.param(disk(**OURS_LABELS), PV, Verdict.OURS, id="ours-already-with-proof"),
     pytest.param(upstream(UUID), PV, Verdict.ADOPT, id="upstream-our-uuid-proven"),
-    pytest.param(upstream(""), PV, Verdict.ADOPT, id="upstream-empty-uuid-proven"),
-    pytest.param(upstream(None), PV, Verdict.ADOPT, id="upstream-no-uuid-proven"),
+    pytest.param(upstream(""), BOUND, Verdict.ADOPT, id="upstream-empty-uuid-proven-by-a-bound-claim"),
+    pytest.param(upstream(None), BOUND, Verdict.ADOPT, id="upstream-no-uuid-proven-by-a-bound-claim"),
+    pytest.param(upstream(UUID), BOUND, Verdict.ADOPT, id="upstream-our-uuid-proven-by-a-bound-claim"),
+    # nothing on the disk names a cluster: a PV alone, which a guest user could write, proves nothing
+    pytest.param(upstream(""), PV, Verdict.FOREIGN, id="attacker-empty-uuid-a-pv-alone"),
+    pytest.param(upstream(None), PV, Verdict.FOREIGN, id="attacker-no-uuid-a-pv-alone"),
     pytest.param(upstream(UUID), None, Verdict.FOREIGN, id="upstream-our-uuid-no-proof"),
     # the attacker: another cluster's upstream-made disk in the same project, same naming scheme
     pytest.param(upstream(OTHER), PV, Verdict.FOREIGN, id="attacker-other-uuid-with-proof"),
+    pytest.param(upstream(OTHER), BOUND, Verdict.FOREIGN, id="attacker-other-uuid-with-a-strong-proof"),
     pytest.param(upstream(OTHER), None, Verdict.FOREIGN, id="attacker-other-uuid"),
     pytest.param(upstream(""), None, Verdict.FOREIGN, id="attacker-empty-uuid-no-proof"),
     pytest.param(upstream(None), None, Verdict.FOREIGN, id="attacker-no-uuid-no-proof"),
@@ -65,13 +71,16 @@ def test_the_rule(obj, proof, verdict):
         assert d.patch == {"metadata": {"uid": "u-1", "resourceVersion": "7", "labels": OURS_LABELS}}
     else:
         assert d.patch is None
-    # only the want of a proof makes a foreign object worth a look for one
-    assert d.provable == (verdict is Verdict.FOREIGN and proof is None and obj is not None
-                          and decide(obj, UUID, L.CSI, PV, SCHEME).verdict is Verdict.ADOPT)
+    # only the want of a (strong enough) proof makes a foreign object worth a look for one
+    assert d.provable == (verdict is Verdict.FOREIGN and obj is not None and (proof is None or not proof.strong)
+                          and decide(obj, UUID, L.CSI, BOUND, SCHEME).verdict is Verdict.ADOPT)
 
 
 def test_proof_reads_as_one_line():
     assert str(PV) == "PersistentVolume pvc-1 of this cluster (volumeHandle)"
+    assert decide(upstream(None), UUID, L.CSI, PV, SCHEME).reason == (
+        "dvp.deckhouse.io/cluster-uuid empty or absent and PersistentVolume pvc-1 of this cluster (volumeHandle) is "
+        "a proof a guest user could forge")
 
 
 def test_no_uid_to_guard_with_is_never_adopted():
@@ -105,13 +114,14 @@ def test_adopt_patches_our_labels_once_under_uid_and_resource_version(api, caplo
     current = put_disk(api, dict(SCHEME))
     vds = disks(api)
     caplog.set_level("INFO")
-    out = vds.adopt(current, PV, SCHEME)
+    out = vds.adopt(current, BOUND, SCHEME)
     assert api.writes() == [("patch", "VirtualDisk", "pvc-1")]
     assert out["metadata"]["labels"] == {**SCHEME, **OURS_LABELS}
     assert vds.is_ours(out)
     assert [m for m in caplog.messages if "adopted" in m] == [
-        "adopted VirtualDisk pvc-1: named by PersistentVolume pvc-1 of this cluster (volumeHandle)"]
-    again = vds.adopt(out, PV, SCHEME)  # idempotent: ours already, no write
+        "adopted VirtualDisk pvc-1: named by PersistentVolume pvc-1 of this cluster (volumeHandle; bound to "
+        "PersistentVolumeClaim app/data, uid 1)"]
+    again = vds.adopt(out, BOUND, SCHEME)  # idempotent: ours already, no write
     assert again == out and api.writes() == [("patch", "VirtualDisk", "pvc-1")]
 
 
@@ -128,5 +138,5 @@ def test_adopt_of_a_disk_changed_since_it_was_read_is_a_conflict(api):
     current = put_disk(api, dict(SCHEME))
     put_disk(api, {**SCHEME, L.CLUSTER_UUID: OTHER})  # relabelled meanwhile
     with pytest.raises(Conflict):
-        disks(api).adopt(current, PV, SCHEME)
+        disks(api).adopt(current, BOUND, SCHEME)
     assert api.peek(r.VIRTUAL_DISK, "pvc-1", NS)["metadata"]["labels"][L.CLUSTER_UUID] == OTHER

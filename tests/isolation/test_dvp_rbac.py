@@ -28,7 +28,7 @@ from dvp_common.dvp.resources import SERVICE_WITH_HEALTHCHECKS as SWHC
 from dvp_common.dvp.resources import VIRTUAL_DISK, VIRTUAL_MACHINE, VMBDA
 from dvp_common.kube import Fault
 from dvp_common.kube.resources import NODE as NODE_RES
-from dvp_common.kube.resources import PERSISTENT_VOLUME, SERVICE
+from dvp_common.kube.resources import PERSISTENT_VOLUME, PERSISTENT_VOLUME_CLAIM, SERVICE
 from dvp_csi import DRIVER_NAME
 from dvp_csi.access import Dvp
 from dvp_csi.generated import csi_pb2
@@ -66,8 +66,14 @@ class Recorder:
 def upstream_volume(csi, admin, ns: str) -> None:
     """A volume the upstream driver made and attached, adopted with proof (a PV and the Node of this guest)."""
     guest = RecordedApi()
+    # bound to a live claim whose uid is in the disk's name, as the provisioner names volumes (the disk's cluster
+    # UUID is absent: an older upstream release)
     guest.put(PERSISTENT_VOLUME, {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pvc-up"},
-                                  "spec": {"csi": {"driver": DRIVER_NAME, "volumeHandle": "pvc-up"}}})
+                                  "spec": {"csi": {"driver": DRIVER_NAME, "volumeHandle": "pvc-up"},
+                                           "claimRef": {"namespace": "app", "name": "data", "uid": "up"}}})
+    guest.put(PERSISTENT_VOLUME_CLAIM, {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                                        "metadata": {"name": "data", "namespace": "app", "uid": "up"},
+                                        "spec": {"volumeName": "pvc-up"}}, "app")
     guest.put(NODE_RES, {"apiVersion": "v1", "kind": "Node", "metadata": {"name": NODE},
                          "spec": {"providerID": "dvp://vm-a"}})
     csi.dvp.guest = guest.client

@@ -14,6 +14,11 @@ hot-plug attachment) would stay foreign for ever. `decide` is the one rule that 
 4. The cluster-UUID label ours, empty or absent: adopted only with a `Proof`, an already-proven object of this
    cluster that names it (e.g. "PersistentVolume pv-x of this cluster (volumeHandle)"). A name alone is no proof:
    another cluster in the same DVP project makes same-named objects under the same scheme.
+5. With the cluster-UUID label empty or absent (upstream releases that left it so), nothing on the object says
+   which cluster made it, so the proof must be one no guest user can forge (`Proof.strong`): a claim bound to the
+   volume whose uid, chosen by the API server, is in the object's name, or a Node (written by kubelets and the
+   CCM, not by users). A PersistentVolume alone is not enough there: a user allowed to create one could name
+   another cluster's disk in it.
 
 An adoption is a merge patch adding our labels (`ownership.owned_labels`: component, cluster UUID, managed-by),
 with `metadata.uid` and `metadata.resourceVersion` as preconditions, so an object replaced or relabelled since it
@@ -37,6 +42,7 @@ class Proof:
     kind: str  # e.g. "PersistentVolume"
     name: str
     field: str  # e.g. "volumeHandle"
+    strong: bool = False  # rests on what no guest user can write (rule 5)
 
     def __str__(self) -> str:
         return f"{self.kind} {self.name} of this cluster ({self.field})"
@@ -88,6 +94,9 @@ def decide(obj: Mapping[str, Any] | None, cluster_uuid: str, component: str, pro
     if proof is None:
         return Decision(Verdict.FOREIGN, f"{L.CLUSTER_UUID} {'ours' if uuid else 'empty or absent'} but no object "
                         "of this cluster names it: a name alone proves nothing", provable=True)
+    if not uuid and not proof.strong:
+        return Decision(Verdict.FOREIGN, f"{L.CLUSTER_UUID} empty or absent and {proof} is a proof a guest user "
+                        "could forge", provable=True)
     if not md.get("uid") or not md.get("resourceVersion"):
         return _foreign("no uid or resourceVersion to guard the adoption with")
     patch = {"metadata": {"uid": md["uid"], "resourceVersion": md["resourceVersion"], "labels": labels_}}
