@@ -19,7 +19,7 @@ from dvp_common.dvp import labels as L
 from dvp_common.dvp.services import owned_by_healthchecks
 
 from dvp_ccm import indexes
-from dvp_ccm.domain.instances import considered, labels, name
+from dvp_ccm.domain.instances import considered, labels, name, readable
 from dvp_ccm.domain.loadbalancer import HEALTHCHECKS_KIND, SERVICE_KIND
 
 Obj = dict[str, Any]
@@ -60,18 +60,21 @@ class Cloud:
         return f"{self.conn.namespace}/{vm_name}"
 
     # VMs -----------------------------------------------------------------------------------------------------
-    def vm(self, vm_name: str) -> Obj | None:
+    def vm(self, vm_name: str, node: str | None = None) -> Obj | None:
+        """Our VM of that name; with `node` (the Node whose providerID names it) also an upstream VM of this cluster,
+        to read only (`instances.readable`)."""
         vm = self.vms.get(self._key(vm_name))
-        return vm if considered(vm, self.uuid) else None
+        return vm if readable(vm, self.uuid, node) else None
 
     def vm_by_hostname(self, hostname: str) -> list[Obj]:
         return [vm for vm in self.vms.by_index(indexes.VM_HOSTNAME, hostname)
                 if labels(vm).get(L.HOSTNAME) == hostname and considered(vm, self.uuid)]
 
-    def vm_live(self, vm_name: str) -> tuple[Obj | None, bool]:
-        """(the VM if ours, whether a VM of that name exists at all): one GET, to confirm what the cache says."""
+    def vm_live(self, vm_name: str, node: str | None = None) -> tuple[Obj | None, bool]:
+        """(the VM if ours, or read as `node`'s instance, whether a VM of that name exists at all): one GET, to
+        confirm what the cache says."""
         vm = self.vm_kind.get_or_none(vm_name)
-        return (vm if considered(vm, self.uuid) else None), vm is not None
+        return (vm if readable(vm, self.uuid, node) else None), vm is not None
 
     def vms_with_label(self, key: str) -> list[Obj]:
         return [vm for vm in self.vms.by_index(indexes.VM_LABEL_KEYS, key) if key in labels(vm)]

@@ -43,10 +43,10 @@ class LifecycleController:
             self.ctx.events.record(node, "Warning", E.BAD_PROVIDER_ID, str(exc))
             return DONE
         assert ref is not None and ref.name
-        vm = self.ctx.cloud.vm(ref.name)
+        vm = self.ctx.cloud.vm(ref.name, name)  # an upstream VM this Node names is read as its instance
         ready, _ = node_ready(node)
         if vm is None and not ready:
-            vm, exists = self.ctx.cloud.vm_live(ref.name)  # the cache may lag: never delete on its word alone
+            vm, exists = self.ctx.cloud.vm_live(ref.name, name)  # the cache may lag: never delete on its word alone
             if vm is None and exists:
                 self.ctx.events.record(node, "Warning", E.INSTANCE_NOT_OURS,
                                        f'Node "{name}": VirtualMachine "{ref.name}" is not a VM of this cluster; '

@@ -30,7 +30,7 @@ class NodeController:
 
     def find_vm(self, node: dict, ref: I.VMRef) -> dict | None:
         if ref.name:
-            return self.ctx.cloud.vm(ref.name)
+            return self.ctx.cloud.vm(ref.name, I.name(node))  # an upstream VM it names is read too
         found = self.ctx.cloud.vm_by_hostname(ref.hostname or "")
         if len(found) > 1:
             names = ", ".join(sorted(I.name(v) for v in found))
@@ -53,7 +53,7 @@ class NodeController:
             if not uninitialized:
                 return DONE  # gone VMs are the lifecycle controller's business
             if ref.name:
-                _, exists = self.ctx.cloud.vm_live(ref.name)
+                _, exists = self.ctx.cloud.vm_live(ref.name, name)
                 if exists:
                     self.ctx.events.record(node, "Warning", E.INSTANCE_NOT_OURS,
                                            f'Node "{name}": VirtualMachine "{ref.name}" is not a VM of this cluster')
