@@ -188,7 +188,8 @@ def test_foreign_dvp_service_of_the_same_name_is_left_alone():
                                   "spec": {"type": "LoadBalancer", "selector": {"app": "theirs"}}})
     assert ServiceController(w.ctx).reconcile("shop/web") == Result(requeue_after=300.0)
     assert w.dvp.peek(SERVICE, LBN, NS) == foreign
-    assert w.dvp.calls == [("create", "Service", LBN), ("get", "Service", LBN)]  # AlreadyExists; read; not ours
+    # AlreadyExists; read; not ours; read again to judge an adoption: another cluster's UUID, foreign
+    assert w.dvp.calls == [("create", "Service", LBN), ("get", "Service", LBN), ("get", "Service", LBN)]
     assert labelled(w) == set()
     assert [e[0] for e in w.events()] == [E.LB_NOT_OURS]
 

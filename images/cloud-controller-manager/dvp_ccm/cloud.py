@@ -16,6 +16,8 @@ from typing import Any, Protocol
 
 from dvp_common.dvp import DVPConnection, Services, ServicesWithHealthchecks, VirtualMachines
 from dvp_common.dvp import labels as L
+from dvp_common.dvp.adoption import Proof
+from dvp_common.dvp.ownership import NotOurs
 from dvp_common.dvp.services import owned_by_healthchecks
 
 from dvp_ccm import indexes
@@ -132,6 +134,24 @@ class Cloud:
         out = self.kinds[kind].ensure(name, spec, annotations=annotations, known=known, matches=matches)
         store = self.healthchecks_store if kind == HEALTHCHECKS_KIND else self.services_store
         if store is not None:  # the next reconcile (before the watch event) finds it: no create again
+            store.assume(out)
+        return out
+
+    def adopt_load_balancer(self, kind: str, name: str, proof: Proof) -> Obj | None:
+        """The parent object of that kind and name, read live, made ours with `proof` (`Objects.adopt`: NotOurs when
+        the adoption rule says foreign, Conflict when it changed since the read); None when there is none. A Service
+        made by a ServiceWithHealthchecks is its parent's: never adopted (NotOurs)."""
+        if kind == HEALTHCHECKS_KIND and not self.healthchecks_served() and not self.healthchecks_synced():
+            return None
+        current = self.kinds[kind].get_or_none(name)
+        if current is None:
+            return None
+        if kind == SERVICE_KIND and owned_by_healthchecks(current):
+            raise NotOurs("made by a ServiceWithHealthchecks", status=404, reason="NotOurs", kind=kind, name=name,
+                          namespace=self.conn.namespace)
+        out = self.kinds[kind].adopt(current, proof)
+        store = self.healthchecks_store if kind == HEALTHCHECKS_KIND else self.services_store
+        if store is not None and out is not current:
             store.assume(out)
         return out
 

@@ -1,13 +1,15 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
 """`dvp_ccm_load_balancers{state}`: the guest's LoadBalancer Services, `ensured` once their status holds the DVP
-address, else `pending`. Read from the Service informer's cache at scrape time; the label set is these two values."""
+address, else `pending`. Read from the Service informer's cache at scrape time; the label set is these two values.
+`dvp_ccm_adoptions_total{kind}`: parent objects the previous module made that the CCM adopted (`kind`: Service,
+ServiceWithHealthchecks)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from prometheus_client import CollectorRegistry
+from prometheus_client import CollectorRegistry, Counter
 from prometheus_client.core import GaugeMetricFamily
 
 from dvp_ccm.domain import loadbalancer as LB
@@ -38,3 +40,10 @@ class _LoadBalancers:
 
 def register(registry: CollectorRegistry, services: Callable[[], Iterable[dict]]) -> None:
     registry.register(_LoadBalancers(services))
+
+
+def adoptions(registry: CollectorRegistry) -> Callable[[str], None]:
+    """`dvp_ccm_adoptions_total{kind}` on `registry`; the returned callable counts one adoption of `kind`."""
+    counter = Counter("dvp_ccm_adoptions", "Parent objects of the previous module adopted, by kind", ["kind"],
+                      registry=registry)
+    return lambda kind: counter.labels(kind=kind).inc()

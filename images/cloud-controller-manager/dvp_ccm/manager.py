@@ -102,6 +102,7 @@ class Manager(Lifecycle):
         if lb:
             assert self.services is not None
             lb_metrics.register(self.registry, self.services.items)
+            self.ctx.adopted = lb_metrics.adoptions(self.registry)
             self.by_name[S.SERVICE] = Controller(S.SERVICE, ServiceController(self.ctx).reconcile, workers=w,
                                                      metrics=metrics)
         self.controllers = list(self.by_name.values())

@@ -39,3 +39,4 @@ class Context:
     healthchecks: Healthchecks = field(default_factory=Healthchecks)
     kind_not_served: Callable[[], None] = lambda: None  # a 404 from a kind discovery called served
     now: Callable[[], dt.datetime] = utcnow
+    adopted: Callable[[str], None] = lambda kind: None  # counts an adoption (dvp_ccm_adoptions_total{kind})

@@ -66,7 +66,7 @@ class ServiceController:
             return Result(retry=True)
 
     # ensure ------------------------------------------------------------------------------------------------
-    def _ensure(self, svc: dict) -> Result:
+    def _ensure(self, svc: dict, adopt: bool = True) -> Result:
         try:
             timing = self.ctx.healthchecks if self.ctx.use_healthchecks() else None
             want = LB.desired(svc, self.ctx.cloud.uuid, self.ctx.lb_annotation_prefixes, timing)
@@ -91,6 +91,8 @@ class ServiceController:
                     want.kind, want.name, spec, want.annotations, known=current is not None,
                     matches=lambda live: LB.spec_matches(live, want))
             except NotOurs:
+                if adopt and self._adopt(svc, want):
+                    return self._ensure(svc, adopt=False)  # reconciled as ours now, from the adopted object
                 self.ctx.events.record(svc, "Warning", E.LB_NOT_OURS,
                                        f'Service "{LB.key(svc)}": DVP {want.kind} "{want.name}" exists and is not '
                                        "managed by this cluster; left alone")
@@ -106,6 +108,32 @@ class ServiceController:
         if not found and want.kind == LB.HEALTHCHECKS_KIND:
             found = LB.ingress(self.ctx.cloud.child_service(want.name))
         return self._status(svc, found)
+
+    def _adopt(self, svc: dict, want: LB.Desired) -> bool:
+        """The Go module's parent objects of this name (either kind) adopted with the guest Service as proof
+        (`LB.adoption_proof`); True when one became ours. A foreign one (another cluster's) is left alone."""
+        proof = LB.adoption_proof(svc, want.name)
+        if proof is None:
+            return False
+        adopted = False
+        for kind in (want.kind, OTHER[want.kind]):
+            before = None
+            try:
+                before = self.ctx.cloud.load_balancer(kind, want.name)
+                obj = None if before is not None else self.ctx.cloud.adopt_load_balancer(kind, want.name, proof)
+            except NotOurs as exc:
+                log.info('DVP %s "%s" not adopted: %s', kind, want.name, exc)
+                continue
+            except NotFound:  # the kind is not served
+                continue
+            if obj is None:
+                continue
+            adopted = True
+            self.ctx.adopted(kind)
+            self.ctx.events.record(svc, E.NORMAL, E.ADOPTED_LB,
+                                   f'Service "{LB.key(svc)}": DVP {kind} "{want.name}" made for it by the previous '
+                                   f"module is managed by this cluster now (named by {proof})")
+        return adopted
 
     def _selector_ready(self, svc: dict, want: LB.Desired, backends: set[str] | None) -> bool:
         """Whether the VMs the new selector names carry its label: the shared one is put on by BACKENDS (queued
@@ -162,8 +190,10 @@ class ServiceController:
 
     def _label_vms(self, label_key: str, wanted: set[str], svc: dict | None = None) -> None:
         """Our VMs in `wanted` carry the label, our others do not; a VM not ours is left alone and reported."""
-        ours, foreign = LB.split_vms(self.ctx.cloud.vms_with_label(label_key), self.ctx.cloud.uuid)
-        self._left_alone(svc, foreign, label_key)
+        found = self.ctx.cloud.vms_with_label(label_key)
+        ours, foreign = LB.split_vms(found, self.ctx.cloud.uuid)
+        instances = {I.name(vm) for vm in found if self._upstream_instance(vm)}  # keep their label until they go
+        self._left_alone(svc, [n for n in foreign if n not in instances], label_key)
         for vm in ours:
             if I.name(vm) not in wanted:
                 self.ctx.cloud.set_vm_labels(vm, {label_key: None})
@@ -171,6 +201,14 @@ class ServiceController:
             vm = self.ctx.cloud.vm(vm_name)
             if vm is not None and I.labels(vm).get(label_key) != L.LB_LABEL_VALUE:
                 self.ctx.cloud.set_vm_labels(vm, {label_key: L.LB_LABEL_VALUE})
+
+    def _upstream_instance(self, vm: dict) -> bool:
+        """A VM the Go module made that a Node of this cluster names in its providerID (`I.named_by_node`): this
+        cluster's, read only, so never written and never reported as foreign."""
+        host = I.labels(vm).get(L.HOSTNAME) or ""
+        node = self.ctx.nodes.get(host) if host else None
+        return node is not None and I.provider_id(node) == L.provider_id(I.name(vm)) \
+            and I.named_by_node(vm, self.ctx.cloud.uuid, host)
 
     def _left_alone(self, svc: dict | None, vm_names: list[str], label_key: str) -> None:
         """Logged once per guest Service, VM and label; a Warning on the guest Service when there is one."""

@@ -18,4 +18,5 @@ ENSURING_LB, ENSURED_LB = "EnsuringLoadBalancer", "EnsuredLoadBalancer"
 DELETED_LB = "DeletedLoadBalancer"
 UNSUPPORTED_SERVICE = "UnsupportedLoadBalancer"
 LB_NOT_OURS = "LoadBalancerNotOurs"  # a DVP Service of that name exists and is not ours
+ADOPTED_LB = "AdoptedLoadBalancer"  # the Go module's parent object for this guest Service is ours now
 SYNC_LB_FAILED = "SyncLoadBalancerFailed"

@@ -27,6 +27,15 @@
   and not being removed by the cluster autoscaler; with `externalTrafficPolicy: Local` only those whose
   kube-proxy answers 200 on `healthCheckNodePort` (they run a ready endpoint).
 
+Adoption (a cluster switched from the Go module): a parent object of either kind named `a<uid32>` for a guest
+LoadBalancer Service of this cluster that carries our cleanup finalizer, with no component label and no other
+cluster's UUID, is adopted (`adoption_proof`: the guest Service, whose uid the API server chose, names it; a strong
+proof; the Go module writes no labels, so none are expected) with `Objects.adopt` (uid and resourceVersion
+guarded), then reconciled as ours: our annotations and selector, its address into the guest Service. A Normal
+`AdoptedLoadBalancer` on the guest Service, `dvp_ccm_adoptions_total{kind}` counts it. A child Service of an
+upstream ServiceWithHealthchecks is its parent's and never adopted. The Go module's VMs (read as this cluster's
+instances, `instances.readable`) are never labelled: they keep their per-Service label until they go.
+
 Foreign objects on the way (a cluster switched from the Go module: its parent Service has the same name, no
 labels, and selects `{dvp.deckhouse.io/<name>: loadbalancer}` on VMs the Go module's nodes run in):
 - A VM that carries a load balancer's label and is not ours (the ownership rule, `instances.considered`) is left
@@ -52,6 +61,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dvp_common.dvp import labels as L
+from dvp_common.dvp.adoption import Proof
 from dvp_common.dvp.ownership import is_ours
 
 from . import events as E
@@ -263,3 +273,13 @@ def release_outcome(guest_key: str, lb_name: str, remaining: list[tuple[str, Obj
                     f'Service "{guest_key}": DVP {kind} "{lb_name}" is not managed by this cluster and stays in '
                     f"DVP with its address ({ips}); not deleted, the guest Service is released"))
     return Release(True, events=out)
+
+
+def adoption_proof(svc: Obj, lb_name: str) -> Proof | None:
+    """The proof that the parent object `lb_name` was made for `svc`: a guest LoadBalancer Service of this cluster
+    that carries our cleanup finalizer and whose uid (chosen by the API server, no user picks it) is in the name;
+    None when `svc` does not name it."""
+    uid = str(md(svc).get("uid") or "")
+    if not uid or not has_finalizer(svc) or names(svc)[0] != lb_name:
+        return None
+    return Proof("Service", key(svc), "metadata.uid", strong=True)
