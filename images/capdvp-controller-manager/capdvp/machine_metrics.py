@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from prometheus_client import CollectorRegistry, Histogram
+from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.core import GaugeMetricFamily
 
 from capdvp.domain.census import by_phase
 
 # A VM boots in tens of seconds to minutes; DVP imports of a boot image can take far longer.
 PROVISIONING_BUCKETS = (10, 20, 30, 60, 120, 180, 300, 600, 900, 1800, 3600)
+ADOPTED_KINDS = ("VirtualMachine", "VirtualDisk", "Secret")  # what capdvp adopts (controllers/adoption.py)
 SEEN_CAP = 10_000  # machines remembered as observed; far more than a cluster has
 
 
@@ -34,10 +35,19 @@ class MachineMetrics:
             "capdvp_machine_provisioning_duration_seconds",
             "From the DeckhouseMachine's creation to its VM running (observed once, when it is provisioned)",
             buckets=PROVISIONING_BUCKETS, registry=registry)
+        self.adoptions = Counter(
+            "capdvp_adoptions_total", "Objects the upstream capdvp made for a machine, adopted with proof (the "
+            "DeckhouseMachine naming the VM; the adopted VM owning the disks and Secret), by kind",
+            ["kind"], registry=registry)
+        for kind in ADOPTED_KINDS:
+            self.adoptions.labels(kind=kind)
         registry.register(_Phases(vms))
         # A pass that reads the machine from the cache before its own status write arrived sees it unprovisioned
         # again: the machines already observed are remembered (by uid, the newest SEEN_CAP of them).
         self._seen: dict[str, None] = {}
+
+    def adopted(self, kind: str) -> None:
+        self.adoptions.labels(kind=kind).inc()
 
     def provisioned(self, uid: str, seconds: float) -> None:
         if uid in self._seen:

@@ -93,6 +93,7 @@ class Manager(Lifecycle):
         ctx = Context(CachedClient(guest, self.guest_informers), project(cached), settings.reconcile)
         metrics = Metrics(self.registry)
         machine_metrics = MachineMetrics(self.registry, self.dvp_informers[r.VIRTUAL_MACHINE].items)
+        ctx.on_adopt = machine_metrics.adopted
         self.machines = Controller("deckhousemachine", MachineReconciler(ctx, machine_metrics.provisioned).reconcile,
                                    workers=settings.workers, metrics=metrics)
         self.clusters = Controller("deckhousecluster", ClusterReconciler(ctx).reconcile, workers=1, metrics=metrics)

@@ -32,6 +32,7 @@ class Context:
     dvp: Project
     config: ReconcileConfig
     now: Callable[[], dt.datetime] = utcnow
+    on_adopt: Callable[[str], None] | None = None  # called with the kind of each object adopted (a metric)
 
 
 def project(conn: DVPConnection) -> Project:

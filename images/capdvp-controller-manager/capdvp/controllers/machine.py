@@ -13,7 +13,7 @@ import logging
 from collections.abc import Callable
 
 from capdvp import resources as r
-from capdvp.controllers import guest, machine_create, machine_delete, machine_update, placement
+from capdvp.controllers import adoption, guest, machine_create, machine_delete, machine_update, placement
 from capdvp.controllers.context import DONE, Context, Result, parse_time
 from capdvp.controllers.status import StatusDraft, write
 from capdvp.domain import conditions as c
@@ -100,6 +100,9 @@ class MachineReconciler:
             if outcome.vm is None:
                 return outcome.result
             vm, absent = outcome.vm, outcome.absent
+        elif not ownership.is_machines(vm, ctx.dvp.cluster_uuid, meta["name"]) and \
+                (taken := adoption.adopt_machine(ctx, dm, vm)) is not None:
+            vm = taken  # the upstream capdvp's VM of this machine: ours now, same uid, nothing recreated
         elif not ownership.is_machines(vm, ctx.dvp.cluster_uuid, meta["name"]):
             msg = (f"VirtualMachine {vm['metadata']['name']} in DVP namespace {ctx.dvp.namespace} was not "
                    "created by capdvp for this machine; refusing to adopt it")

@@ -16,7 +16,7 @@ from dvp_common.dvp import labels as L
 from dvp_common.kube import ApiError, Transient
 
 from capdvp import resources as r
-from capdvp.controllers import guest
+from capdvp.controllers import adoption, guest
 from capdvp.controllers.context import DONE, Context, Result, parse_time
 from capdvp.domain import deletion, names, ownership
 
@@ -64,6 +64,9 @@ def reconcile_delete(ctx: Context, dm: dict, finalizer: str) -> Result:
     vm: dict | None = None
     try:
         vm = ctx.dvp.vms.get_or_none(names.vm_name(machine))
+        if vm is not None and not ownership.is_machines(vm, uuid, machine):
+            # The upstream capdvp's VM of this machine (never reconciled by us yet): adopted, then deleted as ours.
+            vm = adoption.adopt_machine(ctx, dm, vm) or vm
         if vm is not None and not ownership.is_machines(vm, uuid, machine):
             log.warning("VM %s/%s is not this machine's; leaving it alone", ns, machine)
             vm = None

@@ -1,0 +1,179 @@
+# Copyright 2026 The cloud-provider-dvp Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Taking over the machines the upstream (Go) capdvp made: adopted with the DeckhouseMachine as proof, reconciled
+and deleted as ours; another cluster's objects refused exactly as before."""
+
+from __future__ import annotations
+
+import pytest
+from capdvp import resources as r
+from capdvp.controllers.context import DONE, Result
+from capdvp.machine_metrics import MachineMetrics
+from dvp_common.kube.resources import EVENT
+from prometheus_client import CollectorRegistry
+
+from testkit.capdvp.world import DVP_NS, NS, OTHER_UUID, UUID
+
+OURS = {"deckhouse.io/managed-by": "deckhouse", "dvp.deckhouse.io/cluster-uuid": UUID,
+        "dvp.deckhouse.io/component": "capdvp"}
+
+
+def upstream_machine(world, name="w-1", uuid=UUID, *, vm_labels=None, secret_labels=None):
+    """The VM, disks and Secret as upstream's capdvp makes them (read in deckhouse/deckhouse
+    modules/030-cloud-provider-dvp/images/capdvp-controller-manager/src/internal/controller/
+    deckhousemachine_controller.go `createVM`, and images/dvp-common/api/disk.go `CreateDiskFromDataSource`,
+    `CreateDisk`, compute.go `CreateCloudInitProvisioningSecret`): VM named after the DeckhouseMachine, labelled
+    managed-by, cluster-uuid, hostname (no component label); disks `<m>-boot`, `<m>-additional-disk-<i>` labelled
+    managed-by, virtualDiskName, cluster-uuid, hostname; Secret `cloud-init-<m>`; each with an ownerReference
+    (apiVersion, kind, name, uid; no controller flag) to the VM."""
+    labels = {"deckhouse.io/managed-by": "deckhouse", "dvp.deckhouse.io/cluster-uuid": uuid,
+              "dvp.deckhouse.io/hostname": name} if vm_labels is None else vm_labels
+    disks = [f"{name}-boot", f"{name}-additional-disk-0"]
+    vm = world.dvp.put(r.VIRTUAL_MACHINE, {"metadata": {"name": name, "labels": labels}, "spec": {
+        "runPolicy": "AlwaysOnUnlessStoppedManually", "liveMigrationPolicy": "PreferSafe", "osType": "Generic",
+        "bootloader": "EFI", "virtualMachineClassName": "generic", "enableParavirtualization": True,
+        "provisioning": {"type": "UserDataRef", "userDataRef": {"kind": "Secret", "name": f"cloud-init-{name}"}},
+        "cpu": {"cores": 2, "coreFraction": "50%"}, "memory": {"size": "4Gi"},
+        "blockDeviceRefs": [{"kind": "VirtualDisk", "name": d} for d in disks]}}, DVP_NS)
+    owner = [{"apiVersion": "virtualization.deckhouse.io/v1alpha2", "kind": "VirtualMachine", "name": name,
+              "uid": vm["metadata"]["uid"]}]
+    world.dvp.put(r.SECRET, {"metadata": {"name": f"cloud-init-{name}", "ownerReferences": owner,
+                                          **({"labels": secret_labels} if secret_labels else {})},
+                             "type": "provisioning.virtualization.deckhouse.io/cloud-init",
+                             "data": {"userData": "I2Nsb3VkLWNvbmZpZw=="}}, DVP_NS)
+    for disk, size, sc in ((disks[0], "20Gi", "fast"), (disks[1], "10Gi", "slow")):
+        world.dvp.put(r.VIRTUAL_DISK, {"metadata": {"name": disk, "ownerReferences": owner, "labels": {
+            "deckhouse.io/managed-by": "deckhouse", "virtualDiskName": disk, "dvp.deckhouse.io/cluster-uuid": uuid,
+            "dvp.deckhouse.io/hostname": name}},
+            "spec": {"persistentVolumeClaim": {"size": size, "storageClass": sc}}}, DVP_NS)
+    world.vm_phase(name, "Running")
+    return world.vm(name)
+
+
+def record_patches(world) -> list:
+    patches: list = []
+    real = world.dvp.client.patch
+
+    def patch(res, name, body, namespace=None, **kw):
+        patches.append((res.kind, name, body))
+        return real(res, name, body, namespace, **kw)
+    world.dvp.client.patch = patch
+    return patches
+
+
+def snapshot(world):
+    return {res.kind: {o["metadata"]["name"]: o for o in world.dvp.items(res, DVP_NS)}
+            for res in (r.VIRTUAL_MACHINE, r.VIRTUAL_DISK, r.SECRET)}
+
+
+@pytest.mark.parametrize("uuid", [UUID, ""])  # ours, or empty (older upstream releases)
+def test_upstream_machine_is_adopted_reconciled_and_deleted_as_ours(world, uuid):
+    vm = upstream_machine(world, uuid=uuid)
+    before = snapshot(world)
+    patches = record_patches(world)
+    adopted: list[str] = []
+    world.ctx.on_adopt = adopted.append
+    world.capi_machine("w-1")
+    assert world.reconcile("w-1") == DONE
+
+    # exactly one guarded label patch per object, plus the Secret's hostname label (upstream writes none on it)
+    rv = {k: {n: o["metadata"]["resourceVersion"] for n, o in objs.items()} for k, objs in before.items()}
+    uid = {k: {n: o["metadata"]["uid"] for n, o in objs.items()} for k, objs in before.items()}
+    want = [(kind, name, {"metadata": {"uid": uid[kind][name], "resourceVersion": rv[kind][name],
+                                        "labels": OURS}})
+            for kind, name in (("VirtualMachine", "w-1"), ("VirtualDisk", "w-1-boot"),
+                               ("VirtualDisk", "w-1-additional-disk-0"), ("Secret", "cloud-init-w-1"))]
+    want.append(("Secret", "cloud-init-w-1", {"metadata": {"labels": {"dvp.deckhouse.io/hostname": "w-1"},
+                                                            "uid": uid["Secret"]["cloud-init-w-1"]}}))
+    assert patches == want
+    assert adopted == ["VirtualMachine", "VirtualDisk", "VirtualDisk", "Secret"]
+    assert [c for c in world.dvp.writes() if c[0] != "patch"] == []  # nothing created, nothing deleted
+    events = world.guest.items(EVENT, NS)
+    assert [(e["reason"], e["type"], e["involvedObject"]["name"]) for e in events] == [("Adopted", "Normal", "w-1")]
+    assert "VirtualMachine w-1" in events[0]["message"] and "Secret cloud-init-w-1" in events[0]["message"]
+
+    # reconciled as ours: Ready, same VM (uid unchanged), spec untouched
+    assert world.condition("w-1")["status"] == "True"
+    assert world.dm("w-1")["spec"]["providerID"] == "dvp://w-1"
+    now = world.vm("w-1")
+    assert now["metadata"]["uid"] == vm["metadata"]["uid"] and now["spec"] == vm["spec"]
+    assert world.reconcile("w-1") == DONE and len(patches) == 5  # nothing more to adopt
+
+    # deletion leaves nothing of the machine in the project
+    world.delete_machine("w-1")
+    assert world.reconcile("w-1") == Result(requeue_after=5.0)
+    assert world.reconcile("w-1") == DONE
+    assert world.dm("w-1") is None
+    assert world.names(r.VIRTUAL_MACHINE) == world.names(r.VIRTUAL_DISK) == world.names(r.SECRET) == []
+
+
+def test_upstream_machine_deleted_before_its_first_pass_is_adopted_and_removed(world):
+    upstream_machine(world)
+    world.capi_machine("w-1")
+    dm = world.dm("w-1")
+    dm["metadata"]["finalizers"] = ["deckhousemachine.infrastructure.cluster.x-k8s.io"]  # upstream's finalizer
+    world.guest.put(r.DECKHOUSE_MACHINE, dm, NS)
+    world.delete_machine("w-1")
+    world.reconcile("w-1")
+    world.reconcile("w-1")
+    assert world.dm("w-1") is None
+    assert world.names(r.VIRTUAL_MACHINE) == world.names(r.VIRTUAL_DISK) == world.names(r.SECRET) == []
+
+
+REFUSAL = ("VirtualMachine w-1 in DVP namespace tenant-a was not created by capdvp for this machine; "
+           "refusing to adopt it")
+
+
+@pytest.mark.parametrize("vm_labels", [
+    {"deckhouse.io/managed-by": "deckhouse", "dvp.deckhouse.io/cluster-uuid": OTHER_UUID,
+     "dvp.deckhouse.io/hostname": "w-1"},  # another cluster's upstream machine of the same name
+    {"deckhouse.io/managed-by": "deckhouse", "dvp.deckhouse.io/cluster-uuid": UUID,
+     "dvp.deckhouse.io/component": "ccm", "dvp.deckhouse.io/hostname": "w-1"},  # ours, another component's
+    {"deckhouse.io/managed-by": "deckhouse", "dvp.deckhouse.io/cluster-uuid": UUID,
+     "dvp.deckhouse.io/hostname": "w-2"},  # another machine's
+    {"deckhouse.io/managed-by": "someone", "dvp.deckhouse.io/cluster-uuid": UUID,
+     "dvp.deckhouse.io/hostname": "w-1"},  # not upstream's scheme
+])
+def test_foreign_vm_is_refused_and_untouched(world, vm_labels):
+    upstream_machine(world, vm_labels=vm_labels)
+    before = snapshot(world)
+    world.capi_machine("w-1")
+    world.reconcile("w-1")
+    status = world.dm("w-1")["status"]
+    assert (status["failureReason"], status["failureMessage"]) == ("CreateError", REFUSAL)
+    assert world.dvp.writes() == [] and world.guest.items(EVENT, NS) == []
+    world.delete_machine("w-1")
+    world.reconcile("w-1")
+    assert world.dm("w-1") is None
+    assert snapshot(world) == before
+
+
+def test_disk_owned_by_another_vm_is_not_adopted(world):
+    upstream_machine(world)
+    other = world.dvp.put(r.VIRTUAL_MACHINE, {"metadata": {"name": "x-1", "labels": {
+        "dvp.deckhouse.io/cluster-uuid": OTHER_UUID}}, "spec": {}}, DVP_NS)
+    disk = world.dvp.peek(r.VIRTUAL_DISK, "w-1-additional-disk-0", DVP_NS)
+    disk["metadata"]["ownerReferences"][0].update(name="x-1", uid=other["metadata"]["uid"])
+    world.dvp.put(r.VIRTUAL_DISK, disk, DVP_NS)
+    planted = world.dvp.peek(r.VIRTUAL_DISK, "w-1-additional-disk-0", DVP_NS)
+    world.capi_machine("w-1")
+    world.reconcile("w-1")
+    assert world.dvp.peek(r.VIRTUAL_DISK, "w-1-additional-disk-0", DVP_NS) == planted  # untouched
+    assert world.vm("w-1")["metadata"]["labels"]["dvp.deckhouse.io/component"] == "capdvp"
+    # the machine is deleted: its own objects go, the planted disk stays
+    world.delete_machine("w-1")
+    world.reconcile("w-1")
+    world.reconcile("w-1")
+    assert world.names(r.VIRTUAL_DISK) == ["w-1-additional-disk-0"]
+    assert world.dvp.peek(r.VIRTUAL_DISK, "w-1-additional-disk-0", DVP_NS) == planted
+
+
+def test_adoptions_metric_counts_by_kind():
+    registry = CollectorRegistry()
+    metrics = MachineMetrics(registry, lambda: [])
+    assert registry.get_sample_value("capdvp_adoptions_total", {"kind": "VirtualDisk"}) == 0
+    metrics.adopted("VirtualMachine")
+    metrics.adopted("VirtualDisk")
+    metrics.adopted("VirtualDisk")
+    assert registry.get_sample_value("capdvp_adoptions_total", {"kind": "VirtualMachine"}) == 1
+    assert registry.get_sample_value("capdvp_adoptions_total", {"kind": "VirtualDisk"}) == 2
