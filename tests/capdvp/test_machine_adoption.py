@@ -9,6 +9,8 @@ import pytest
 from capdvp import resources as r
 from capdvp.controllers.context import DONE, Result
 from capdvp.machine_metrics import MachineMetrics
+from dvp_common.dvp import manifests as m
+from dvp_common.kube import Conflict
 from dvp_common.kube.resources import EVENT
 from prometheus_client import CollectorRegistry
 
@@ -41,11 +43,11 @@ def upstream_machine(world, name="w-1", uuid=UUID, *, vm_labels=None, secret_lab
                                           **({"labels": secret_labels} if secret_labels else {})},
                              "type": "provisioning.virtualization.deckhouse.io/cloud-init",
                              "data": {"userData": "I2Nsb3VkLWNvbmZpZw=="}}, DVP_NS)
-    for disk, size, sc in ((disks[0], "20Gi", "fast"), (disks[1], "10Gi", "slow")):
-        world.dvp.put(r.VIRTUAL_DISK, {"metadata": {"name": disk, "ownerReferences": owner, "labels": {
+    for disk, size, sc, source in ((disks[0], "20Gi", "fast", m.image_source("ClusterVirtualImage", "ubuntu-24-04")),
+                                   (disks[1], "10Gi", "slow", None)):
+        world.dvp.put(r.VIRTUAL_DISK, m.virtual_disk({"name": disk, "ownerReferences": owner, "labels": {
             "deckhouse.io/managed-by": "deckhouse", "virtualDiskName": disk, "dvp.deckhouse.io/cluster-uuid": uuid,
-            "dvp.deckhouse.io/hostname": name}},
-            "spec": {"persistentVolumeClaim": {"size": size, "storageClass": sc}}}, DVP_NS)
+            "dvp.deckhouse.io/hostname": name}}, size, sc, source), DVP_NS)
     world.vm_phase(name, "Running")
     return world.vm(name)
 
@@ -67,13 +69,17 @@ def snapshot(world):
 
 
 @pytest.mark.parametrize("uuid", [UUID, ""])  # ours, or empty (older upstream releases)
-def test_upstream_machine_is_adopted_reconciled_and_deleted_as_ours(world, uuid):
+@pytest.mark.parametrize("provisioned", [False, True])  # upstream had written the machine's status, or not yet
+def test_upstream_machine_is_adopted_reconciled_and_deleted_as_ours(world, uuid, provisioned):
     vm = upstream_machine(world, uuid=uuid)
     before = snapshot(world)
     patches = record_patches(world)
     adopted: list[str] = []
     world.ctx.on_adopt = adopted.append
     world.capi_machine("w-1")
+    if provisioned:
+        world.guest.set_status(r.DECKHOUSE_MACHINE, "w-1", NS, {"initialization": {"provisioned": True},
+                                                                "ready": True})
     assert world.reconcile("w-1") == DONE
 
     # exactly one guarded label patch per object, plus the Secret's hostname label (upstream writes none on it)
@@ -95,6 +101,8 @@ def test_upstream_machine_is_adopted_reconciled_and_deleted_as_ours(world, uuid)
     # reconciled as ours: Ready, same VM (uid unchanged), spec untouched
     assert world.condition("w-1")["status"] == "True"
     assert world.dm("w-1")["spec"]["providerID"] == "dvp://w-1"
+    conds = {c["type"]: c for c in world.dm("w-1")["status"]["conditions"]}
+    assert "InPlaceUpdate" not in conds, conds.get("InPlaceUpdate")  # upstream's VM is what the spec asks for
     now = world.vm("w-1")
     assert now["metadata"]["uid"] == vm["metadata"]["uid"] and now["spec"] == vm["spec"]
     assert world.reconcile("w-1") == DONE and len(patches) == 5  # nothing more to adopt
@@ -177,3 +185,18 @@ def test_adoptions_metric_counts_by_kind():
     metrics.adopted("VirtualDisk")
     assert registry.get_sample_value("capdvp_adoptions_total", {"kind": "VirtualMachine"}) == 1
     assert registry.get_sample_value("capdvp_adoptions_total", {"kind": "VirtualDisk"}) == 2
+
+
+def test_a_vm_changed_since_it_was_read_is_not_adopted_on_that_pass(world):
+    # The adoption carries uid and resourceVersion: the API answers 409 when the VM changed meanwhile; the pass
+    # fails (retried by the controller) and the next one judges the VM as it is then.
+    upstream_machine(world)
+    world.capi_machine("w-1")
+    world.dvp.fail("patch", "VirtualMachine", Conflict("the object has been modified", status=409,
+                                                        reason="Conflict"), "w-1")
+    with pytest.raises(Conflict):
+        world.reconcile("w-1")
+    assert "dvp.deckhouse.io/component" not in world.vm("w-1")["metadata"]["labels"]
+    assert world.reconcile("w-1") == DONE
+    assert world.vm("w-1")["metadata"]["labels"]["dvp.deckhouse.io/component"] == "capdvp"
+    assert world.condition("w-1")["status"] == "True"

@@ -14,6 +14,7 @@ from capdvp.manager import Manager
 from capdvp.settings import Settings
 from dvp_common.dvp import conditions as D
 from dvp_common.dvp.connection import DVPConnection, DVPSettings
+from dvp_common.kube.resources import EVENT
 
 from sim import SimConfig, Simulator, seed
 from testkit.capdvp.real import RealEnv
@@ -162,3 +163,62 @@ def test_a_machine_is_ready_and_booted_under_either_dvp_spelling(running_spelled
         "VMRunning", "True")
     assert next(c for c in env.vm("s-0")["status"]["conditions"] if c["type"] == "Running")["reason"] == \
         D.spelled(running, sim.config.dvp_api_version)
+
+
+def _upstream_machine(env, name: str, spec: dict) -> dict:
+    """The VM, disks and Secret as upstream's capdvp makes them (deckhouse/deckhouse
+    modules/030-cloud-provider-dvp/images/capdvp-controller-manager/src/internal/controller/
+    deckhousemachine_controller.go `createVM`; images/dvp-common/api/disk.go, compute.go): the VM named after the
+    machine, labelled managed-by, cluster-uuid, hostname; `cloud-init-<m>`, `<m>-boot`, `<m>-additional-disk-<i>`
+    with an ownerReference (no controller flag) to it; no component label anywhere."""
+    from dvp_common.dvp import manifests as m
+
+    disks = [f"{name}-boot"] + [f"{name}-additional-disk-{i}" for i in range(len(spec["additionalDisks"]))]
+    vm = env.dvp.create(r.VIRTUAL_MACHINE, {"apiVersion": r.VIRTUAL_MACHINE.api_version, "kind": "VirtualMachine",
+        "metadata": {"name": name, "labels": {"deckhouse.io/managed-by": "deckhouse",
+                                              "dvp.deckhouse.io/cluster-uuid": env.uuid,
+                                              "dvp.deckhouse.io/hostname": name}},
+        "spec": {"runPolicy": "AlwaysOnUnlessStoppedManually", "liveMigrationPolicy": "PreferSafe",
+                 "osType": "Generic", "bootloader": "EFI", "virtualMachineClassName": spec["vmClassName"],
+                 "enableParavirtualization": True,
+                 "provisioning": {"type": "UserDataRef",
+                                  "userDataRef": {"kind": "Secret", "name": f"cloud-init-{name}"}},
+                 "cpu": {"cores": 2, "coreFraction": "50%"}, "memory": {"size": spec["memory"]},
+                 "blockDeviceRefs": [{"kind": "VirtualDisk", "name": d} for d in disks]}}, env.dvp_ns)
+    owner = [{"apiVersion": r.VIRTUAL_MACHINE.api_version, "kind": "VirtualMachine", "name": name,
+              "uid": vm["metadata"]["uid"]}]
+    env.dvp.create(r.SECRET, m.cloud_init_secret({"name": f"cloud-init-{name}", "ownerReferences": owner},
+                                                 b"#cloud-config\n"), env.dvp_ns)
+    for i, disk in enumerate(disks):
+        meta = {"name": disk, "ownerReferences": owner, "labels": {
+            "deckhouse.io/managed-by": "deckhouse", "virtualDiskName": disk, "dvp.deckhouse.io/cluster-uuid": env.uuid,
+            "dvp.deckhouse.io/hostname": name}}
+        body = m.virtual_disk(meta, spec["rootDiskSize"], SC, m.image_source("ClusterVirtualImage", env.image)) \
+            if i == 0 else m.virtual_disk(meta, spec["additionalDisks"][i - 1]["size"], SC)
+        env.dvp.create(r.VIRTUAL_DISK, body, env.dvp_ns)
+    return vm
+
+
+def test_an_upstream_machine_is_adopted_and_deleted_with_the_simulator(running):
+    # Made by upstream's capdvp and running under DVP; the DeckhouseMachine then comes to us: adopted on the first
+    # pass (the VM is outside our label-selected informers until then), Ready with the same VM, deleted clean.
+    env, _sim = running
+    spec = env.spec(rootDiskStorageClass=SC, additionalDisks=[{"size": "1Gi", "storageClass": SC}])
+    vm = _upstream_machine(env, "a-0", spec)
+    wait_until("upstream VM running", lambda: (env.vm("a-0").get("status") or {}).get("phase") == "Running",
+               lambda: str(env.vm("a-0").get("status")))
+    env.capi_machine("a-0", spec)
+    wait_until("adopted machine ready", lambda: _status(env, "a-0").get("ready"), describe(env, "a-0"))
+    now = env.vm("a-0")
+    assert now["metadata"]["uid"] == vm["metadata"]["uid"]
+    for res in (r.VIRTUAL_MACHINE, r.VIRTUAL_DISK, r.SECRET):
+        for o in env.dvp.list(res, env.dvp_ns).items:
+            labels = o["metadata"]["labels"]
+            assert (labels["dvp.deckhouse.io/component"], labels["dvp.deckhouse.io/cluster-uuid"],
+                    labels["dvp.deckhouse.io/hostname"]) == ("capdvp", env.uuid, "a-0"), o["metadata"]["name"]
+    events = [e for e in env.guest.list(EVENT, env.ns).items if e["reason"] == "Adopted"]
+    assert [e["involvedObject"]["name"] for e in events] == ["a-0"]
+    env.guest.delete(r.DECKHOUSE_MACHINE, "a-0", env.ns)
+    wait_until("machine released", lambda: env.dm("a-0") is None)
+    wait_until("DVP side empty", lambda: not any(env.names(res) for res in (
+        r.VIRTUAL_MACHINE, r.VIRTUAL_DISK, r.SECRET)))
