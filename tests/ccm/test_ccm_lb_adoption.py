@@ -142,3 +142,23 @@ def test_adoptions_counter():
     count("Service")
     count("Service")
     assert registry.get_sample_value("dvp_ccm_adoptions_total", {"kind": "Service"}) == 2
+
+
+def test_adopted_parent_keeps_the_go_modules_backends_until_ours_exist():
+    """Only the Go module's node (u-0, this cluster's instance) is eligible: the adopted parent keeps selecting it,
+    the guest Service gets the address; the switch to our selector waits for a VM of ours."""
+    w = world()
+    switched(w)
+    w.guest.client.delete(NODE, "w-0")
+    w.dvp.client.delete(VIRTUAL_MACHINE, "w-0", NS)
+    c = ServiceController(w.ctx)
+    assert c.reconcile(BACKENDS) == DONE
+    assert c.reconcile("shop/web") == Result(requeue_after=30.0)
+    parent = w.dvp.peek(SERVICE, LBN, NS)
+    assert parent["metadata"]["labels"][L.COMPONENT] == L.CCM and parent["spec"]["selector"] == {KEY: "loadbalancer"}
+    assert LB.ingress(w.guest.peek(SERVICE, "web", "shop")) == [{"ip": IP}]
+    w.dvp.put(VIRTUAL_MACHINE, vm("w-1", UUID, ip="10.66.0.11"))
+    w.guest.put(NODE, node("w-1", provider_id="dvp://w-1"))
+    assert c.reconcile(BACKENDS) == DONE
+    assert c.reconcile("shop/web") == DONE
+    assert w.dvp.peek(SERVICE, LBN, NS)["spec"]["selector"] == LB.shared_selector(UUID)

@@ -39,6 +39,7 @@ from dvp_ccm.runner import DONE, Result
 log = logging.getLogger("dvp_ccm.service")
 NOT_OURS_RECHECK = 300.0  # seconds: someone may remove the foreign Service; no hot loop meanwhile
 SWITCH_RECHECK = 1.0  # seconds between looks while the object of the other kind is being removed
+UPSTREAM_RECHECK = 30.0  # seconds between looks while an adopted parent is served by the Go module's VMs only
 RELEASE_RECHECK = 5.0  # seconds between looks while DVP still holds our deleted parent object
 OTHER = {LB.SERVICE_KIND: LB.HEALTHCHECKS_KIND, LB.HEALTHCHECKS_KIND: LB.SERVICE_KIND}
 BACKENDS = "@backends"  # the shared backend label's key (a Service's key is "<namespace>/<name>")
@@ -83,7 +84,11 @@ class ServiceController:
         current = self.ctx.cloud.load_balancer(want.kind, want.name)
         backends = None if want.shared else self._backends(svc)
         if not LB.spec_matches(current, want):
-            if LB.selector_changes(current, want) and not self._selector_ready(svc, want, backends):
+            if LB.selector_changes(current, want) and not self._selector_ready(svc, want, backends, current):
+                if self._held_by_upstream(current):  # the Go module's VMs serve it until ours can
+                    self._status(svc, self._found(want, current))
+                    if not self._eligible_vms():
+                        return Result(requeue_after=UPSTREAM_RECHECK)
                 return Result(requeue_after=SWITCH_RECHECK)
             try:
                 spec = want.create_spec() if current is None else want.spec
@@ -104,10 +109,14 @@ class ServiceController:
             if stale["metadata"]["name"] != want.name:
                 self._release(stale["metadata"]["name"], L.lb_label_key(stale["metadata"]["name"]), svc)
         self._label_vms(want.label_key, backends or set(), svc)  # shared: its own label from an earlier policy goes
+        return self._status(svc, self._found(want, current))
+
+    def _found(self, want: LB.Desired, current: dict | None) -> list[dict]:
+        """The address DVP gives the parent object (a ServiceWithHealthchecks': else its child Service's)."""
         found = LB.ingress(current)
         if not found and want.kind == LB.HEALTHCHECKS_KIND:
             found = LB.ingress(self.ctx.cloud.child_service(want.name))
-        return self._status(svc, found)
+        return found
 
     def _adopt(self, svc: dict, want: LB.Desired) -> bool:
         """The Go module's parent objects of this name (either kind) adopted with the guest Service as proof
@@ -135,13 +144,27 @@ class ServiceController:
                                    f"module is managed by this cluster now (named by {proof})")
         return adopted
 
-    def _selector_ready(self, svc: dict, want: LB.Desired, backends: set[str] | None) -> bool:
+    def _selector_ready(self, svc: dict, want: LB.Desired, backends: set[str] | None,
+                        current: dict | None = None) -> bool:
         """Whether the VMs the new selector names carry its label: the shared one is put on by BACKENDS (queued
-        by the Service's event), a Service's own label here, before the switch."""
+        by the Service's event), a Service's own label here, before the switch. Never to a selector naming none of
+        our VMs while the current one names the Go module's VMs of this cluster (an adopted parent keeps serving)."""
         if backends is not None:
             self._label_vms(want.label_key, backends, svc)
-            return True
-        return all(L.LB_BACKEND in I.labels(self.ctx.cloud.vm(name)) for name in self._eligible_vms())
+            return bool(backends) or not self._held_by_upstream(current)
+        vms = self._eligible_vms()
+        if not vms and self._held_by_upstream(current):
+            return False
+        return all(L.LB_BACKEND in I.labels(self.ctx.cloud.vm(name)) for name in vms)
+
+    def _held_by_upstream(self, current: dict | None) -> bool:
+        """Whether `current`'s selector names a VM the Go module made that is this cluster's (`_upstream_instance`)."""
+        selector = ((current or {}).get("spec") or {}).get("selector") or {}
+        if not selector:
+            return False
+        first = next(iter(selector))
+        return any(all(I.labels(vm).get(k) == v for k, v in selector.items()) and self._upstream_instance(vm)
+                   for vm in self.ctx.cloud.vms_with_label(first))
 
     def _other_kind_present(self, want: LB.Desired) -> bool:
         """Deletes our object of the other kind under this name; True until it (and a child Service) is gone."""

@@ -34,7 +34,8 @@ proof; the Go module writes no labels, so none are expected) with `Objects.adopt
 guarded), then reconciled as ours: our annotations and selector, its address into the guest Service. A Normal
 `AdoptedLoadBalancer` on the guest Service, `dvp_ccm_adoptions_total{kind}` counts it. A child Service of an
 upstream ServiceWithHealthchecks is its parent's and never adopted. The Go module's VMs (read as this cluster's
-instances, `instances.readable`) are never labelled: they keep their per-Service label until they go.
+instances, `instances.readable`) are never labelled: they keep their per-Service label until they go, and an
+adopted parent whose selector names them keeps it until a VM of ours is eligible.
 
 Foreign objects on the way (a cluster switched from the Go module: its parent Service has the same name, no
 labels, and selects `{dvp.deckhouse.io/<name>: loadbalancer}` on VMs the Go module's nodes run in):
