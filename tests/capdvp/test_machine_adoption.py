@@ -200,3 +200,22 @@ def test_a_vm_changed_since_it_was_read_is_not_adopted_on_that_pass(world):
     assert world.reconcile("w-1") == DONE
     assert world.vm("w-1")["metadata"]["labels"]["dvp.deckhouse.io/component"] == "capdvp"
     assert world.condition("w-1")["status"] == "True"
+
+
+def test_secret_labelled_for_another_machine_is_not_adopted(world):
+    upstream_machine(world, secret_labels={"dvp.deckhouse.io/hostname": "w-2"})
+    planted = world.dvp.peek(r.SECRET, "cloud-init-w-1", DVP_NS)
+    world.capi_machine("w-1")
+    world.reconcile("w-1")
+    assert world.dvp.peek(r.SECRET, "cloud-init-w-1", DVP_NS) == planted
+    assert world.condition("w-1")["status"] == "True"  # the VM runs: its Secret is not needed any more
+
+
+def test_scheme_disk_names():
+    from capdvp.domain import adoption, names
+
+    long = "m" * 60
+    assert adoption.is_scheme_disk("w-1", "w-1-boot") and adoption.is_scheme_disk("w-1", "w-1-additional-disk-3")
+    assert adoption.is_scheme_disk(long, names.additional_disk_name(long, 2))  # the short form past 63 characters
+    for other in ("w-1-data", "w-10-boot", "w-1-additional-disk-x", "w-2-additional-disk-0", "pvc-1"):
+        assert not adoption.is_scheme_disk("w-1", other), other

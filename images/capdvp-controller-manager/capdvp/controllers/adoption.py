@@ -69,16 +69,16 @@ def adopt_machine(ctx: Context, dm: dict, vm: dict) -> dict | None:
     secret_name = names.cloud_init_secret_name(machine)
     secret = ctx.dvp.cloud_init.get_or_none(secret_name)
     if secret is not None and not ctx.dvp.cloud_init.is_ours(secret) and adoption.owned_by(secret, adopted):
-        taken = _adopt(ctx, ctx.dvp.cloud_init, secret, proof, {})
+        taken = _adopt(ctx, ctx.dvp.cloud_init, secret, proof, adoption.secret_labels(machine, secret))
         if taken is not None:
             if (taken["metadata"].get("labels") or {}).get(L.HOSTNAME) != machine:
                 # Upstream's Secret has no hostname label; ours has (ownership.is_machines): now ours, add it.
                 ctx.dvp.cloud_init.patch(secret_name, {"metadata": {"labels": {L.HOSTNAME: machine}}}, taken)
             done.append(f"Secret {secret_name}")
+    if not ownership.is_machines(adopted, ctx.dvp.cluster_uuid, machine):
+        return None  # cannot happen: the hostname label was required
     message = (f"took over {', '.join(done)} from the upstream capdvp in DVP namespace {ctx.dvp.namespace} "
                f"(named by this DeckhouseMachine)")
     log.info("DeckhouseMachine %s/%s: %s", ns, machine, message)
     events.record(ctx.guest, dm, events.NORMAL, REASON, message, ctx.now())
-    if not ownership.is_machines(adopted, ctx.dvp.cluster_uuid, machine):
-        return None  # cannot happen: the hostname label was required
     return adopted

@@ -40,6 +40,12 @@ def disk_labels(machine: str, disk: Mapping) -> dict[str, str]:
     return {**_managed_by(disk), L.VIRTUAL_DISK_NAME: name, L.HOSTNAME: machine}
 
 
+def secret_labels(machine: str, secret: Mapping) -> dict[str, str]:
+    """Upstream's cloud-init Secret has no labels in some releases; a hostname label it has must name the machine."""
+    found = (secret.get("metadata") or {}).get("labels") or {}
+    return {**_managed_by(secret), **({L.HOSTNAME: machine} if L.HOSTNAME in found else {})}
+
+
 def vm_proof(namespace: str, machine: str) -> Proof:
     """The DeckhouseMachine capdvp reconciles names the VM (same name). Strong (rule 5 of dvp_common's adoption):
     DeckhouseMachines are made by Cluster API from node-manager's templates, not by guest users, and it lives in
