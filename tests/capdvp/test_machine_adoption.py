@@ -219,3 +219,16 @@ def test_scheme_disk_names():
     assert adoption.is_scheme_disk(long, names.additional_disk_name(long, 2))  # the short form past 63 characters
     for other in ("w-1-data", "w-10-boot", "w-1-additional-disk-x", "w-2-additional-disk-0", "pvc-1"):
         assert not adoption.is_scheme_disk("w-1", other), other
+
+
+def test_an_event_is_best_effort_and_recorded_once(world):
+    from capdvp.controllers import events
+    from dvp_common.kube import Forbidden
+
+    dm = world.capi_machine("w-1")
+    events.record(world.guest.client, dm, events.NORMAL, "Adopted", "took over")
+    events.record(world.guest.client, dm, events.NORMAL, "Adopted", "took over")  # AlreadyExists: nothing more
+    assert len(world.guest.items(EVENT, NS)) == 1
+    world.guest.fail("create", "Event", Forbidden("events is forbidden", status=403, reason="Forbidden"))
+    events.record(world.guest.client, dm, events.WARNING, "Other", "refused")  # logged, never raised
+    assert len(world.guest.items(EVENT, NS)) == 1

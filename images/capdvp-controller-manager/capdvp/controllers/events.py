@@ -3,7 +3,7 @@
 """Events on the guest objects capdvp reconciles (core/v1, as controller-runtime's recorder writes them).
 
 Best effort: a refused or failed Event is logged and never fails the reconcile. One Event per object, reason and
-message (named by their digest): a repeat bumps its count.
+message (named by their digest): a repeat finds it made and adds nothing.
 """
 
 from __future__ import annotations
@@ -37,10 +37,8 @@ def record(guest: Any, obj: dict[str, Any], event_type: str, reason: str, messag
             "firstTimestamp": stamp, "lastTimestamp": stamp, "source": {"component": COMPONENT},
             "reportingComponent": COMPONENT}
     try:
-        try:
-            guest.create(EVENT, body, ns)
-        except AlreadyExists:
-            seen = guest.get(EVENT, name, ns)
-            guest.patch(EVENT, name, {"count": int(seen.get("count") or 1) + 1, "lastTimestamp": stamp}, ns)
+        guest.create(EVENT, body, ns)
+    except AlreadyExists:
+        pass  # recorded already (capdvp's Role may create Events, not read them)
     except KubeError as exc:
         log.info("event %s on %s/%s not recorded: %s", reason, ns, md.get("name"), exc)
