@@ -65,13 +65,14 @@ DVP_V1_0 = ['The VirtualMachineIPAddressLease "ip-10-0-0-7" belongs to a differe
             'The VirtualMachineIPAddressLease "ip-10-0-0-8" alrady has a reference to another VirtualMachineIPAddress.',
             "Failed to allocate new IP address: no remaining ips."]
 DVP_V1_10 = ['The VirtualMachineIPAddressLease "ip-10-0-0-7" belongs to a different namespace.',
-             'The VirtualMachineIPAddressLease "ip-10-0-0-8" already has a reference to another VirtualMachineIPAddress.',
+             'The VirtualMachineIPAddressLease "ip-10-0-0-8" already has a reference to another '
+             'VirtualMachineIPAddress.',
              "Failed to allocate new IP address: no remaining ips."]
 
 
 def test_both_dvp_wordings_of_each_failure_match_the_same_one_pattern():
     found = patterns()
-    assert DVP_V1_10 == sim_failures()  # the simulator writes the current wording
+    assert sim_failures() == DVP_V1_10  # the simulator writes the current wording
     for old, new in zip(DVP_V1_0, DVP_V1_10, strict=True):
         assert [p for p in found if re.search(p, old)] == [p for p in found if re.search(p, new)], old
         assert len([p for p in found if re.search(p, old)]) == 1, old
