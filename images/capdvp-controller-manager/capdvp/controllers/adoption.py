@@ -23,7 +23,7 @@ from capdvp.controllers.context import Context
 from capdvp.domain import adoption, names, ownership
 
 log = logging.getLogger(__name__)
-REASON = "Adopted"
+ADOPTED_EVENT = "Adopted"  # the Kubernetes Event's reason on the DeckhouseMachine (not a DVP condition)
 
 
 def _adopt(ctx: Context, kinds: Objects, obj: dict, proof: Proof, expected: dict[str, str]) -> dict | None:
@@ -80,5 +80,5 @@ def adopt_machine(ctx: Context, dm: dict, vm: dict) -> dict | None:
     message = (f"took over {', '.join(done)} from the upstream capdvp in DVP namespace {ctx.dvp.namespace} "
                f"(named by this DeckhouseMachine)")
     log.info("DeckhouseMachine %s/%s: %s", ns, machine, message)
-    events.record(ctx.guest, dm, events.NORMAL, REASON, message, ctx.now())
+    events.record(ctx.guest, dm, events.NORMAL, ADOPTED_EVENT, message, ctx.now())
     return adopted
