@@ -1,7 +1,8 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""The clean scenario, walked once per session: its own test asserts what it made and left, tests/e2e's
-monitoring test what its components exported (demo.scrape) without walking it a second time."""
+"""The clean scenario, walked once per test process: every test that reads it is in test_clean_run.py (what it made
+and left, what its components exported: demo.scrape), so `make test`'s two workers, each taking a whole file,
+never walk it twice."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 """The dashboards as Deckhouse receives them: one GrafanaDashboardDefinition per monitoring/grafana-dashboards
 file (lib-helm's names and folder), only where the prometheus-crd module serves the kind, each a Grafana
 dashboard whose every query is valid PromQL. The metric names the queries read (monitoring_kit.metric_names) are
-what tests/e2e/test_monitoring_scrape.py checks against the scraped components: its tokenizer is pinned here."""
+what tests/e2e/test_clean_run.py checks against the scraped components: its tokenizer is pinned here."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The runbook of docs/MONITORING.md and its Russian twin: every alert the maximal configuration renders has its
 text in both (a `### <alert>` section, or a row of the Deployment table), and neither names an alert that does not
-exist. The metric table is checked against what the components export in tests/e2e/test_monitoring_scrape.py."""
+exist. The metric table is checked against what the components export in tests/e2e/test_clean_run.py."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 """Every Deployment of the module is scraped the Deckhouse way: its component serves /metrics on loopback only,
 a kube-rbac-proxy sidecar publishes it (the scraper's token checked against `deployments/prometheus-metrics` of
 that Deployment), a PodMonitor of Prometheus main selects its pods, and its ServiceAccount may ask the API server
-about the token (d8:rbac-proxy). The dashboards read what these scrapes bring (tests/e2e/test_monitoring_scrape.py)."""
+about the token (d8:rbac-proxy). The dashboards read what these scrapes bring (tests/e2e/test_clean_run.py)."""
 
 from __future__ import annotations
 

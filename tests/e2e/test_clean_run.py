@@ -1,8 +1,10 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""No dead panel, no dead alert: every metric a dashboard panel or an alert rule reads is exported by a component
-running in the e2e world (scraped after the clean scenario, demo.scrape), by kube-state-metrics or by a hook; and
-what the components export follows Prometheus naming (promtool's lint, unit suffixes, bounded label sets)."""
+"""The clean scenario, walked once (tests/e2e/conftest.py `clean_run`; every test reading it is in this file, so the
+two test workers never walk it twice): it creates exactly what it needs and leaves nothing; and no dead panel, no
+dead alert: every metric a dashboard panel or an alert rule reads is exported by a component running in the e2e
+world (scraped after the walk, demo.scrape), by kube-state-metrics or by a hook; and what the components export
+follows Prometheus naming (promtool's lint, unit suffixes, bounded label sets)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from testkit import monitoring as mk
+
+from .test_e2e_scenario import assert_converged
 
 COMPONENTS = {"cloud-data-discoverer", "cloud-controller-manager", "capdvp-controller-manager", "csi-controller",
               "validation-webhook", "snapshot-webhooks"}
@@ -33,6 +37,19 @@ BOUNDED_BY_DESIGN = {
 }
 OURS = ("dvp_", "capdvp_", "cloud_data_discovery_")
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def test_scenario_creates_exactly_what_it_needs_and_leaves_nothing(clean_run):
+    result, log = clean_run
+    assert_converged(result, log)
+    assert result.kills == []
+    for line in ("StorageClasses: local-thin (DVP local-thin, WaitForFirstConsumer), replicated-fast "
+                 "(DVP replicated-fast, WaitForFirstConsumer)", "PVC data resized -> 2Gi (external-resizer)",
+                 "(class cloud-provider-dvp)", "(ready True)", "admission webhook \"credentials.cloud-provider-dvp."
+                 "deckhouse.io\" denied the request", "Nodes (kwok) initialised (CCM): done",
+                 "stopped -> Node Ready=Unknown, tainted node.kubernetes.io/unreachable (node lifecycle controller) "
+                 "and node.cloudprovider.kubernetes.io/shutdown (CCM)", "started -> Node Ready=True, neither taint"):
+        assert line in log, log
 
 
 @pytest.fixture(scope="module")
