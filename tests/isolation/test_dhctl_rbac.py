@@ -162,7 +162,10 @@ def test_every_layout_step_runs_with_the_dhctl_role_only(tofu, dhctl_world, tmp_
     assert [o.split("/")[0] for o in ours(admin, ns)] == made
     if step != "base-infrastructure":
         vm = [o for o in ours(admin, ns) if o.startswith("VirtualMachine/")][0].split("/")[1]
-        assert admin.get(R.VIRTUAL_MACHINE, vm, ns)["status"]["phase"] == "Running"
+        # the layout does not wait for the VM to run (a slow VM is never tainted): DVP starts it in its own time
+        running = admin.wait_for(R.VIRTUAL_MACHINE, vm,
+                                 lambda o: (o or {}).get("status", {}).get("phase") == "Running", 60, ns)
+        assert running["status"]["phase"] == "Running"
     plan = run(tofu, cwd, "plan", "-detailed-exitcode")  # converge: reads everything, changes nothing
     assert "No changes." in plan
     run(tofu, cwd, "destroy", "-auto-approve")
