@@ -13,7 +13,7 @@ from dvp_ccm.domain.loadbalancer import FINALIZER
 from dvp_common.dvp import labels as L
 from dvp_common.dvp.resources import SERVICE as DVP_SERVICE
 from dvp_common.dvp.resources import VIRTUAL_MACHINE
-from dvp_common.kube import NotFound
+from dvp_common.kube import get_or_none
 from dvp_common.kube.resources import EVENT, SERVICE
 
 
@@ -22,14 +22,6 @@ def env(dvp_api, guest_api):
     e = Env(dvp_api, guest_api)
     yield e
     e.close()
-
-
-def gone(client, res, name, ns) -> bool:
-    try:
-        client.get(res, name, ns)
-        return False
-    except NotFound:
-        return True
 
 
 def test_a_guest_service_the_go_module_served_is_deleted_and_its_parent_left_alone(env):
@@ -52,7 +44,7 @@ def test_a_guest_service_the_go_module_served_is_deleted_and_its_parent_left_alo
     # test_ccm_lb_adoption_real.py)
     env.guest.delete(SERVICE, "web", env.guest_ns)
     env.manager(controllers=frozenset({"service-lb-controller"}))
-    eventually(lambda: gone(env.guest, SERVICE, "web", env.guest_ns), what="guest Service released")
+    eventually(lambda: get_or_none(env.guest, SERVICE, "web", env.guest_ns) is None, what="guest Service released")
     after = env.dvp.get(DVP_SERVICE, lb_name, env.ns)
     assert after["metadata"]["resourceVersion"] == parent["metadata"]["resourceVersion"]  # no write at all
     assert env.vm_labels("up0") == up0
