@@ -107,8 +107,9 @@ def disk_hash(disk: Obj) -> str:
 
 def ip_address(hostname: str, uuid: str, address: str = "Auto", owner: Obj | None = None) -> Obj:
     """candi/terraform-modules/ipv4-address/variables.tf@916db4db, main.tf@9c5361f4: `lower(<hostname>-<address,
-    dots as dashes>)` (`-auto` for Auto), the three labels, type Auto or Static."""
-    spec = {"staticIP": "" if address == "Auto" else address, "type": "Auto" if address == "Auto" else "Static"}
+    dots as dashes>)` (`-auto` for Auto), the three labels, type Auto or Static. The layout writes `staticIP: ""`
+    for Auto; DVP's schema (an ipv4 format) takes no empty string, so what DVP holds has no staticIP then."""
+    spec = {"type": "Auto"} if address == "Auto" else {"staticIP": address, "type": "Static"}
     name = f"{hostname}-{address.replace('.', '-')}".lower()
     return {"apiVersion": API_VERSION, "kind": "VirtualMachineIPAddress",
             "metadata": _meta(name, _three_labels(uuid, hostname), owner=owner), "spec": spec}
