@@ -9,11 +9,11 @@ import pytest
 from capdvp import resources as r
 from capdvp.controllers.context import DONE, Result
 from capdvp.machine_metrics import MachineMetrics
-from dvp_common.dvp import manifests as m
 from dvp_common.kube import Conflict
 from dvp_common.kube.resources import EVENT
 from prometheus_client import CollectorRegistry
 
+from testkit import upstream
 from testkit.capdvp.world import DVP_NS, NS, OTHER_UUID, UUID
 
 OURS = {"deckhouse.io/managed-by": "deckhouse", "dvp.deckhouse.io/cluster-uuid": UUID,
@@ -21,33 +21,11 @@ OURS = {"deckhouse.io/managed-by": "deckhouse", "dvp.deckhouse.io/cluster-uuid":
 
 
 def upstream_machine(world, name="w-1", uuid=UUID, *, vm_labels=None, secret_labels=None):
-    """The VM, disks and Secret as upstream's capdvp makes them (read in deckhouse/deckhouse
-    modules/030-cloud-provider-dvp/images/capdvp-controller-manager/src/internal/controller/
-    deckhousemachine_controller.go `createVM`, and images/dvp-common/api/disk.go `CreateDiskFromDataSource`,
-    `CreateDisk`, compute.go `CreateCloudInitProvisioningSecret`): VM named after the DeckhouseMachine, labelled
-    managed-by, cluster-uuid, hostname (no component label); disks `<m>-boot`, `<m>-additional-disk-<i>` labelled
-    managed-by, virtualDiskName, cluster-uuid, hostname; Secret `cloud-init-<m>`; each with an ownerReference
-    (apiVersion, kind, name, uid; no controller flag) to the VM."""
-    labels = {"deckhouse.io/managed-by": "deckhouse", "dvp.deckhouse.io/cluster-uuid": uuid,
-              "dvp.deckhouse.io/hostname": name} if vm_labels is None else vm_labels
-    disks = [f"{name}-boot", f"{name}-additional-disk-0"]
-    vm = world.dvp.put(r.VIRTUAL_MACHINE, {"metadata": {"name": name, "labels": labels}, "spec": {
-        "runPolicy": "AlwaysOnUnlessStoppedManually", "liveMigrationPolicy": "PreferSafe", "osType": "Generic",
-        "bootloader": "EFI", "virtualMachineClassName": "generic", "enableParavirtualization": True,
-        "provisioning": {"type": "UserDataRef", "userDataRef": {"kind": "Secret", "name": f"cloud-init-{name}"}},
-        "cpu": {"cores": 2, "coreFraction": "50%"}, "memory": {"size": "4Gi"},
-        "blockDeviceRefs": [{"kind": "VirtualDisk", "name": d} for d in disks]}}, DVP_NS)
-    owner = [{"apiVersion": "virtualization.deckhouse.io/v1alpha2", "kind": "VirtualMachine", "name": name,
-              "uid": vm["metadata"]["uid"]}]
-    world.dvp.put(r.SECRET, {"metadata": {"name": f"cloud-init-{name}", "ownerReferences": owner,
-                                          **({"labels": secret_labels} if secret_labels else {})},
-                             "type": "provisioning.virtualization.deckhouse.io/cloud-init",
-                             "data": {"userData": "I2Nsb3VkLWNvbmZpZw=="}}, DVP_NS)
-    for disk, size, sc, source in ((disks[0], "20Gi", "fast", m.image_source("ClusterVirtualImage", "ubuntu-24-04")),
-                                   (disks[1], "10Gi", "slow", None)):
-        world.dvp.put(r.VIRTUAL_DISK, m.virtual_disk({"name": disk, "ownerReferences": owner, "labels": {
-            "deckhouse.io/managed-by": "deckhouse", "virtualDiskName": disk, "dvp.deckhouse.io/cluster-uuid": uuid,
-            "dvp.deckhouse.io/hostname": name}}, size, sc, source), DVP_NS)
+    """The VM, disks and Secret as upstream's capdvp makes them (testkit.upstream.make_machine): VM named after the
+    DeckhouseMachine, labelled managed-by, cluster-uuid, hostname (no component label); disks `<m>-boot`,
+    `<m>-additional-disk-<i>`; Secret `cloud-init-<m>`; each owned by the VM. Running."""
+    upstream.make_machine(upstream.recorded_sink(world.dvp, world.guest), name, uuid, DVP_NS, vm_labels=vm_labels,
+                          secret_labels=secret_labels)
     world.vm_phase(name, "Running")
     return world.vm(name)
 

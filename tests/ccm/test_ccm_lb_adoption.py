@@ -21,16 +21,19 @@ from dvp_common.kube.resources import NODE, SERVICE
 from informed_api import NS
 from prometheus_client import CollectorRegistry
 
+from testkit.upstream import parent as upstream_parent
+
 UID = "0c1f2e3d-4b5a-6978-8a9b-acbdcedf0011"
 LBN = "a0c1f2e3d4b5a69788a9bacbdcedf001"
 KEY = L.LB_LABEL_PREFIX + LBN
 IP = "192.0.2.7"
-UPSTREAM_PARENT = {"apiVersion": "v1", "kind": "Service",
-                   "metadata": {"name": LBN, "namespace": NS, "annotations": {"example.com/copied": "x"}},
-                   "spec": {"type": "LoadBalancer", "externalTrafficPolicy": "Cluster",
-                            "selector": {KEY: "loadbalancer"},
-                            "ports": [{"name": "http", "protocol": "TCP", "port": 80, "targetPort": 30080}]},
-                   "status": {"loadBalancer": {"ingress": [{"ip": IP}]}}}
+_SERVED = service("web", "shop", annotations={"example.com/copied": "x"}, externalTrafficPolicy="Cluster")
+_SERVED["metadata"]["uid"] = UID
+# as the Go module made it for that guest Service (testkit.upstream: `a<uid32>`, no labels, its annotations, the
+# per-Service selector, NodePorts as targets), with the address DVP gave it
+UPSTREAM_PARENT = {**upstream_parent.lb_service(_SERVED), "status": {"loadBalancer": {"ingress": [{"ip": IP}]}}}
+UPSTREAM_PARENT["metadata"]["namespace"] = NS
+assert UPSTREAM_PARENT["metadata"]["name"] == LBN and UPSTREAM_PARENT["spec"]["selector"] == {KEY: "loadbalancer"}
 
 
 def switched(w, parent: dict | None = UPSTREAM_PARENT, uid: str = UID) -> tuple[dict | None, list[str]]:

@@ -21,18 +21,12 @@ from testkit.csi.env import CLUSTER, OTHER_CLUSTER
 from testkit.csi.requests import cap, expect_code, publish, unpublish
 from testkit.csi.sim import sim_env
 from testkit.recorded import RecordedApi
+from testkit.upstream.parent import csi_labels as upstream_labels
+from testkit.upstream.parent import vmbda_labels
 
 C = grpc.StatusCode
 GIB = 1 << 30
 OURS = {labels.CLUSTER_UUID: CLUSTER, labels.COMPONENT: "csi", labels.MANAGED_BY: "deckhouse"}
-
-
-def upstream_labels(name: str, uuid: str | None = "") -> dict[str, str]:
-    """As the upstream driver labels a CSI disk (older releases: cluster UUID empty or absent)."""
-    out = {labels.MANAGED_BY: "deckhouse", labels.VIRTUAL_DISK_NAME: name}
-    if uuid is not None:
-        out[labels.CLUSTER_UUID] = uuid
-    return out
 
 
 def pv(name: str, handle: str, driver: str = DRIVER_NAME, claim_uid: str | None = None) -> dict:
@@ -189,7 +183,7 @@ def test_an_upstream_attachment_is_adopted_found_and_detached(env):
     env.pv("pvc-ua")
     # as the upstream driver attaches: named by the node's hostname, labelled by disk and hostname, no cluster UUID
     body = vmbda_body("vmbda-pvc-ua-worker-0", "vm-worker-0", "pvc-ua")
-    body["metadata"]["labels"] = {labels.VMBDA_DISK: "pvc-ua", labels.VMBDA_VM: "worker-0"}
+    body["metadata"]["labels"] = vmbda_labels("pvc-ua", "worker-0")
     sim.dvp.create(r.VMBDA, body, sim.ns)
     att = sim.wait(r.VMBDA, "vmbda-pvc-ua-worker-0", phase_is("Attached"))
     before = adoptions("VirtualMachineBlockDeviceAttachment")
@@ -214,7 +208,7 @@ def test_unpublish_of_an_upstream_attachment_detaches_it(env):
     sim.put_disk("pvc-ub", upstream_labels("pvc-ub", None), "1Gi", "fast")
     env.pv("pvc-ub")
     body = vmbda_body("vmbda-pvc-ub-worker-1", "vm-worker-1", "pvc-ub")
-    body["metadata"]["labels"] = {labels.VMBDA_DISK: "pvc-ub", labels.VMBDA_VM: "worker-1"}
+    body["metadata"]["labels"] = vmbda_labels("pvc-ub", "worker-1")
     sim.dvp.create(r.VMBDA, body, sim.ns)
     sim.wait(r.VMBDA, "vmbda-pvc-ub-worker-1", phase_is("Attached"))
     env.csi.controller.ControllerUnpublishVolume(unpublish("pvc-ub", node="worker-1"))
@@ -228,7 +222,7 @@ def test_an_attachment_whose_node_names_another_vm_is_not_adopted(env):
     env.guest.put(NODE, {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "worker-1"},
                          "spec": {"providerID": "dvp://somebody-elses-vm"}})
     body = vmbda_body("vmbda-pvc-uc-worker-1", "vm-worker-1", "pvc-uc")
-    body["metadata"]["labels"] = {labels.VMBDA_DISK: "pvc-uc", labels.VMBDA_VM: "worker-1"}
+    body["metadata"]["labels"] = vmbda_labels("pvc-uc", "worker-1")
     sim.dvp.create(r.VMBDA, body, sim.ns)
     sim.wait(r.VMBDA, "vmbda-pvc-uc-worker-1", phase_is("Attached"))
     # not ours, so not detached: the volume stays attached there, as before adoption existed

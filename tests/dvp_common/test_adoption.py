@@ -12,13 +12,14 @@ from dvp_common.dvp.adoption import Proof, Verdict, decide
 from dvp_common.kube import Conflict
 
 from testkit.recorded import RecordedApi
+from testkit.upstream import parent as upstream_parent
 
 UUID = "5c3f0a52-1111-4222-8333-444455556666"
 OTHER = "0b8e7c11-9999-4aaa-8bbb-ccccdddd0000"
 NS = "proj"
 PV = Proof("PersistentVolume", "pvc-1", "volumeHandle")
 BOUND = Proof("PersistentVolume", "pvc-1", "volumeHandle; bound to PersistentVolumeClaim app/data, uid 1", strong=True)
-SCHEME = {L.MANAGED_BY: L.MANAGED_BY_VALUE, L.VIRTUAL_DISK_NAME: "pvc-1"}
+SCHEME = upstream_parent.csi_labels("pvc-1", None)  # as the upstream driver labels its disk, UUID aside
 
 
 def disk(**labels: str) -> dict:
