@@ -81,8 +81,8 @@ test: setup ## run every test (TEST_WORKERS processes, default 2)
 	$(PYTEST) -q $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 
 .PHONY: demo
-demo: setup ## run the module's main job against an embedded, simulated DVP (IMAGES=1: components from their images)
-	$(PY) -m demo $(if $(filter 1,$(IMAGES)),--images)
+demo: setup ## run the module's main job against an embedded, simulated DVP (IMAGES=1: components from their images; TAKEOVER=1: the pre-switch report over an upstream-built cluster)
+	$(PY) -m demo $(if $(filter 1,$(IMAGES)),--images) $(if $(filter 1,$(TAKEOVER)),--takeover)
 
 .PHONY: render
 render: venv ## print the whole module rendered with every component on (example values)

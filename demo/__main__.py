@@ -1,7 +1,8 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""python -m demo [--render-only] [--images]: what the module deploys, then the whole scenario against a simulated
-DVP; --images starts the components from their built image rootfs (demo.images; the clean scenario)."""
+"""python -m demo [--render-only] [--images] [--takeover]: what the module deploys, then the whole scenario against
+a simulated DVP; --images starts the components from their built image rootfs (demo.images; the clean scenario);
+--takeover builds a cluster as Deckhouse's module leaves it and prints the pre-switch report on it (demo.takeover)."""
 
 from __future__ import annotations
 
@@ -34,12 +35,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--render-only", action="store_true", help="only render the chart and print the summary")
     parser.add_argument("--images", action="store_true",
                         help="run ccm, capdvp, discoverer, the webhooks and the CSI controller from their images")
+    parser.add_argument("--takeover", action="store_true",
+                        help="only the pre-switch report over an upstream-built cluster in the simulated DVP")
     args = parser.parse_args(argv)
     lifetime.exit_on_signals()  # SIGTERM/SIGHUP stop the servers and components as Ctrl-C does
     progress = Progress()
     print_chart(progress)
     if args.render_only:
         return 0
+    if args.takeover:
+        return run_takeover(progress)
     return run_scenario(progress, Settings(images=args.images))
 
 
@@ -56,6 +61,17 @@ def run_scenario(progress: Progress, settings: Settings | None = None) -> int:
     if demo.s.images and result.unavailable:  # the point of image mode is that every image runs
         return 1
     return 0 if not result.leftovers else 1
+
+
+def run_takeover(progress: Progress) -> int:
+    from demo import takeover
+
+    outcome = takeover.run(progress)
+    print()
+    print(outcome.report, end="")
+    if outcome.error:
+        print(outcome.error, end="", file=sys.stderr)
+    return outcome.code
 
 
 def print_result(r: Result) -> None:
