@@ -21,7 +21,9 @@ hot-plug attachment) would stay foreign for ever. `decide` is the one rule that 
    another cluster's disk in it.
 
 An adoption is a merge patch adding our labels (`ownership.owned_labels`: component, cluster UUID, managed-by),
-with `metadata.uid` and `metadata.resourceVersion` as preconditions, so an object replaced or relabelled since it
+with what the adopter's own objects of that kind carry besides (`extra_labels`, `annotations`: written in the same
+request, so an adopted object costs one write; the ownership labels win over an extra one), with
+`metadata.uid` and `metadata.resourceVersion` as preconditions, so an object replaced or relabelled since it
 was judged answers a conflict and is never touched. Pure: no I/O, the write is `Objects.adopt`.
 """
 
@@ -73,9 +75,11 @@ def _foreign(reason: str) -> Decision:
 
 
 def decide(obj: Mapping[str, Any] | None, cluster_uuid: str, component: str, proof: Proof | None,
-           expected: Mapping[str, str] | None = None) -> Decision:
-    """Whether `obj` is ours, becomes ours with `proof`, or stays foreign (see the module's rule)."""
-    labels_ = owned_labels(cluster_uuid, component)  # judges cluster_uuid and component first
+           expected: Mapping[str, str] | None = None, *, extra_labels: Mapping[str, str] | None = None,
+           annotations: Mapping[str, str | None] | None = None) -> Decision:
+    """Whether `obj` is ours, becomes ours with `proof`, or stays foreign (see the module's rule). `extra_labels`,
+    `annotations`: added by the adopting patch too (nothing else is written when the object is ours already)."""
+    labels_ = owned_labels(cluster_uuid, component, dict(extra_labels or {}))  # judges uuid and component first
     if not obj:
         return _foreign("no such object")
     md = obj.get("metadata") or {}
@@ -100,4 +104,6 @@ def decide(obj: Mapping[str, Any] | None, cluster_uuid: str, component: str, pro
     if not md.get("uid") or not md.get("resourceVersion"):
         return _foreign("no uid or resourceVersion to guard the adoption with")
     patch = {"metadata": {"uid": md["uid"], "resourceVersion": md["resourceVersion"], "labels": labels_}}
+    if annotations:
+        patch["metadata"]["annotations"] = dict(annotations)
     return Decision(Verdict.ADOPT, f"adopted: named by {proof}", proof, patch)

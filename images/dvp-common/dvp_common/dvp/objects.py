@@ -118,12 +118,17 @@ class Objects:
         guarded = {**body, "metadata": {**(body.get("metadata") or {}), "uid": current["metadata"]["uid"]}}
         return self._guarded_patch(name, guarded, current)
 
-    def adopt(self, current: Obj, proof: Proof | None, expected: Mapping[str, str] | None = None) -> Obj:
+    def adopt(self, current: Obj, proof: Proof | None, expected: Mapping[str, str] | None = None, *,
+              extra_labels: Mapping[str, str] | None = None, annotations: Mapping[str, str | None] | None = None,
+              body: Mapping[str, Any] | None = None) -> Obj:
         """Make `current` (as read and judged) ours when `dvp_common.dvp.adoption` says its provenance is proven by
         `proof`; `expected`: the labels the scheme that made it writes. Ours already: returned, nothing written.
-        Foreign: NotOurs, nothing written. Else our labels are patched in under uid and resourceVersion
-        preconditions (a change since the read answers Conflict), logged once with the proof; the object returned."""
-        decision = decide(current, self.conn.cluster_uuid, self._me(), proof, expected)
+        Foreign: NotOurs, nothing written. Else our labels (and `extra_labels`, `annotations`, the rest of `body`
+        but its metadata: what the adopter would write next to make it as its own) are patched in, one request,
+        under uid and resourceVersion preconditions (a change since the read answers Conflict), logged once with
+        the proof; the object returned."""
+        decision = decide(current, self.conn.cluster_uuid, self._me(), proof, expected, extra_labels=extra_labels,
+                          annotations=annotations)
         md = current.get("metadata") or {}
         name = md.get("name", "")
         if decision.verdict is Verdict.OURS:
@@ -131,7 +136,8 @@ class Objects:
         if decision.verdict is Verdict.FOREIGN or decision.patch is None:
             raise NotOurs(f"not adopted: {decision.reason}", status=404, reason="NotOurs", kind=self.resource.kind,
                           name=name, namespace=self.ns or "")
-        out = self._guarded_patch(name, decision.patch, current)
+        patch = {**{k: v for k, v in (body or {}).items() if k != "metadata"}, "metadata": decision.patch["metadata"]}
+        out = self._guarded_patch(name, patch, current)
         log.info("adopted %s %s: named by %s", self.resource.kind, name, decision.proof,
                  extra={"kind": self.resource.kind, "object": name, "proof": str(decision.proof)})
         return out

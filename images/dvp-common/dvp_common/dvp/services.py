@@ -14,6 +14,7 @@ from ..kube.resources import SERVICE
 from . import labels as L
 from .connection import DVPConnection
 from .objects import Obj, Objects
+from .ownership import owned_labels
 from .resources import SERVICE_WITH_HEALTHCHECKS
 
 
@@ -48,11 +49,17 @@ class Services(Objects):
         self.require_ours(current)
         if matches is not None and matches(current):
             return current
+        return self.patch(name, self.update_patch(current, spec, labels, annotations), current)
+
+    def update_patch(self, current: Obj, spec: Obj, labels: dict[str, str] | None = None,
+                     annotations: dict[str, str] | None = None) -> Obj:
+        """The merge patch that makes `current` say `spec`, our labels with `labels` and exactly `annotations`
+        (merge patches merge maps: keys gone are nulled, in the selector too)."""
         old_meta, old_spec = current.get("metadata") or {}, current.get("spec") or {}
-        patch = {"metadata": {"labels": _replacing(old_meta.get("labels"), body["metadata"]["labels"]),
-                              "annotations": _replacing(old_meta.get("annotations"), annotations or {})},
-                 "spec": {**spec, "selector": _replacing(old_spec.get("selector"), spec.get("selector") or {})}}
-        return self.patch(name, patch, current)
+        ours = owned_labels(self.conn.cluster_uuid, self._me(), labels)
+        return {"metadata": {"labels": _replacing(old_meta.get("labels"), ours),
+                             "annotations": _replacing(old_meta.get("annotations"), annotations or {})},
+                "spec": {**spec, "selector": _replacing(old_spec.get("selector"), spec.get("selector") or {})}}
 
     def wait_ingress(self, name: str, timeout: float) -> Obj:
         obj = self.wait(name, lambda o: bool(ingress(o)), timeout)
