@@ -60,15 +60,15 @@ def test_upstream_machine_is_adopted_reconciled_and_deleted_as_ours(world, uuid,
                                                                 "ready": True})
     assert world.reconcile("w-1") == DONE
 
-    # exactly one guarded label patch per object, plus the Secret's hostname label (upstream writes none on it)
+    # exactly one guarded patch per object: our labels, the VM also the module's additionalVMLabels, the Secret also
+    # the hostname label (upstream writes neither)
     rv = {k: {n: o["metadata"]["resourceVersion"] for n, o in objs.items()} for k, objs in before.items()}
     uid = {k: {n: o["metadata"]["uid"] for n, o in objs.items()} for k, objs in before.items()}
+    extra = {"VirtualMachine": {"bastion-access": "true"}, "Secret": {"dvp.deckhouse.io/hostname": "w-1"}}
     want = [(kind, name, {"metadata": {"uid": uid[kind][name], "resourceVersion": rv[kind][name],
-                                        "labels": OURS}})
+                                        "labels": {**extra.get(kind, {}), **OURS}}})
             for kind, name in (("VirtualMachine", "w-1"), ("VirtualDisk", "w-1-boot"),
                                ("VirtualDisk", "w-1-additional-disk-0"), ("Secret", "cloud-init-w-1"))]
-    want.append(("Secret", "cloud-init-w-1", {"metadata": {"labels": {"dvp.deckhouse.io/hostname": "w-1"},
-                                                            "uid": uid["Secret"]["cloud-init-w-1"]}}))
     assert patches == want
     assert adopted == ["VirtualMachine", "VirtualDisk", "VirtualDisk", "Secret"]
     assert [c for c in world.dvp.writes() if c[0] != "patch"] == []  # nothing created, nothing deleted
@@ -83,7 +83,7 @@ def test_upstream_machine_is_adopted_reconciled_and_deleted_as_ours(world, uuid,
     assert "InPlaceUpdate" not in conds, conds.get("InPlaceUpdate")  # upstream's VM is what the spec asks for
     now = world.vm("w-1")
     assert now["metadata"]["uid"] == vm["metadata"]["uid"] and now["spec"] == vm["spec"]
-    assert world.reconcile("w-1") == DONE and len(patches) == 5  # nothing more to adopt
+    assert world.reconcile("w-1") == DONE and len(patches) == 4  # nothing more to adopt
 
     # deletion leaves nothing of the machine in the project
     world.delete_machine("w-1")

@@ -12,6 +12,7 @@ and its ownerReference names the adopted VM's uid. Anything else stays foreign (
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 
 from dvp_common.dvp import labels as L
 from dvp_common.dvp.adoption import Proof, Verdict, decide
@@ -26,13 +27,15 @@ log = logging.getLogger(__name__)
 ADOPTED_EVENT = "Adopted"  # the Kubernetes Event's reason on the DeckhouseMachine (not a DVP condition)
 
 
-def _adopt(ctx: Context, kinds: Objects, obj: dict, proof: Proof, expected: dict[str, str]) -> dict | None:
-    """`obj` adopted, or None when the rule leaves it foreign. A change since it was read (Conflict) is an
-    adoption by a concurrent pass when the same object is ours now; else it propagates (the pass is retried)."""
+def _adopt(ctx: Context, kinds: Objects, obj: dict, proof: Proof, expected: dict[str, str],
+           extra_labels: Mapping[str, str] | None = None) -> dict | None:
+    """`obj` adopted (with `extra_labels`, in the same patch), or None when the rule leaves it foreign. A change
+    since it was read (Conflict) is an adoption by a concurrent pass when the same object is ours now; else it
+    propagates (the pass is retried)."""
     if decide(obj, ctx.dvp.cluster_uuid, L.CAPDVP, proof, expected).verdict is not Verdict.ADOPT:
         return None
     try:
-        out = kinds.adopt(obj, proof, expected)
+        out = kinds.adopt(obj, proof, expected, extra_labels=extra_labels)
     except Conflict:
         again = kinds.get_or_none(obj["metadata"]["name"])
         if again is not None and again["metadata"].get("uid") == obj["metadata"]["uid"] and kinds.is_ours(again):
@@ -43,14 +46,17 @@ def _adopt(ctx: Context, kinds: Objects, obj: dict, proof: Proof, expected: dict
     return out
 
 
-def adopt_machine(ctx: Context, dm: dict, vm: dict) -> dict | None:
+def adopt_machine(ctx: Context, dm: dict, vm: dict, vm_labels: Mapping[str, str] | None = None) -> dict | None:
     """`vm` (not ours) adopted for the DeckhouseMachine `dm` with the disks and Secret upstream made for it; None
-    when it is not upstream's VM of this machine (nothing written)."""
+    when it is not upstream's VM of this machine (nothing written). `vm_labels`: the labels our own VM of this
+    machine would carry besides ours (`adoption.created_vm_labels`), put on once by the adopting patch; one read
+    and one write per object."""
     meta = dm["metadata"]
     machine, ns = meta["name"], meta.get("namespace", "")
     if vm["metadata"]["name"] != names.vm_name(machine):
         return None
-    adopted = _adopt(ctx, ctx.dvp.vms, vm, adoption.vm_proof(ns, machine), adoption.vm_labels(machine, vm))
+    adopted = _adopt(ctx, ctx.dvp.vms, vm, adoption.vm_proof(ns, machine), adoption.vm_labels(machine, vm),
+                     vm_labels)
     if adopted is None:
         return None
     done = [f"VirtualMachine {adopted['metadata']['name']}"]
@@ -69,11 +75,9 @@ def adopt_machine(ctx: Context, dm: dict, vm: dict) -> dict | None:
     secret_name = names.cloud_init_secret_name(machine)
     secret = ctx.dvp.cloud_init.get_or_none(secret_name)
     if secret is not None and not ctx.dvp.cloud_init.is_ours(secret) and adoption.owned_by(secret, adopted):
-        taken = _adopt(ctx, ctx.dvp.cloud_init, secret, proof, adoption.secret_labels(machine, secret))
+        taken = _adopt(ctx, ctx.dvp.cloud_init, secret, proof, adoption.secret_labels(machine, secret),
+                       adoption.secret_extra_labels(machine))
         if taken is not None:
-            if (taken["metadata"].get("labels") or {}).get(L.HOSTNAME) != machine:
-                # Upstream's Secret has no hostname label; ours has (ownership.is_machines): now ours, add it.
-                ctx.dvp.cloud_init.patch(secret_name, {"metadata": {"labels": {L.HOSTNAME: machine}}}, taken)
             done.append(f"Secret {secret_name}")
     if not ownership.is_machines(adopted, ctx.dvp.cluster_uuid, machine):
         return None  # cannot happen: the hostname label was required

@@ -16,6 +16,7 @@ from capdvp import resources as r
 from capdvp.controllers import adoption, guest, machine_create, machine_delete, machine_update, placement
 from capdvp.controllers.context import DONE, Context, Result, parse_time
 from capdvp.controllers.status import StatusDraft, write
+from capdvp.domain import adoption as adopting
 from capdvp.domain import conditions as c
 from capdvp.domain import guest as guest_os
 from capdvp.domain import names, ownership, phase, zones
@@ -101,7 +102,8 @@ class MachineReconciler:
                 return outcome.result
             vm, absent = outcome.vm, outcome.absent
         elif not ownership.is_machines(vm, ctx.dvp.cluster_uuid, meta["name"]) and \
-                (taken := adoption.adopt_machine(ctx, dm, vm)) is not None:
+                (taken := adoption.adopt_machine(
+                    ctx, dm, vm, adopting.created_vm_labels(ctx.config.additional_vm_labels, spec))) is not None:
             vm = taken  # the upstream capdvp's VM of this machine: ours now, same uid, nothing recreated
         elif not ownership.is_machines(vm, ctx.dvp.cluster_uuid, meta["name"]):
             msg = (f"VirtualMachine {vm['metadata']['name']} in DVP namespace {ctx.dvp.namespace} was not "

@@ -19,6 +19,7 @@ from dvp_common.dvp import labels as L
 from dvp_common.dvp.adoption import Proof
 
 from capdvp.domain import names
+from capdvp.domain.machine_spec import MachineSpec
 
 KIND = "DeckhouseMachine"
 _ADDITIONAL = re.compile(r"-additional-disk-(\d{1,3})$")
@@ -33,6 +34,19 @@ def _managed_by(obj: Mapping) -> dict[str, str]:
 def vm_labels(machine: str, vm: Mapping) -> dict[str, str]:
     """The labels upstream writes on a machine's VM (besides the cluster UUID, ours, empty or absent)."""
     return {**_managed_by(vm), L.HOSTNAME: machine}
+
+
+def created_vm_labels(module_labels: Mapping[str, str], spec: MachineSpec) -> dict[str, str]:
+    """The labels besides the ownership ones that capdvp gives a VM it creates (`manifests.virtual_machine`: the
+    module's additionalVMLabels, then the instance class's additionalLabels), which upstream's capdvp never wrote
+    on its VMs: written by the adopting patch, so an adopted VM is selected like the ones we make."""
+    return {**module_labels, **dict(spec.placement.labels)}
+
+
+def secret_extra_labels(machine: str) -> dict[str, str]:
+    """Our cloud-init Secret carries the hostname label (ownership.is_machines); upstream's has none in some
+    releases: written by the adopting patch, not by a second one."""
+    return {L.HOSTNAME: machine}
 
 
 def disk_labels(machine: str, disk: Mapping) -> dict[str, str]:
