@@ -137,19 +137,30 @@ class Cloud:
             store.assume(out)
         return out
 
-    def adopt_load_balancer(self, kind: str, name: str, proof: Proof) -> Obj | None:
-        """The parent object of that kind and name, read live, made ours with `proof` (`Objects.adopt`: NotOurs when
-        the adoption rule says foreign, Conflict when it changed since the read); None when there is none. A Service
-        made by a ServiceWithHealthchecks is its parent's: never adopted (NotOurs)."""
+    def read_load_balancer(self, kind: str, name: str) -> Obj | None:
+        """The parent object of that kind and name, any owner, read live (one GET); None when there is none or DVP
+        does not serve the kind. What adoption judges: the caches hold only our objects."""
         if kind == HEALTHCHECKS_KIND and not self.healthchecks_served() and not self.healthchecks_synced():
             return None
-        current = self.kinds[kind].get_or_none(name)
-        if current is None:
-            return None
+        return self.kinds[kind].get_or_none(name)
+
+    def adopt_load_balancer(self, kind: str, current: Obj, proof: Proof, *, spec: Obj | None = None,
+                            annotations: dict[str, str] | None = None) -> Obj:
+        """`current` (as `read_load_balancer` read it: no read again) made ours with `proof` (`Objects.adopt`: one
+        patch guarded by its uid and resourceVersion; NotOurs when the adoption rule says foreign, Conflict when it
+        changed since the read). With `spec`, the same patch makes it say `spec` and exactly `annotations`, as
+        `ensure_load_balancer` would next; without, `annotations` are only added. A Service made by a
+        ServiceWithHealthchecks is its parent's: never adopted (NotOurs)."""
         if kind == SERVICE_KIND and owned_by_healthchecks(current):
-            raise NotOurs("made by a ServiceWithHealthchecks", status=404, reason="NotOurs", kind=kind, name=name,
-                          namespace=self.conn.namespace)
-        out = self.kinds[kind].adopt(current, proof)
+            raise NotOurs("made by a ServiceWithHealthchecks", status=404, reason="NotOurs", kind=kind,
+                          name=(current.get("metadata") or {}).get("name", ""), namespace=self.conn.namespace)
+        objs = self.kinds[kind]
+        if spec is None:
+            out = objs.adopt(current, proof, annotations=annotations)
+        else:
+            update = objs.update_patch(current, spec, annotations=annotations)
+            out = objs.adopt(current, proof, annotations=update["metadata"]["annotations"],
+                             body={"spec": update["spec"]})
         store = self.healthchecks_store if kind == HEALTHCHECKS_KIND else self.services_store
         if store is not None and out is not current:
             store.assume(out)

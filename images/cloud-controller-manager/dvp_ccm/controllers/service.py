@@ -26,6 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from dvp_common.dvp import labels as L
 from dvp_common.dvp.ownership import NotOurs
+from dvp_common.dvp.services import owned_by_healthchecks
 from dvp_common.kube import Conflict, NotFound
 from dvp_common.kube.resources import SERVICE
 
@@ -43,6 +44,7 @@ UPSTREAM_RECHECK = 30.0  # seconds between looks while an adopted parent is serv
 RELEASE_RECHECK = 5.0  # seconds between looks while DVP still holds our deleted parent object
 OTHER = {LB.SERVICE_KIND: LB.HEALTHCHECKS_KIND, LB.HEALTHCHECKS_KIND: LB.SERVICE_KIND}
 BACKENDS = "@backends"  # the shared backend label's key (a Service's key is "<namespace>/<name>")
+ADOPTED, FOREIGN, ABSENT = "adopted", "foreign", "absent"  # what an adoption found
 
 
 class ServiceController:
@@ -75,13 +77,22 @@ class ServiceController:
             self.ctx.events.record(svc, "Warning", E.UNSUPPORTED_SERVICE, str(exc))
             return DONE
         md = svc["metadata"]
-        if not LB.has_finalizer(svc):
+        served_before = LB.has_finalizer(svc)  # by us, or by the Go module before the switch
+        if not served_before:
             svc = self.ctx.guest.patch(SERVICE, md["name"], {"metadata": {
                 "resourceVersion": md["resourceVersion"], "finalizers": [*(md.get("finalizers") or []),
                                                                           LB.FINALIZER]}}, md["namespace"])
+        want = self._keep_adopted_kind(svc, want)
         if self._other_kind_present(want):
             return Result(requeue_after=SWITCH_RECHECK)
         current = self.ctx.cloud.load_balancer(want.kind, want.name)
+        if current is None and served_before and adopt:
+            # Served before, and no parent of ours in the caches: the Go module's, read before anything is made.
+            found = self._adopt(svc, want)
+            if found == ADOPTED:
+                return self._ensure(svc, adopt=False)  # reconciled as ours now, from the adopted object
+            if found == FOREIGN:
+                return self._not_ours(svc, want)
         backends = None if want.shared else self._backends(svc)
         if not LB.spec_matches(current, want):
             if LB.selector_changes(current, want) and not self._selector_ready(svc, want, backends, current):
@@ -96,12 +107,9 @@ class ServiceController:
                     want.kind, want.name, spec, want.annotations, known=current is not None,
                     matches=lambda live: LB.spec_matches(live, want))
             except NotOurs:
-                if adopt and self._adopt(svc, want):
+                if adopt and self._adopt(svc, want) == ADOPTED:
                     return self._ensure(svc, adopt=False)  # reconciled as ours now, from the adopted object
-                self.ctx.events.record(svc, "Warning", E.LB_NOT_OURS,
-                                       f'Service "{LB.key(svc)}": DVP {want.kind} "{want.name}" exists and is not '
-                                       "managed by this cluster; left alone")
-                return Result(requeue_after=NOT_OURS_RECHECK)
+                return self._not_ours(svc, want)
             except NotFound:  # the kind is no longer served (module switched off): discover again
                 self.ctx.kind_not_served()
                 return Result(retry=True)
@@ -118,31 +126,69 @@ class ServiceController:
             found = LB.ingress(self.ctx.cloud.child_service(want.name))
         return found
 
-    def _adopt(self, svc: dict, want: LB.Desired) -> bool:
-        """The Go module's parent objects of this name (either kind) adopted with the guest Service as proof
-        (`LB.adoption_proof`); True when one became ours. A foreign one (another cluster's) is left alone."""
+    def _not_ours(self, svc: dict, want: LB.Desired) -> Result:
+        self.ctx.events.record(svc, "Warning", E.LB_NOT_OURS,
+                               f'Service "{LB.key(svc)}": DVP {want.kind} "{want.name}" exists and is not '
+                               "managed by this cluster; left alone")
+        return Result(requeue_after=NOT_OURS_RECHECK)
+
+    def _adopt(self, svc: dict, want: LB.Desired) -> str:
+        """The Go module's parent object of this name adopted with the guest Service as proof (`LB.adoption_proof`):
+        read live, the kind we want first, then the other (the Go module may have chosen it; a Service made by a
+        ServiceWithHealthchecks sends us to its parent). One patch from that read: our labels and, once the
+        selector may switch (`_selector_ready`), our spec and annotations too, so the reconcile that follows finds
+        nothing to write. ADOPTED, FOREIGN (one exists that is not to be adopted: another cluster's, left alone)
+        or ABSENT."""
         proof = LB.adoption_proof(svc, want.name)
         if proof is None:
-            return False
-        adopted = False
+            return ABSENT
         for kind in (want.kind, OTHER[want.kind]):
-            before = None
             try:
-                before = self.ctx.cloud.load_balancer(kind, want.name)
-                obj = None if before is not None else self.ctx.cloud.adopt_load_balancer(kind, want.name, proof)
-            except NotOurs as exc:
-                log.info('DVP %s "%s" not adopted: %s', kind, want.name, exc)
-                continue
+                found = self.ctx.cloud.read_load_balancer(kind, want.name)
             except NotFound:  # the kind is not served
                 continue
-            if obj is None:
-                continue
-            adopted = True
+            if found is None or (kind == LB.SERVICE_KIND and owned_by_healthchecks(found)):
+                continue  # a ServiceWithHealthchecks' child: its parent is the other kind, read next
+            # a parent of the other kind keeps it: its replacement would have to ask for the address again
+            target = want if kind == want.kind else self._as_kind(svc, kind)
+            spec, annotations = None, ({LB.ADOPTED_KIND: kind} if target is not None and kind != want.kind else None)
+            if target is not None and self._switchable(svc, target, found):
+                spec, annotations = target.spec, target.annotations
+            try:
+                adopted = self.ctx.cloud.adopt_load_balancer(kind, found, proof, spec=spec, annotations=annotations)
+            except NotOurs as exc:
+                log.info('DVP %s "%s" not adopted: %s', kind, want.name, exc)
+                return FOREIGN
+            if adopted is found:
+                return ADOPTED  # ours already (the caches had not seen it yet)
             self.ctx.adopted(kind)
+            kept = f"; it stays a {kind}, so its address stays" if target is not None and kind != want.kind else ""
             self.ctx.events.record(svc, E.NORMAL, E.ADOPTED_LB,
                                    f'Service "{LB.key(svc)}": DVP {kind} "{want.name}" made for it by the previous '
-                                   f"module is managed by this cluster now (named by {proof})")
-        return adopted
+                                   f"module is managed by this cluster now (named by {proof}){kept}")
+            return ADOPTED
+        return ABSENT
+
+    def _switchable(self, svc: dict, want: LB.Desired, current: dict) -> bool:
+        """Whether `current` may take `want`'s selector now (the ensure's rule: `_selector_ready`)."""
+        if not LB.selector_changes(current, want):
+            return True
+        return self._selector_ready(svc, want, None if want.shared else self._backends(svc), current)
+
+    def _as_kind(self, svc: dict, kind: str) -> LB.Desired | None:
+        """What `svc` wants as a parent object of `kind`, kept against our choice; None when that kind cannot
+        serve it (a UDP-only Service has no TCP port to probe for a ServiceWithHealthchecks)."""
+        timing = self.ctx.healthchecks if kind == LB.HEALTHCHECKS_KIND else None
+        kept = LB.desired(svc, self.ctx.cloud.uuid, self.ctx.lb_annotation_prefixes, timing, kept=True)
+        return kept if kept.kind == kind else None
+
+    def _keep_adopted_kind(self, svc: dict, want: LB.Desired) -> LB.Desired:
+        """`want` as the kind of our parent object of the other kind when adoption marked it kept (`LB.kept_kind`):
+        never deleted for a switch, so the address it holds stays."""
+        other = OTHER[want.kind]
+        if LB.kept_kind(self.ctx.cloud.load_balancer(other, want.name)) != other:
+            return want
+        return self._as_kind(svc, other) or want
 
     def _selector_ready(self, svc: dict, want: LB.Desired, backends: set[str] | None,
                         current: dict | None = None) -> bool:

@@ -33,7 +33,17 @@ cluster's UUID, is adopted (`adoption_proof`: the guest Service, whose uid the A
 proof; the Go module writes no labels, so none are expected) with `Objects.adopt` (uid and resourceVersion
 guarded), then reconciled as ours: our annotations and selector, its address into the guest Service. A Normal
 `AdoptedLoadBalancer` on the guest Service, `dvp_ccm_adoptions_total{kind}` counts it. A child Service of an
-upstream ServiceWithHealthchecks is its parent's and never adopted. The Go module's VMs (read as this cluster's
+upstream ServiceWithHealthchecks is its parent's and never adopted. The parent is read live only for a guest
+Service that carried the cleanup finalizer before this pass (someone served it) and has no parent in our caches:
+one GET and the adopting patch; a new LoadBalancer is still created without a read.
+An adopted parent of the other kind than the one we would make (the Go module chose by its own probe of the
+parent; we by the parent's ModuleConfig) keeps its kind: replacing it would free its address in the parent's
+load balancer pool, and the replacement only asks for it again (`loadBalancerIP`), which another project's Service
+may take first and which the guest Service may not even report yet. The adopting patch marks it
+(`ADOPTED_KIND`); `desired(..., kept=True)` keeps the mark while the kind we would choose differs; once we would
+choose that kind ourselves, the mark goes with the next patch and it is an ordinary parent of ours (a later
+switch of kinds moves it as any other). A UDP-only Service adopted as a ServiceWithHealthchecks cannot keep it
+(no TCP probe to give) and is switched as before. The Go module's VMs (read as this cluster's
 instances, `instances.readable`) are never labelled: they keep their per-Service label until they go, and an
 adopted parent whose selector names them keeps it until a VM of ours is eligible.
 
@@ -77,6 +87,8 @@ PROTOCOLS = frozenset({"TCP", "UDP"})
 # On the DVP Service: which guest Service it serves (annotations: names may exceed label limits).
 GUEST_SERVICE = "dvp.deckhouse.io/guest-service"  # "<namespace>/<name>"
 GUEST_SERVICE_UID = "dvp.deckhouse.io/guest-service-uid"
+# On a parent object adopted from the Go module with the other kind than ours: the kind it keeps (see above).
+ADOPTED_KIND = "dvp.deckhouse.io/adopted-kind"
 
 
 SERVICE_KIND, HEALTHCHECKS_KIND = "Service", "ServiceWithHealthchecks"
@@ -160,8 +172,9 @@ def healthcheck(ports: list[Obj], timing: Healthchecks) -> Obj | None:
 
 
 def desired(svc: Obj, cluster_uuid: str, annotation_prefixes: tuple[str, ...] = (),
-            healthchecks: Healthchecks | None = None) -> Desired:
-    """`healthchecks`: the parent serves ServiceWithHealthchecks and we use it (None: a plain Service)."""
+            healthchecks: Healthchecks | None = None, kept: bool = False) -> Desired:
+    """`healthchecks`: the parent serves ServiceWithHealthchecks and we use it (None: a plain Service); `kept`:
+    the kind is an adopted parent's, kept against our choice (marked `ADOPTED_KIND`)."""
     spec = svc.get("spec") or {}
     where = f'Service "{key(svc)}"'
     if spec.get("externalIPs"):
@@ -196,8 +209,15 @@ def desired(svc: Obj, cluster_uuid: str, annotation_prefixes: tuple[str, ...] = 
     if probes is not None:
         out["healthcheck"] = probes
         kind = HEALTHCHECKS_KIND
+    if kept:
+        annotations[ADOPTED_KIND] = kind
     ips = [i.get("ip") for i in ingress(svc) if i.get("ip")]
     return Desired(name, label_key, out, annotations, kind, ips[0] if ips else "", shared)
+
+
+def kept_kind(obj: Obj | None) -> str:
+    """The kind an adopted parent object keeps against our choice ("" when none: ours to switch)."""
+    return str((md(obj or {}).get("annotations") or {}).get(ADOPTED_KIND) or "")
 
 
 def local_traffic(svc: Obj) -> int | None:
