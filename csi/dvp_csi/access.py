@@ -13,7 +13,8 @@ of this driver, names it by volumeHandle, its labels are the upstream scheme (ma
 its cluster UUID is ours, or empty or absent with the PV bound to a live claim whose uid is in the disk's name
 (`pvc-<uid>`; a PV alone a guest user could write); an upstream attachment of an adopted disk when its labels and
 spec name the disk and the VM of the node (a VM of this cluster that the guest Node's providerID names). Without
-the guest API (no proof to read) nothing is adopted.
+the guest API (no proof to read) nothing is adopted. The PVs and claims come from `guest_proofs`' watches when the
+driver has them, else from one read per call or pass.
 """
 
 from __future__ import annotations
@@ -37,11 +38,12 @@ from dvp_common.dvp.objects import Obj
 from dvp_common.dvp.resources import VIRTUAL_DISK
 from dvp_common.kube import Conflict, KubeClient, get_or_none
 from dvp_common.kube.metrics import RequestMetrics
-from dvp_common.kube.resources import NODE, PERSISTENT_VOLUME, PERSISTENT_VOLUME_CLAIM
+from dvp_common.kube.resources import NODE
 
-from . import DRIVER_NAME
+from . import guest_proofs
 from .domain import disks
 from .domain.errors import CsiError, not_found
+from .guest_proofs import GuestProofs
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +58,7 @@ class Dvp:
     storage_classes: StorageClasses
     guest: KubeClient | None = None  # the guest API: its PersistentVolumes and Nodes prove what we adopt
     on_adopt: Callable[[str], None] | None = None  # called with the kind of each object adopted (a metric)
+    proof_cache: GuestProofs | None = None  # the guest's PVs and claims, watched (none: read live per call)
 
     @classmethod
     def over(cls, client: KubeClient, namespace: str, cluster_uuid: str, guest: KubeClient | None = None) -> Dvp:
@@ -105,43 +108,37 @@ class Dvp:
     def _provable(self, obj: Obj, expected: dict[str, str]) -> bool:
         return self.guest is not None and decide(obj, self.cluster_uuid, L.CSI, None, expected).provable
 
+    def _proof(self, disk: Obj, expected: dict[str, str], proofs: dict[str, Proof] | None) -> Proof | None:
+        """The proof that adopts `disk` (domain.pv_proof's rule): from `proofs` when the caller read them, else from
+        the guest cache, else (nothing adoptable cached) from one live read."""
+        name = disk["metadata"]["name"]
+        if proofs is not None:
+            return proofs.get(name)
+        if self.proof_cache is not None:
+            cached = self.proof_cache.cached([name]).get(name)
+            if cached is not None and self._adopts(disk, cached, expected):
+                return cached
+        return self.pv_proofs().get(name)
+
+    def _adopts(self, disk: Obj, proof: Proof, expected: dict[str, str]) -> bool:
+        return decide(disk, self.cluster_uuid, L.CSI, proof, expected).verdict is Verdict.ADOPT
+
     def pv_proofs(self) -> dict[str, Proof]:
-        """volumeHandle -> the PersistentVolume of this guest cluster and driver that names it. The proof is strong
-        (enough for a disk whose cluster UUID is empty or absent) when the PV is bound to a live claim whose uid is
-        the one the provisioner put in the volume's name (`pvc-<claim uid>`): the API server chose that uid, so no
-        guest user can point it at another cluster's disk."""
+        """volumeHandle -> the proof a PersistentVolume of this guest cluster and driver gives, read live once."""
         assert self.guest is not None
-        claims = {(c.get("metadata") or {}).get("uid"): c for c in self.guest.list_all(PERSISTENT_VOLUME_CLAIM).items}
-        out: dict[str, Proof] = {}
-        for pv in self.guest.list_all(PERSISTENT_VOLUME).items:
-            spec = pv.get("spec") or {}
-            csi = spec.get("csi") or {}
-            handle = csi.get("volumeHandle")
-            if csi.get("driver") != DRIVER_NAME or not handle:
-                continue
-            name = pv["metadata"]["name"]
-            ref = spec.get("claimRef") or {}
-            claim = claims.get(ref.get("uid")) if ref.get("uid") else None
-            bound = claim is not None and handle == f"pvc-{ref['uid']}" \
-                and (claim.get("spec") or {}).get("volumeName") == name \
-                and (claim["metadata"].get("namespace"), claim["metadata"].get("name")) == \
-                (ref.get("namespace"), ref.get("name"))
-            out[handle] = Proof("PersistentVolume", name, "volumeHandle; bound to PersistentVolumeClaim "
-                                f"{ref.get('namespace')}/{ref.get('name')}, uid {ref.get('uid')}", strong=True) \
-                if bound else Proof("PersistentVolume", name, "volumeHandle")
-        return out
+        return guest_proofs.read(self.guest)
 
     def adopted_disk(self, disk: Obj | None, proofs: dict[str, Proof] | None = None) -> Obj | None:
         """`disk` as it is when ours or not provable; adopted (labels written once) when a PV of this cluster
-        names it. `proofs`: pv_proofs() read once for many disks."""
+        names it. `proofs`: the proofs read once for many disks (a pass)."""
         if disk is None or self.disks.is_ours(disk):
             return disk
         name = disk["metadata"]["name"]
         expected = self.upstream_disk_labels(name)
         if not self._provable(disk, expected):
             return disk
-        proof = (proofs if proofs is not None else self.pv_proofs()).get(name)
-        if proof is None or decide(disk, self.cluster_uuid, L.CSI, proof, expected).verdict is not Verdict.ADOPT:
+        proof = self._proof(disk, expected, proofs)
+        if proof is None or not self._adopts(disk, proof, expected):
             return disk  # no proof, or one too weak for this disk: foreign as before
         try:
             adopted = self.disks.adopt(disk, proof, expected)
@@ -194,7 +191,15 @@ class Dvp:
                       and self._provable(d, self.upstream_disk_labels(d["metadata"]["name"]))]
         if not candidates:
             return []
-        proofs = self.pv_proofs()
+        proofs: dict[str, Proof] = {}
+        if self.proof_cache is not None:
+            proofs = self.proof_cache.cached([d["metadata"]["name"] for d in candidates])
+        unproven = [d for d in candidates if not (d["metadata"]["name"] in proofs and self._adopts(
+            d, proofs[d["metadata"]["name"]], self.upstream_disk_labels(d["metadata"]["name"])))]
+        if unproven:  # the cache may lag a PV or claim just made: one live read for the whole pass
+            live = self.pv_proofs()
+            proofs.update({d["metadata"]["name"]: live[d["metadata"]["name"]] for d in unproven
+                           if d["metadata"]["name"] in live})
         out = []
         for disk in candidates:
             adopted = self.adopted_disk(disk, proofs)

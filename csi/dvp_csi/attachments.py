@@ -59,7 +59,7 @@ class Attachments:
                                    f"terminating; retry once it is gone ({exc})") from exc
                 raise
         self._wait_attached(name, timeout)
-        return {"serial": names.disk_serial(disk["metadata"]["uid"])}
+        return {names.SERIAL_KEY: names.disk_serial(disk["metadata"]["uid"])}
 
     def _clear_other_vms(self, volume_id: str, vm_name: str, disk: Obj) -> tuple[list[Obj], bool]:
         """Our attachments of the disk to `vm_name`, and whether a stale one (of a dead VM) was just deleted."""

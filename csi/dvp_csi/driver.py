@@ -17,6 +17,7 @@ from .attachments import Attachments
 from .controller import ControllerServicer
 from .domain import disks
 from .domain.errors import CsiError
+from .guest_proofs import GuestProofs
 from .identity import IdentityServicer
 from .locks import TryLocks
 from .modify import Modifications
@@ -81,6 +82,9 @@ class Driver:
         """Stop the background watches and wait (bounded) for them to end."""
         if self.controller is not None:
             self.controller.quotas.close()
+            cache = self.controller.volumes.dvp.proof_cache
+            if cache is not None:
+                cache.close()
 
 
 def build(settings: Settings, dvp: Dvp | None, os_ops: OsOps | None = None,
@@ -93,6 +97,8 @@ def build(settings: Settings, dvp: Dvp | None, os_ops: OsOps | None = None,
             raise ValueError("controller mode needs DVP access")
         if guest is not None and dvp.guest is None:
             dvp.guest = guest  # PersistentVolumes and Nodes prove the upstream objects adopted
+        if dvp.guest is not None and dvp.proof_cache is None:
+            dvp.proof_cache = GuestProofs(dvp.guest)
         dvp.on_adopt = lambda kind: metrics.ADOPTIONS.labels(kind=kind).inc()
         attachments, observer = Attachments(dvp, settings), Observer(dvp)
         quotas = QuotaWatch(dvp)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Node service: find the disk by its serial, format only if empty, stage, bind-publish, stats, grow.
 
-The node needs no DVP write access: ControllerPublish hands the disk serial over in publish_context.
+The node needs no DVP access: ControllerPublish hands the disk serial over in publish_context.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ NodeCap = csi_pb2.NodeServiceCapability.RPC
 # NodeGetVolumeStats (kubelet >= 1.37 asks it)
 CAPABILITIES = (NodeCap.STAGE_UNSTAGE_VOLUME, NodeCap.GET_VOLUME_STATS, NodeCap.EXPAND_VOLUME,
                 NodeCap.GET_VOLUME_HEALTH)
-SERIAL_KEY = "serial"
+SERIAL_KEY = names.SERIAL_KEY
 _SERIAL = re.compile(r"^[0-9a-f]{32}$")
 READ_ONLY = csi_pb2.VolumeCapability.AccessMode.SINGLE_NODE_READER_ONLY
 UNKNOWN_STATIC_DISKS = 1  # the boot disk, when the VM cannot be read
@@ -55,10 +55,14 @@ class NodeServicer(csi_pb2_grpc.NodeServicer):
     # -- helpers --------------------------------------------------------------------------------------------
     def _device(self, volume_id: str, publish_context) -> str:
         serial = publish_context.get(SERIAL_KEY, "")
+        # Without the serial the device is unknown: the node holds no DVP access to read the disk's uid, and no
+        # other link on the node proves which disk is the volume's. A volume the upstream driver attached (its
+        # VolumeAttachment has no attachmentMetadata) gets it once the external-attacher publishes it again,
+        # which it does when ListVolumes does not list the node yet (the attachment is adopted then).
         if not _SERIAL.match(serial):
             raise CsiError(grpc.StatusCode.FAILED_PRECONDITION,
-                           f"volume {volume_id}: publish_context.{SERIAL_KEY} is missing or malformed; "
-                           "was it ControllerPublished?")
+                           f"volume {volume_id}: publish_context.{SERIAL_KEY} is missing or malformed; not "
+                           "published by this driver yet (the external-attacher publishes it again), retry")
         link = names.device_link(self.s.device_dir, serial)
         if not self.os.wait_for(link, self.s.timeouts.device):
             raise not_found(f"volume {volume_id}: device {link} did not appear within {self.s.timeouts.device:g}s")

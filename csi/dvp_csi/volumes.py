@@ -191,8 +191,12 @@ class Volumes:
         return paginate(found, starting_token, max_entries, "ListVolumes")
 
     def published_nodes(self, disk: Obj) -> list[str]:
+        """The nodes of our attachments of the disk, but for one whose VolumeAttachment has no serial recorded (the
+        upstream driver published none): left out, the external-attacher publishes it again and records it."""
         name = disk["metadata"]["name"]
-        return sorted({_node_of(a, name) for a in self.dvp.attachments.of_disk(name)} - {""})
+        nodes = {_node_of(a, name) for a in self.dvp.attachments.of_disk(name)} - {""}
+        cache = self.dvp.proof_cache
+        return sorted(n for n in nodes if cache is None or not cache.unrecorded(name, n))
 
 
 def _node_of(att: Obj, disk: str) -> str:

@@ -26,7 +26,12 @@ DATASOURCE_NOT_READY = {"VirtualImage": C.R_IMAGE_NOT_READY, "ClusterVirtualImag
 
 
 def serial(uid: str) -> str:
-    """The disk serial DVP gives the block device: lowercase hex MD5 of the VirtualDisk uid."""
+    """The disk serial DVP gives the block device: lowercase hex MD5 of the VirtualDisk uid.
+
+    DVP (deckhouse/virtualization, images/virtualization-artifact/pkg/controller): a hot-plugged disk gets
+    `kvbuilder.GenerateSerialFromObject(vd)` (service/attachment_service.go, NewAttachmentDiskFromVirtualDisk,
+    passed to AddVolume), a disk in the VM's spec the same (kvbuilder/kvvm_utils.go); GenerateSerial is the hex
+    MD5 of the uid. So the serial depends on the disk alone, never on the attachment or on who made it."""
     return hashlib.md5(uid.encode()).hexdigest()  # noqa: S324 - an identifier, as DVP computes it
 
 

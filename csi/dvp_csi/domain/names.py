@@ -11,6 +11,7 @@ from dvp_common.dvp import labels
 
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 DEVICE_PREFIX = "scsi-0QEMU_QEMU_HARDDISK_"
+SERIAL_KEY = "serial"  # the publish_context key (the VolumeAttachment's attachmentMetadata) of the disk serial
 
 
 def object_name(csi_name: str, prefix: str) -> str:
@@ -39,3 +40,8 @@ def disk_serial(uid: str) -> str:
 
 def device_link(device_dir: str, serial: str) -> str:
     return f"{device_dir.rstrip('/')}/{DEVICE_PREFIX}{serial}"
+
+
+def volume_attachment_name(handle: str, driver: str, node: str) -> str:
+    """The VolumeAttachment kube-controller-manager makes for a volume on a node (and kubelet reads)."""
+    return "csi-" + hashlib.sha256(f"{handle}{driver}{node}".encode()).hexdigest()
