@@ -81,7 +81,7 @@ test: setup ## run every test (TEST_WORKERS processes, default 2)
 	$(PYTEST) -q $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 
 .PHONY: demo
-demo: setup ## run the module's main job against an embedded, simulated DVP (IMAGES=1: components from their images; TAKEOVER=1: the pre-switch report over an upstream-built cluster)
+demo: setup ## run the module's main job against an embedded, simulated DVP (IMAGES=1: components from their images; TAKEOVER=1: the switch of an upstream-built cluster, its pre-switch report first)
 	$(PY) -m demo $(if $(filter 1,$(IMAGES)),--images) $(if $(filter 1,$(TAKEOVER)),--takeover)
 
 .PHONY: render

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """python -m demo [--render-only] [--images] [--takeover]: what the module deploys, then the whole scenario against
 a simulated DVP; --images starts the components from their built image rootfs (demo.images; the clean scenario);
---takeover builds a cluster as Deckhouse's module leaves it and prints the pre-switch report on it (demo.takeover)."""
+--takeover builds a cluster as Deckhouse's module leaves it, prints the pre-switch report on it and switches it to
+this module (demo.switch)."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--images", action="store_true",
                         help="run ccm, capdvp, discoverer, the webhooks and the CSI controller from their images")
     parser.add_argument("--takeover", action="store_true",
-                        help="only the pre-switch report over an upstream-built cluster in the simulated DVP")
+                        help="the switch of an upstream-built cluster: the pre-switch report, then the module at work")
     args = parser.parse_args(argv)
     lifetime.exit_on_signals()  # SIGTERM/SIGHUP stop the servers and components as Ctrl-C does
     progress = Progress()
@@ -64,14 +65,29 @@ def run_scenario(progress: Progress, settings: Settings | None = None) -> int:
 
 
 def run_takeover(progress: Progress) -> int:
-    from demo import takeover
+    """The switch over an upstream-built cluster (demo.switch): the pre-switch report, then the module at work."""
+    from demo.switch import switch
 
-    outcome = takeover.run(progress)
+    demo = Demo(progress, Settings())
+    try:
+        result = switch(demo)
+    except StepFailed as exc:
+        progress.line(f"FAILED: {exc} (component logs in {demo.work})")
+        return 1
+    finally:
+        demo.stop()
+    changed = sorted(k for k, uid in result.after.items() if result.before.get(k) != uid)
+    left = sorted(k for k in result.removed if k in result.after)
     print()
-    print(outcome.report, end="")
-    if outcome.error:
-        print(outcome.error, end="", file=sys.stderr)
-    return outcome.code
+    print(table(("figure", "value"), [
+        ("pre-switch report exit code", result.report_code),
+        ("parent objects before the switch", len(result.before)),
+        ("removed by the walk's deletes (this cluster's)", len(result.removed) - len(left)),
+        ("kept with the same uid (dhctl's, the other cluster's)", len(result.after) - len(changed)),
+        ("changed or new (uid)", len(changed)), ("'not ours' said of this cluster's objects", len(result.foreign)),
+        ("LoadBalancer address (parent -> guest)", f"{result.parent_lb_address} -> {result.lb_address}"),
+        ("the volume's nodes", ", ".join(result.volume_nodes))]))
+    return 0 if result.report_code == 0 and not changed and not left and not result.foreign else 1
 
 
 def print_result(r: Result) -> None:

@@ -193,11 +193,11 @@ class Demo:
         self.p.line(f"   kube-controller-manager, kube-scheduler, kwok, cluster-api controller "
                     f"(logs in {self.work / 'guest-control-plane'}, {self.capi.log})")
 
-    def start_kubelets(self) -> None:
-        """A kubelet (kwok) in each Running VM of the project registers its Node, with the CSI node plugin's
-        CSINode and topology segment, and stops with the VM."""
+    def start_kubelets(self, cluster_uuid: str | None = None) -> None:
+        """A kubelet (kwok) in each Running VM of the project (of `cluster_uuid`'s cluster, when given) registers
+        its Node, with the CSI node plugin's CSINode and topology segment, and stops with the VM."""
         self.kubelets = KubeletsInVMs(self.dvp, self.project, self.guest, register=True, csi_driver=DRIVER_NAME,
-                                      topology=SEGMENT).start()
+                                      topology=SEGMENT, cluster_uuid=cluster_uuid).start()
 
     def seed_dvp(self) -> None:
         seed.storage_class(self.dvp, "replicated-fast", default=True)

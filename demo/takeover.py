@@ -1,6 +1,8 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""python -m demo --takeover: the pre-switch report over a cluster Deckhouse's (Go) module built.
+"""The pre-switch report alone over a cluster Deckhouse's (Go) module built, as testkit.upstream's `upstream_world`
+makes it (so its rows are known exactly: tests/e2e/test_demo_takeover.py); `python -m demo --takeover` runs the
+report inside the whole switch (demo.switch).
 
 The demo's DVP and guest API servers and its simulator, without our module: testkit.upstream puts an
 upstream-built cluster (a dhctl master, a capdvp worker, a CSI volume attached to it, a LoadBalancer) in the

@@ -174,11 +174,14 @@ class KubeletsInVMs:
     stop and the node lifecycle controller sees what it sees when a VM stops). Follows the VMs of one DVP namespace
     by watch; `stop()` ends it. `register`: a Running VM's kubelet registers its Node (named for the hostname, with
     the uninitialized taint of an external cloud provider) when there is none, as a booted machine's does, with the
-    CSINode of `csi_driver` (and its `topology` segment) when the node plugin runs there."""
+    CSINode of `csi_driver` (and its `topology` segment) when the node plugin runs there. `cluster_uuid`: only the
+    VMs of that cluster (`dvp.deckhouse.io/cluster-uuid`); another cluster's VMs in the project boot into its own
+    guest."""
 
     def __init__(self, dvp, namespace: str, guest, *, register: bool = False, csi_driver: str | None = None,
-                 topology: dict[str, str] | None = None) -> None:
+                 topology: dict[str, str] | None = None, cluster_uuid: str | None = None) -> None:
         self.guest, self.register, self.csi_driver, self.topology = guest, register, csi_driver, topology
+        self.cluster_uuid = cluster_uuid
         self.registered: set[str] = set()  # Nodes this registered (cluster-wide: the caller deletes what is left)
         self.informer = Informer(dvp, VIRTUAL_MACHINE, namespace, watch_timeout=5)
         self.informer.add_handlers(on_add=self._follow, on_update=lambda _old, new: self._follow(new),
@@ -201,8 +204,9 @@ class KubeletsInVMs:
         self._set(vm, ((vm.get("status") or {}).get("phase")) == "Running")
 
     def _set(self, vm: dict, running: bool) -> None:
-        node = ((vm.get("metadata") or {}).get("labels") or {}).get(L.HOSTNAME)
-        if not node:
+        labels = (vm.get("metadata") or {}).get("labels") or {}
+        node = labels.get(L.HOSTNAME)
+        if not node or (self.cluster_uuid is not None and labels.get(L.CLUSTER_UUID) != self.cluster_uuid):
             return
         try:
             self.guest.patch(NODE, node, {"metadata": {"labels": {KWOK_LABEL: KWOK_VALUE if running else None}}})
