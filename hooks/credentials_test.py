@@ -245,3 +245,65 @@ def test_a_valid_other_credentials_secret_is_kept_and_a_malformed_d8_credentials
     assert set(out.values["cloudProviderDvp"]["internal"]["credentialSecrets"]) == {"d8-credentials", "other"}
     with pytest.raises(InvalidInput, match="^Secret d8-cloud-provider-dvp/d8-credentials: data.authScheme"):
         run(t.snapshots(hook, credentials=[creds(authScheme="token"), creds("other")]))
+
+
+# Deckhouse's own hook tests, replayed (facts only): deckhouse/deckhouse
+# modules/030-cloud-provider-dvp/hooks/credentials_test.go@6df7b1e6e6c5ab5aa8ced5b563ae449e20182c74 (CRED) and the
+# credential assertions of dvp_cluster_configuration_test.go@76036b9813b1aa448a721ffcdf0ca3b15d868072 (DCC).
+# Upstream publishes any credentials Secret's fields decoded; ours publishes only the kubeconfig scheme, the
+# kubeconfig kept base64 and judged first (dvp_common.credentials; docs/MIGRATION.md, Hooks).
+
+
+def test_upstream_single_credentials_secret():
+    # CRED "Single credential secret": its authScheme "Kubeconfig" and secret "apiVe" (no kubeconfig) are refused
+    # in one line; a kubeconfig Secret becomes the one entry, without identity
+    with pytest.raises(InvalidInput) as err:
+        run(t.snapshots(hook, credentials=[creds(authScheme="Kubeconfig", secret=t.b64("apiVe"))]))
+    assert str(err.value) == f"{OBJ}: data.authScheme: must be kubeconfig"
+    out, _, _ = run(t.snapshots(hook, credentials=[creds()]))
+    assert out.values["cloudProviderDvp"]["internal"]["credentialSecrets"] == EXPECTED
+
+
+def test_upstream_two_credentials_secrets():
+    # CRED "Two credential secrets": the second one (authScheme userpass, with identity) is left out with a
+    # warning, not published
+    extra = creds("d8-credentials-extra", authScheme="userpass", identity="user1", secret="pass1")  # noqa: S106 - test data
+    out, bc, values = run(t.snapshots(hook, credentials=[creds(), extra]))
+    assert out.values["cloudProviderDvp"]["internal"]["credentialSecrets"] == EXPECTED
+    process = t.run_process(PATH, bc, values, {})
+    assert process.returncode == 0
+    assert process.stderr.splitlines() == [
+        "warning: left out: Secret d8-cloud-provider-dvp/d8-credentials-extra: data.authScheme: must be kubeconfig"]
+
+
+def test_upstream_a_secret_of_another_type_is_not_credentials():
+    # CRED "Non-credential secret is ignored": shell-operator's field selector keeps it out of the snapshot
+    [binding] = [b for b in t.hook_config(hook)["kubernetes"] if b["name"] == hook.SNAPSHOT_CREDENTIALS]
+    assert binding["fieldSelector"] == {"matchExpressions": [
+        {"field": "type", "operator": "Equals", "value": "cloud-provider.deckhouse.io/credentials"}]}
+    out, _, _ = run(t.snapshots(hook))
+    assert out.values["cloudProviderDvp"]["internal"]["credentialSecrets"] == {}
+
+
+def test_upstream_no_secrets():
+    # CRED "No secrets": an empty map (and the missing-credentials metric)
+    out, _, _ = run(t.snapshots(hook), values={"cloudProviderDvp": {"internal": {"credentialSecrets": {}}}})
+    assert out.values["cloudProviderDvp"]["internal"]["credentialSecrets"] == {}
+    assert out.metrics.data == [present(False)]
+
+
+def test_upstream_legacy_kubeconfig_stands_in_and_never_over_the_real_secret():
+    # DCC "State B: PCC present, new resources not yet applied" (d8-credentials from its kubeconfig, base64 as
+    # given) and "State B: ... real d8-credentials Secret already populated" (the Secret wins)
+    out, _, _ = run(t.snapshots(hook, legacy_cluster_configuration=[pcc()]))
+    assert out.values["cloudProviderDvp"]["internal"]["credentialSecrets"] == {
+        "d8-credentials": {"authScheme": "kubeconfig", "secret": KUBECONFIG_B64}}
+    real = t.b64(KUBECONFIG.replace("tok-en", "real"))
+    out, _, _ = run(t.snapshots(hook, credentials=[creds(secret=real)], legacy_cluster_configuration=[pcc()]))
+    assert out.values["cloudProviderDvp"]["internal"]["credentialSecrets"]["d8-credentials"]["secret"] == real
+
+
+def test_upstream_v1_module_config_kubeconfig():
+    # DCC "State A: no PCC and legacy ModuleConfig v1 has kubeconfig": credentials before the bundle is applied
+    out, _, _ = run(t.snapshots(hook, module_config=[module_config_v1(KUBECONFIG_B64)]))
+    assert out.values["cloudProviderDvp"]["internal"]["credentialSecrets"] == EXPECTED

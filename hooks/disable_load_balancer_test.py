@@ -53,3 +53,16 @@ def test_configmap_deleted_enables_them_again():
 def test_imports_nothing_heavy():
     snaps = t.snapshots(hook, disable_lb_configmap=[CM])
     assert t.fresh_run(hook, t.synchronization(hook, snaps), START)[2] == []
+
+
+# Deckhouse's own hook test, replayed (facts only): deckhouse/deckhouse
+# modules/030-cloud-provider-dvp/hooks/disable_load_balancer_test.go@11c6a4708b0ba68f46e82e83ecd907d7feed0c22
+
+
+@pytest.mark.parametrize(("objects", "disabled"), [
+    ([], False),  # "When the disable ConfigMap is absent"
+    ([t.configmap("d8-cloud-provider-dvp", "dvp-cloud-controller-manager-disable-lb")], True),  # "... is present"
+])
+def test_upstream_disable_configmap(objects, disabled):
+    out = run(t.before_helm(t.snapshots(hook, disable_lb_configmap=objects)))
+    assert out.values["cloudProviderDvp"]["internal"]["disableLoadBalancer"] is disabled

@@ -142,3 +142,88 @@ def test_the_same_input_gets_the_same_verdict_warm_or_after_a_restart():
         with pytest.raises(InvalidInput) as err:
             run(bad, values=values)
         assert str(err.value) == f"{boot}.layout: must be one of Standard"
+
+
+# Deckhouse's own hook tests, replayed (facts only). Upstream files, in deckhouse/deckhouse under
+# modules/030-cloud-provider-dvp/hooks/: dvp_cluster_configuration_test.go@76036b9813b1aa448a721ffcdf0ca3b15d868072
+# (DCC: its "Discovery: ..." and discovery assertions; there the standalone Secret lives in d8-cloud-provider-dvp,
+# at 00fc5d18444a928f6f7d5ca76e1306d81bcc0dd9 in kube-system) and
+# discover_test.go@071edc87db307e0faf5c0c12e4bb8af8d3fcb90d (DISCOVER).
+CANDI = {"apiVersion": "deckhouse.io/v1", "kind": "DVPCloudDiscoveryData", "zones": ["candi-zone"]}
+PCC_ONLY = {"apiVersion": "deckhouse.io/v1", "kind": "DVPCloudDiscoveryData", "zones": ["pcc-zone"]}
+DEFAULTS = {"apiVersion": "deckhouse.io/v1", "kind": "DVPCloudDiscoveryData", "zones": ["default"]}
+
+
+def candi(doc, namespace="d8-cloud-provider-dvp"):
+    return t.secret(namespace, "d8-candi-cloud-provider-discovery-data",
+                    {"cloud-provider-discovery-data.json": json.dumps(doc)})
+
+
+def discovered(**objects):
+    return run(t.snapshots(hook, **objects)).values["cloudProviderDvp"]["internal"]["providerDiscoveryData"]
+
+
+def test_upstream_only_the_legacy_secret():
+    # DCC "Discovery: only PCC secret present (no candi secret)" and "State B"/"State C": its discovery data
+    assert discovered(legacy_cluster_configuration=[legacy(PCC_ONLY)]) == PCC_ONLY
+
+
+@pytest.mark.parametrize("namespace", ["d8-cloud-provider-dvp", "kube-system"])
+def test_upstream_only_the_bootstrap_secret(namespace):
+    # DCC "Discovery: only candi secret present, no PCC": in the module's namespace (newer dhctl), or in
+    # kube-system as an older upstream read it
+    assert discovered(bootstrap_discovery_data=[candi(CANDI, namespace)]) == CANDI
+
+
+def test_upstream_the_bootstrap_secret_wins_over_the_legacy_one():
+    # DCC "Discovery: both candi and PCC secrets present — candi takes priority"
+    assert discovered(bootstrap_discovery_data=[candi(CANDI)],
+                      legacy_cluster_configuration=[legacy(PCC_ONLY)]) == CANDI
+
+
+def test_the_module_namespace_wins_over_kube_system():
+    got = discovered(bootstrap_discovery_data=[candi({"zones": ["old"], "layout": "Standard"}, "kube-system"),
+                                               candi(CANDI)])
+    assert got == CANDI | {"layout": "Standard"}
+
+
+def test_a_bad_bootstrap_secret_is_named_with_its_namespace():
+    snaps = t.snapshots(hook, bootstrap_discovery_data=[candi({"zones": []})])
+    with pytest.raises(InvalidInput) as err:
+        run(snaps)
+    assert str(err.value) == ("Secret d8-cloud-provider-dvp/d8-candi-cloud-provider-discovery-data: "
+                              "data[cloud-provider-discovery-data.json].zones: violates minItems 1")
+
+
+def test_an_empty_bootstrap_secret_is_no_source():
+    empty = candi({})
+    empty["data"] = {"cloud-provider-discovery-data.json": ""}
+    assert discovered(bootstrap_discovery_data=[empty], legacy_cluster_configuration=[legacy(PCC_ONLY)]) == PCC_ONLY
+
+
+def test_upstream_neither_secret():
+    # DCC "Discovery: neither PCC nor candi secret present — hybrid install" and "State A: no PCC"
+    assert discovered() == DEFAULTS
+
+
+def test_upstream_legacy_secret_without_discovery_data():
+    # DCC "Discovery: PCC present but without discovery data key — hybrid migration"
+    pcc = legacy({})
+    del pcc["data"]["cloud-provider-discovery-data.json"]
+    assert discovered(legacy_cluster_configuration=[pcc]) == DEFAULTS
+
+
+def test_upstream_invalid_discovery_payload_fails():
+    # DISCOVER "When discovery data secret contains invalid payload": storageClasses of another type
+    snaps = t.snapshots(hook, discoverer=[discoverer({"apiVersion": "deckhouse.io/v1",
+                                                      "kind": "DVPCloudDiscoveryData", "storageClasses": "broken"})])
+    with pytest.raises(InvalidInput) as err:
+        run(snaps)
+    assert str(err.value) == f"{OBJ}.storageClasses: must be of type array"
+
+
+def test_upstream_discoverer_data_with_classes():
+    # DISCOVER "When discovery data and managed StorageClasses are present": apiVersion, kind, zones
+    doc = {"apiVersion": "deckhouse.io/v1", "kind": "DVPCloudDiscoveryData", "zones": ["default"],
+           "storageClasses": [SC, dict(SC, name="Disabled", isEnabled=False, isDefault=False)]}
+    assert discovered(discoverer=[discoverer(doc)]) == doc

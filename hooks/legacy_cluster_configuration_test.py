@@ -7,9 +7,11 @@ import legacy_cluster_configuration as hook
 import pytest
 import yaml
 from deckhouse import hook as sdk
+from lib import migration
 from lib import testing as t
 from lib.errors import InvalidInput
 from lib.testing import migration_fixtures as f
+from lib.testing import upstream_fixtures as up
 
 PATH = os.path.join(os.path.dirname(__file__), "legacy_cluster_configuration.py")
 START = {
@@ -224,3 +226,121 @@ def test_legacy_sizes_are_quantities_a_machine_takes(size, valid):
         with pytest.raises(InvalidInput, match=r"masterNodeGroup.instanceClass.virtualMachine.memory.size: must be "
                                                r"integer of at least 0 or string matching"):
             run(snaps)
+
+
+# Deckhouse's own hook tests, replayed (facts only): deckhouse/deckhouse
+# modules/030-cloud-provider-dvp/hooks/dvp_cluster_configuration_test.go@76036b9813b1aa448a721ffcdf0ca3b15d868072
+# (DCC; the values and migration-state parts of its cases: its discovery data is discovery_data_test's, its
+# credentials credentials_test's, its artifacts migration_resources_test's). Their state: lib/testing/upstream_fixtures.
+
+UP_START = {"global": {"discovery": {}}, "cloudProviderDvp": {"internal": {}, "nodes": {}, "provider": {}}}
+
+
+def up_run(values=UP_START, kind="sync", **objects):
+    return run(t.snapshots(hook, **objects), values, kind)[0]
+
+
+def test_upstream_instance_class_name_is_deckhouses():
+    assert migration.instance_class_name("master") == up.MASTER_IC
+
+
+def test_upstream_state_a_no_legacy_configuration():
+    # DCC "State A: no PCC (new v2 cluster)" and "... stale migration artifacts exist": nothing to migrate,
+    # nothing projected, no internal.providerClusterConfiguration
+    out = up_run()
+    assert out.values["cloudProviderDvp"] == {"internal": {"migration": {
+        "pending": False, "fingerprint": f.fingerprint(t.snapshots(hook))}}, "nodes": {}, "provider": {}}
+
+
+def test_upstream_state_a_v1_module_config_with_a_kubeconfig():
+    # DCC "State A: no PCC and legacy ModuleConfig v1 has kubeconfig": still migrating (artifacts kept)
+    out = up_run(module_config=[up.module_config_v1()])
+    assert out.values["cloudProviderDvp"]["internal"]["migration"]["pending"] is True
+
+
+@pytest.mark.parametrize("values", [UP_START, {"global": {"discovery": {}},
+                                               "cloudProviderDvp": {"internal": {}, "provider": {}}}])
+def test_upstream_state_b_projects_the_legacy_configuration(values):
+    # DCC "State B: PCC present, new resources not yet applied" and "State B: ... cloudProviderDvp.nodes absent
+    # in values" (the whole nodes object is made)
+    out = up_run(values, legacy_cluster_configuration=[up.pcc_secret()])
+    mod = out.values["cloudProviderDvp"]
+    assert mod["provider"] == {"parameters": {"namespace": "cloud-provider01"}}
+    assert mod["nodes"] == {"parameters": {"layout": "Standard", "sshPublicKey": "ssh-rsa AAAAB3N",
+                                           "region": "ru-msk-1", "zones": ["default"]}}
+    assert mod["internal"]["migration"]["pending"] is True
+    assert "providerClusterConfiguration" not in mod["internal"]
+    assert out.kube_operations.data == []  # the bundle and marker are written after Helm (migration_resources)
+
+
+CA_KEYS = ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGxZ0Z1a1fSFm0+8YQjvN0nSPgZwPp9GdXyO5tMqWnXk ca-1",
+           "ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTY= ca-2"]
+
+
+def test_upstream_state_b_projects_ssh_ca_keys():
+    # DCC "State B: PCC present, sshCAKeys set": beside sshPublicKey. Upstream's fixture lists certificates
+    # (ssh-rsa-cert-v01@openssh.com ...), which our schema refuses: sshd trusts CA public keys.
+    out = up_run(legacy_cluster_configuration=[up.pcc_secret(up.pcc(sshCAKeys=CA_KEYS))])
+    params = out.values["cloudProviderDvp"]["nodes"]["parameters"]
+    assert params["sshPublicKey"] == "ssh-rsa AAAAB3N" and params["sshCAKeys"] == CA_KEYS
+    assert "nodes.parameters.sshCAKeys" in out.values["cloudProviderDvp"]["internal"]["migration"]["projected"]
+
+
+@pytest.mark.parametrize("keys", [None, []])
+def test_upstream_state_b_without_ssh_ca_keys(keys):
+    # DCC "State B: PCC present, sshCAKeys absent (must not appear in values at all)"; an empty list likewise
+    out = up_run(legacy_cluster_configuration=[up.pcc_secret(up.pcc(sshCAKeys=keys))])
+    assert "sshCAKeys" not in out.values["cloudProviderDvp"]["nodes"]["parameters"]
+
+
+def test_upstream_certificates_as_ssh_ca_keys_are_refused():
+    doc = up.pcc(sshCAKeys=["ssh-rsa-cert-v01@openssh.com AAAACA", "ssh-rsa-cert-v01@openssh.com BBBBCB"])
+    with pytest.raises(InvalidInput, match=r"^Secret kube-system/d8-provider-cluster-configuration: "
+                                           r"data\[cloud-provider-cluster-configuration.yaml\].sshCAKeys\[0\]: "
+                                           r"must match "):
+        up_run(legacy_cluster_configuration=[up.pcc_secret(doc)])
+
+
+def test_additional_users_are_no_legacy_field():
+    # Not a DVPClusterConfiguration field in Deckhouse's schema either (additionalProperties: false there too)
+    with pytest.raises(InvalidInput, match=r"data\[cloud-provider-cluster-configuration.yaml\]: "
+                                           r"unknown field\(s\) additionalUsers$"):
+        up_run(legacy_cluster_configuration=[up.pcc_secret(up.pcc(additionalUsers=["ops"]))])
+
+
+def test_upstream_default_zone_is_not_projected():
+    # DCC "setDefaultZones default-zone fallback" (3 cases): upstream fills zones [default] into a copy it only
+    # validates, nothing reaches the values; here too a configuration without zones projects none. The discovery
+    # data's zones default to [default] (discovery_data_test).
+    out = up_run(legacy_cluster_configuration=[up.pcc_secret(up.pcc(zones=None))])
+    assert "zones" not in out.values["cloudProviderDvp"]["nodes"]["parameters"]
+
+
+@pytest.mark.parametrize("kind", ["sync", "event"])
+def test_upstream_state_c_is_stricter_here(kind):
+    # DCC "State C: PCC present, all new resources applied" and "... detected via NodeGroup/DVPInstanceClass
+    # Added event": upstream counts the migration complete when a NodeGroup and a DVPInstanceClass of the
+    # expected names exist. Ours also wants the NodeGroup to name that class (docs/MIGRATION.md, Hooks): their
+    # NodeGroup names none, so the migration stays pending (and the alert keeps firing) until it does.
+    out = up_run(kind=kind, **up.state_c())
+    assert out.values["cloudProviderDvp"]["internal"]["migration"]["pending"] is True
+    done = up_run(kind=kind, **up.state_c(class_reference=True))
+    mod = done.values["cloudProviderDvp"]
+    assert mod["internal"]["migration"]["pending"] is False
+    assert (mod["provider"], mod["nodes"]) == ({}, {})  # the legacy configuration is not projected
+
+
+def test_upstream_state_b_partial_instance_class_missing():
+    # DCC "State B partial: NodeGroup applied but DVPInstanceClass missing": pending, values from the legacy
+    # configuration
+    out = up_run(legacy_cluster_configuration=[up.pcc_secret()], node_groups=[up.node_group(True)])
+    mod = out.values["cloudProviderDvp"]
+    assert mod["internal"]["migration"]["pending"] is True
+    assert mod["provider"]["parameters"]["namespace"] == "cloud-provider01"
+
+
+def test_upstream_state_b_partial_credentials_missing():
+    # DCC "State B partial: ModuleConfig v2 applied but d8-credentials Secret missing"
+    objects = up.state_c(class_reference=True)
+    del objects["credentials_secret"]
+    assert up_run(**objects).values["cloudProviderDvp"]["internal"]["migration"]["pending"] is True

@@ -17,6 +17,10 @@ DEFAULT_VALUE = v.internal("defaultStorageClass")
 METRIC = "d8_cloud_provider_dvp_default_storage_class_drifted"
 METRIC_GROUP = "d8_cloud_provider_dvp_default_storage_class"
 DEFAULT_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
+BETA_DEFAULT_ANNOTATION = "storageclass.beta.kubernetes.io/is-default-class"
+# Either annotation marks a default, "true" in any case, as Deckhouse's module reads a class it keeps.
+_IS_DEFAULT = " or ".join(f'((.metadata.annotations["{a}"] // "") | ascii_downcase == "true")'
+                          for a in (DEFAULT_ANNOTATION, BETA_DEFAULT_ANNOTATION))
 
 config = bindings.render({
     "beforeHelm": 20,
@@ -25,7 +29,7 @@ config = bindings.render({
             SNAPSHOT, "StorageClass",
             "{name: .metadata.name, ours: (.provisioner == \"" + sc.PROVISIONER + "\" and"
             " .metadata.labels.module == \"cloud-provider-dvp\"),"
-            " isDefault: (.metadata.annotations[\"" + DEFAULT_ANNOTATION + "\"] == \"true\"),"
+            f" isDefault: ({_IS_DEFAULT}),"
             " dvpStorageClass: .parameters.dvpStorageClass, volumeBindingMode, reclaimPolicy, allowVolumeExpansion}",
             api_version="storage.k8s.io/v1",
         ),
@@ -34,6 +38,10 @@ config = bindings.render({
 
 
 def main(ctx) -> None:
+    if v.get(ctx.values, v.module("provider")) is None:
+        # Before the settings are there (a Synchronization run at start, ahead of the hook that projects a
+        # legacy configuration) any values patch fails validation: wait for the run in which they are.
+        return
     # metadata.name is a string in every object the API serves; anything else is no StorageClass of anyone's
     cluster = [c for c in results(ctx, SNAPSHOT) if isinstance(c.get("name"), str)]
     plan = sc.plan(

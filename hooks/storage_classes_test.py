@@ -10,6 +10,7 @@ from lib import testing as t
 from lib.errors import InvalidInput
 
 PATH = os.path.join(os.path.dirname(__file__), "storage_classes.py")
+PROVIDER = {"parameters": {"namespace": "tenant"}}
 
 
 def parent(name, default=False, **kw):
@@ -18,7 +19,8 @@ def parent(name, default=False, **kw):
 
 
 def values(classes, excluded=None, internal=None, global_=None):
-    mod = {"internal": {"providerDiscoveryData": {"zones": ["default"], "storageClasses": classes}} | (internal or {})}
+    mod = {"provider": PROVIDER,
+           "internal": {"providerDiscoveryData": {"zones": ["default"], "storageClasses": classes}} | (internal or {})}
     if excluded is not None:
         mod["storage"] = {"parameters": {"excludedStorageClasses": excluded}}
     return {"global": global_ or {}, "cloudProviderDvp": mod}
@@ -83,7 +85,7 @@ def test_exclusion_is_a_full_match():
 
 
 def test_no_discovery_data_still_publishes_a_list():
-    out, _ = run({"cloudProviderDvp": {"internal": {}}})
+    out, _ = run({"cloudProviderDvp": {"provider": PROVIDER, "internal": {}}})
     assert out.values_patches.data == [{"op": "add", "path": "/cloudProviderDvp/internal/storageClasses", "value": []}]
 
 
@@ -139,7 +141,7 @@ def test_the_default_survives_a_restart_when_discovery_has_no_classes():
     # After a restart values are empty and the discoverer has not published classes yet: the class Helm
     # annotated as default stays the default instead of being stripped.
     for discovered in ([], None):
-        vals = {"global": {}, "cloudProviderDvp": {"internal": {"providerDiscoveryData": {
+        vals = {"global": {}, "cloudProviderDvp": {"provider": PROVIDER, "internal": {"providerDiscoveryData": {
             "zones": ["default"], **({"storageClasses": discovered} if discovered is not None else {})}}}}
         out, _ = run(vals, storage_class("replicated", "replicated", default=True), storage_class("slow", "slow"))
         assert out.values_patches.data == [
@@ -182,3 +184,155 @@ def test_imports_nothing_heavy():
     snaps = t.snapshots(hook, storage_classes=[storage_class("replicated", "replicated", default=True)])
     patches, ops, heavy = t.fresh_run(hook, t.synchronization(hook, snaps), vals)
     assert heavy == [] and ops == [] and len(patches) == 2
+
+
+# Deckhouse's own hook tests, replayed (facts only). Upstream files, all in deckhouse/deckhouse under
+# modules/030-cloud-provider-dvp/hooks/: storage_classes_test.go@e64d4bc97bbfad0275ba13c018ba0b0071bfddaa (SC),
+# internal/storage_classes_test.go@071edc87db307e0faf5c0c12e4bb8af8d3fcb90d (INTERNAL) and the StorageClass cases
+# of discover_test.go@071edc87db307e0faf5c0c12e4bb8af8d3fcb90d (DISCOVER), which the split into
+# storage_classes.go moved to SC. The classes of their fixtures, as the API serves them:
+
+
+def upstream_class(name, dvp, mode, reclaim, expand, annotations=None):
+    meta = {"name": name, "uid": "u-" + name, "labels": {"heritage": "deckhouse", "module": "cloud-provider-dvp"},
+            "annotations": annotations or {}}
+    return {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": meta,
+            "provisioner": "csi.dvp.deckhouse.io", "parameters": {"dvpStorageClass": dvp},
+            "volumeBindingMode": mode, "reclaimPolicy": reclaim, "allowVolumeExpansion": expand}
+
+
+STABLE_DEFAULT = {"storageclass.kubernetes.io/is-default-class": "true"}
+REPLICATED = upstream_class("replicated", "replicated", "Immediate", "Delete", True, STABLE_DEFAULT)
+SECONDARY = upstream_class("secondary", "secondary", "WaitForFirstConsumer", "Retain", False)
+RETAINED = upstream_class("retained", "retained", "WaitForFirstConsumer", "Retain", False)
+EXCLUDED_LEGACY = upstream_class("excluded-legacy", "Excluded Legacy", "WaitForFirstConsumer", "Delete", False)
+UPSTREAM_PARENTS = [parent("replicated", default=True), parent("Excluded Fast", reclaimPolicy="Retain",
+                                                               allowVolumeExpansion=False),
+                    parent("Disabled", isEnabled=False, allowVolumeExpansion=False)]
+DELETE_REPLICATED = [{"operation": "Delete", "kind": "StorageClass", "namespace": "", "name": "replicated",
+                      "apiVersion": "storage.k8s.io/v1"}]
+
+
+def only_classes(excluded=None, internal=None):
+    """Values before any discovery data: the provider set, no providerDiscoveryData."""
+    mod = {"provider": PROVIDER, "internal": internal or {}}
+    if excluded is not None:
+        mod["storage"] = {"parameters": {"excludedStorageClasses": excluded}}
+    return {"global": {}, "cloudProviderDvp": mod}
+
+
+def test_upstream_empty_cluster():
+    # SC, DISCOVER "When cluster state is empty": nothing to publish and no default. Upstream leaves the list
+    # unset; ours publishes [] (the templates read a list, always).
+    out, _ = run(only_classes())
+    assert out.values_patches.data == [{"op": "add", "path": "/cloudProviderDvp/internal/storageClasses", "value": []}]
+
+
+def test_upstream_only_managed_classes():
+    # SC, DISCOVER "When only managed StorageClass snapshots are present": kept as they are, the binding mode
+    # normalised (an Immediate class is deleted for Helm to create anew), the annotated class the default.
+    out, _ = run(only_classes(), REPLICATED, SECONDARY, EXCLUDED_LEGACY)
+    assert out.values_patches.data == [
+        {"op": "add", "path": "/cloudProviderDvp/internal/storageClasses",
+         "value": [item("excluded-legacy", "Excluded Legacy", expand=False), item("replicated", "replicated", True),
+                   item("secondary", "secondary", reclaim="Retain", expand=False)]},
+        {"op": "add", "path": "/cloudProviderDvp/internal/defaultStorageClass", "value": "replicated"}]
+    assert out.kube_operations.data == DELETE_REPLICATED
+
+
+def test_upstream_only_managed_classes_with_excludes():
+    # SC, DISCOVER "... and excludes are set": the exclusion applies to kept classes; a stale default goes.
+    out, _ = run(only_classes(["excluded-.*"], {"defaultStorageClass": "stale-default"}),
+                 REPLICATED, SECONDARY, EXCLUDED_LEGACY)
+    internal = out.values["cloudProviderDvp"]["internal"]
+    assert internal["storageClasses"] == [item("replicated", "replicated", True),
+                                          item("secondary", "secondary", reclaim="Retain", expand=False)]
+    assert internal["defaultStorageClass"] == "replicated"
+
+
+def test_upstream_discovery_data_and_managed_classes():
+    # SC, DISCOVER "When discovery data and managed StorageClasses are present": merged, excluded classes
+    # (by the local name) and disabled parents left out.
+    out, _ = run(values(UPSTREAM_PARENTS, excluded=["excluded-.*"]), REPLICATED, RETAINED, EXCLUDED_LEGACY)
+    assert out.values_patches.data == [
+        {"op": "add", "path": "/cloudProviderDvp/internal/storageClasses",
+         "value": [item("replicated", "replicated", True),
+                   item("retained", "retained", reclaim="Retain", expand=False)]},
+        {"op": "add", "path": "/cloudProviderDvp/internal/defaultStorageClass", "value": "replicated"}]
+    assert out.kube_operations.data == DELETE_REPLICATED
+
+
+def test_upstream_plain_name_exclusion_is_a_whole_name():
+    # SC "When excludedStorageClasses contains a plain StorageClass name"
+    out, _ = run(values([parent("fast", allowVolumeExpansion=False), parent("ultra-fast-ssd",
+                                                                              allowVolumeExpansion=False)],
+                        excluded=["fast"]))
+    assert out.values["cloudProviderDvp"]["internal"]["storageClasses"] == [
+        item("ultra-fast-ssd", "ultra-fast-ssd", expand=False)]
+
+
+def test_upstream_excluding_the_default_drops_it():
+    # SC "When excludedStorageClasses contains the default StorageClass"
+    out, _ = run(values(UPSTREAM_PARENTS, excluded=["replicated"]), REPLICATED)
+    internal = out.values["cloudProviderDvp"]["internal"]
+    assert internal["storageClasses"] == [item("excluded-fast", "Excluded Fast", reclaim="Retain", expand=False)]
+    assert "defaultStorageClass" not in internal
+
+
+def test_upstream_invalid_exclusion_fails():
+    # SC, DISCOVER "When excludedStorageClasses contains an invalid regular expression": a failure, not a panic
+    vals = only_classes(["excluded-([a-z"])
+    message = (f"ModuleConfig cloud-provider-dvp: {hook.sc.EXCLUDED_FIELD}[0]: "
+               "is not a valid RE2 regular expression (missing ])")
+    with pytest.raises(InvalidInput) as err:
+        run(vals, REPLICATED, SECONDARY, EXCLUDED_LEGACY)
+    assert str(err.value) == message
+
+
+def test_upstream_no_discovered_default_removes_a_stale_one():
+    # SC, DISCOVER "When no discovered class is marked as default"
+    out, _ = run(values([parent("replicated")], internal={"defaultStorageClass": "stale-default"}))
+    assert {"op": "remove", "path": "/cloudProviderDvp/internal/defaultStorageClass"} in out.values_patches.data
+    assert "defaultStorageClass" not in out.values["cloudProviderDvp"]["internal"]
+
+
+@pytest.mark.parametrize("vals", [{"cloudProviderDvp": {"internal": {}}}, {"global": {}}])
+def test_upstream_settings_not_there_yet(vals):
+    # SC "When the module configuration is not ready yet" (and DISCOVER "... on OperatorStartup but no
+    # ModuleConfig"): while cloudProviderDvp.provider is unset any values patch fails validation, so the run
+    # changes nothing.
+    out, _ = run(vals, REPLICATED, SECONDARY)
+    assert (out.values_patches.data, out.kube_operations.data, out.metrics.data) == ([], [], [])
+
+
+@pytest.mark.parametrize(("annotations", "default"), [
+    ({}, False),  # INTERNAL "uses defaults for nil optional fields"
+    ({"storageclass.kubernetes.io/is-default-class": "TrUe"}, True),  # INTERNAL "reads stable default annotation"
+    ({"storageclass.beta.kubernetes.io/is-default-class": "true"}, True),  # INTERNAL "reads beta default annotation"
+    ({"storageclass.kubernetes.io/is-default-class": "false",
+      "storageclass.beta.kubernetes.io/is-default-class": "true"}, True),
+    ({"storageclass.kubernetes.io/is-default-class": "yes"}, False),
+])
+def test_upstream_a_kept_class_reads_either_default_annotation(annotations, default):
+    sc = upstream_class("kept", "kept", "WaitForFirstConsumer", "Delete", False, annotations)
+    out, _ = run(only_classes(), sc)
+    internal = out.values["cloudProviderDvp"]["internal"]
+    assert internal["storageClasses"] == [item("kept", "kept", default, expand=False)]
+    assert internal.get("defaultStorageClass") == ("kept" if default else None)
+
+
+def test_upstream_a_kept_class_without_optional_fields():
+    # INTERNAL "uses defaults for nil optional fields": no reclaimPolicy is Delete, no allowVolumeExpansion false
+    sc = upstream_class("replicated", "replicated", "WaitForFirstConsumer", "Delete", False)
+    del sc["reclaimPolicy"], sc["allowVolumeExpansion"]
+    out, _ = run(only_classes(), sc)
+    assert out.values["cloudProviderDvp"]["internal"]["storageClasses"] == [
+        item("replicated", "replicated", expand=False)]
+
+
+@pytest.mark.parametrize(("parent_name", "local"), [
+    ("replicated", "replicated"), ("Excluded Fast", "excluded-fast"),  # INTERNAL "GetStorageClassName" entries
+    ("-Xx__$()? -foo-", "xx--foo"), (".. YY fast SSD-foo.-", "yy-fast-ssd-foo"),
+])
+def test_upstream_parent_names_become_object_names(parent_name, local):
+    assert hook.sc.dns1123(parent_name) == local

@@ -107,7 +107,8 @@ SHAPES = {
     },
     "disable_load_balancer": {"disable_lb_configmap": dict(name=h.names)},
     "discovery_data": {"discoverer": dict(data=discovery_data),
-                       "bootstrap_discovery_data": dict(data=discovery_data),
+                       "bootstrap_discovery_data": dict(data=discovery_data, namespace=maybe(st.sampled_from(
+                           ["d8-cloud-provider-dvp", "kube-system"]), h.anything)),
                        "legacy_cluster_configuration": legacy},
     "ensure_crds": {"crds": dict(name=maybe(st.sampled_from([c.name for c in SHIPPED]), h.names),
                                      checksum=maybe(st.sampled_from([c.checksum for c in SHIPPED]), h.anything))},

@@ -146,7 +146,7 @@ def settings(pcc: dict) -> dict:
     """ModuleConfig v2 settings equivalent to the legacy configuration."""
     provider = pcc.get("provider") or {}
     params = {"layout": pcc.get("layout"), "sshPublicKey": pcc.get("sshPublicKey")}
-    for key in ("region", "zones"):
+    for key in ("sshCAKeys", "region", "zones"):  # an empty list is no setting: it stays out
         if pcc.get(key):
             params[key] = pcc[key]
     for key in ("ingressPorts", "additionalVMLabels"):

@@ -49,6 +49,14 @@ def from_secret(item: dict | None) -> dict | None:
     return out if all(out.values()) else None
 
 
+def covers(sans: list[str], names: list[str]) -> bool:
+    """Whether a leaf serves every name a client dials: the Service's qualified names (the API server calls a
+    webhook at <service>.<namespace>.svc). The bare Service name resolves only inside the namespace, where no
+    client of a webhook runs: a certificate Deckhouse's module issued (without it, and with
+    <service>.<namespace>.<domain> besides) is kept at the switch instead of being replaced."""
+    return {n for n in names if "." in n} <= set(sans)
+
+
 def reusable(bundle: dict | None, names: list[str], now: datetime.datetime) -> bool:
     if not bundle or not all(isinstance(bundle.get(k), str) and bundle[k] for k in ("crt", "key", "ca")):
         return False
@@ -66,7 +74,7 @@ def reusable(bundle: dict | None, names: list[str], now: datetime.datetime) -> b
         return False
     if key.public_key().public_numbers() != leaf.public_key().public_numbers():
         return False
-    if sorted(sans.get_values_for_type(x509.DNSName)) != sorted(names):
+    if not covers(sans.get_values_for_type(x509.DNSName), names):
         return False
     return all(c.not_valid_before_utc <= now and c.not_valid_after_utc - now > RENEW_BEFORE for c in (leaf, ca))
 
@@ -120,7 +128,7 @@ def still_fresh(bundle: dict, names: list[str], now: datetime.datetime) -> bool:
         checks = [der.read(bundle["crt"]), der.read(bundle["ca"])]
     except (der.Malformed, ValueError, IndexError, KeyError, TypeError):
         return False
-    if sorted(checks[0][2]) != sorted(names):
+    if not covers(checks[0][2], names):
         return False
     return all(nb <= now and na - now > RENEW_BEFORE for nb, na, _ in checks)
 

@@ -28,11 +28,12 @@ CASES = [
         "authScheme": "kubeconfig", "secret": f.KUBECONFIG_B64}, "cloud-provider.deckhouse.io/credentials")]}),
     (discovery_data, {"discoverer": [t.secret("kube-system", "d8-cloud-provider-discovery-data", {
         "discovery-data.json": json.dumps({"zones": ["a"], "layout": "Standard", "storageClasses": [SC]})})]}),
-    (storage_classes, {}),
     (disable_load_balancer, {"disable_lb_configmap": [
         t.configmap("d8-cloud-provider-dvp", "dvp-cloud-controller-manager-disable-lb")]}),
     (cni_configuration, {"cni_configuration": [t.secret("kube-system", "d8-cni-configuration", {"cni": "cilium"})]}),
     (legacy_cluster_configuration, {"legacy_cluster_configuration": [f.pcc_secret()]}),
+    # after the legacy projection, as in a module run: without cloudProviderDvp.provider it changes nothing
+    (storage_classes, {}),
     (capdvp_webhook_certificate, {}),
     (validation_webhook_certificate, {}),
     (snapshot_webhook_certificate, {}),
@@ -67,5 +68,7 @@ def test_settings_projected_from_the_legacy_configuration_match_the_settings_sch
     jsonschema.Draft4Validator(yaml.safe_load(t.read("openapi/config-values.yaml"))).validate(settings)
     # The bundle's ModuleConfig settings too (ipAddresses included).
     from lib import migration
-    jsonschema.Draft4Validator(yaml.safe_load(t.read("openapi/config-values.yaml"))).validate(
-        migration.settings(f.PCC))
+    ca_keys = ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGxZ0Z1a1fSFm0+8YQjvN0nSPgZwPp9GdXyO5tMqWnXk ca"]
+    for pcc in (f.PCC, f.PCC | {"sshCAKeys": ca_keys}):
+        jsonschema.Draft4Validator(yaml.safe_load(t.read("openapi/config-values.yaml"))).validate(
+            migration.settings(pcc))

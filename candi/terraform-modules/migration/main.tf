@@ -100,6 +100,7 @@ locals {
       parameters = { for k, v in {
         layout             = local.pcc.layout
         sshPublicKey       = local.pcc.sshPublicKey
+        sshCAKeys          = try(length(local.pcc.sshCAKeys) > 0 ? local.pcc.sshCAKeys : null, null)
         region             = try(local.pcc.region, null)
         zones              = try(local.pcc.zones, null)
         ipAddresses        = length(local.pcc_ip_addresses) == 0 ? null : local.pcc_ip_addresses

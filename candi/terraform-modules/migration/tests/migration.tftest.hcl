@@ -182,3 +182,41 @@ run "no_legacy_configuration_passes_v2_through" {
     error_message = "without a legacy configuration the inputs pass through"
   }
 }
+
+run "legacy_ssh_ca_keys_become_settings" {
+  command = plan
+
+  variables {
+    providerClusterConfiguration = {
+      layout          = "Standard"
+      sshPublicKey    = "ssh-ed25519 AAAAkey user@host"
+      sshCAKeys       = ["ssh-ed25519 AAAAca ca"]
+      provider        = { kubeconfigDataBase64 = "a3ViZWNvbmZpZw==", namespace = "demo" }
+      masterNodeGroup = { replicas = 1, instanceClass = { virtualMachine = { cpu = { cores = 2 } } } }
+    }
+  }
+
+  assert {
+    condition     = output.settings.nodes.parameters.sshCAKeys == ["ssh-ed25519 AAAAca ca"]
+    error_message = "settings: ${jsonencode(output.settings)}"
+  }
+}
+
+run "legacy_empty_ssh_ca_keys_are_no_setting" {
+  command = plan
+
+  variables {
+    providerClusterConfiguration = {
+      layout          = "Standard"
+      sshPublicKey    = "ssh-ed25519 AAAAkey user@host"
+      sshCAKeys       = []
+      provider        = { kubeconfigDataBase64 = "a3ViZWNvbmZpZw==", namespace = "demo" }
+      masterNodeGroup = { replicas = 1, instanceClass = { virtualMachine = { cpu = { cores = 2 } } } }
+    }
+  }
+
+  assert {
+    condition     = !contains(keys(output.settings.nodes.parameters), "sshCAKeys")
+    error_message = "settings: ${jsonencode(output.settings)}"
+  }
+}
