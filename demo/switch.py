@@ -75,6 +75,7 @@ class SwitchResult:
     lb_address: str = ""
     parent_lb_address: str = ""
     volume_nodes: list[str] = field(default_factory=list)
+    lb_backends: list[str] = field(default_factory=list)  # VMs the parent Service selects once the group grew
 
 
 def parent_objects(d: Demo) -> dict[tuple[str, str], dict]:
@@ -143,13 +144,18 @@ def switch(d: Demo) -> SwitchResult:
         _stop_and_start_master(d, master)
     with p.step("the LoadBalancer keeps its parent Service and address"):
         result.lb_address, result.parent_lb_address = _load_balancer(d)
+    with p.step("the NodeGroup grows: the new machines (ours) join the LoadBalancer beside the adopted ones"):
+        result.lb_backends = _grow(d, node_manager, len(workers))
     with p.step("the upstream volume: a Pod on each worker in turn, resized, snapshotted"):
         result.volume_nodes = _volume(d, workers)
     with p.step("deletes and scale-down -> only dhctl's and the other cluster's objects left"):
         _teardown(d, node_manager, workers)
+        result.removed = gone | {("VirtualMachineIPAddress", m) for m in workers}
+        stay = set(before) - result.removed
+        # the grown machines' disks and Secrets go after their VMs (DVP's garbage collector): wait for the end
+        wait_until("the project holding only what stays", lambda: set(parent_objects(d)) == stay, timeout=120)
     after = parent_objects(d)
     result.after = {k: o["metadata"]["uid"] for k, o in after.items()}
-    result.removed = gone | {("VirtualMachineIPAddress", m) for m in workers}
     result.theirs_after = {k: after[k]["metadata"].get("labels") or {} for k in result.theirs if k in after}
     result.foreign += [f"{e['involvedObject'].get('kind')}/{e['involvedObject'].get('name')}: "
                        f"{e.get('reason')}: {e.get('message')}" for e in d.guest.list(EVENT).items
@@ -236,6 +242,26 @@ def _load_balancer(d: Demo) -> tuple[str, str]:
     theirs, ours = parent["status"]["loadBalancer"]["ingress"][0].get("ip", ""), ingress[0].get("ip", "")
     d.p.line(f"   parent Service {name} ({theirs}) -> guest Service web ingress {ours}")
     return ours, theirs
+
+
+def _grow(d: Demo, node_manager: StandIn, had: int) -> list[str]:
+    """One more machine per zone, made by this module's capdvp; returns the VMs the parent Service then selects."""
+    g = d.guest
+    g.patch(lookups.NODE_GROUP, NODE_GROUP, {"spec": {"cloudInstances": {"minPerZone": PER_ZONE + 1,
+                                                                         "maxPerZone": PER_ZONE + 1}}})
+    node_manager.converge(NODE_GROUP)
+    want = 2 * had
+    wait_until(f"{want} Machines linked", lambda: len(_linked(d)) >= want, timeout=120)
+    name = L.lb_name(g.get(SERVICE, "web", APP_NS)["metadata"]["uid"])
+
+    def backends() -> list[str]:
+        selector = (_get_dvp(d, SERVICE, name) or {}).get("spec", {}).get("selector") or {}
+        vms = [v["metadata"]["name"] for v in d.dvp.list(VIRTUAL_MACHINE, d.project).items if selector and all(
+            (v["metadata"].get("labels") or {}).get(k) == val for k, val in selector.items())]
+        return sorted(vms) if len(vms) == want else []
+    selected = wait_until(f"parent Service {name} selecting the {want} workers' VMs", backends)
+    d.p.line(f"   parent Service {name} selects {', '.join(selected)}")
+    return selected
 
 
 def _volume(d: Demo, workers: list[str]) -> list[str]:

@@ -34,6 +34,9 @@ def test_the_module_takes_over_an_upstream_built_cluster(tmp_path):
     assert result.foreign == [], log
     assert result.lb_address and result.lb_address == result.parent_lb_address, log
     assert len(set(result.volume_nodes)) == 2, log  # the upstream volume ran on both workers in turn
+    # the LoadBalancer's backends: the two adopted workers and the two the grown NodeGroup added
+    adopted = {name for kind, name in result.removed if kind == "VirtualMachine"}
+    assert len(result.lb_backends) == 4 and adopted < set(result.lb_backends), log
     for line in ("labels dvp.deckhouse.io/component=capdvp", "tainted node.cloudprovider.kubernetes.io/shutdown (CCM)",
                  "PVC data resized -> 2Gi; VolumeSnapshot data-snap ready"):
         assert line in log, log
