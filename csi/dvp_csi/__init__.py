@@ -2,5 +2,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """CSI driver csi.dvp.deckhouse.io: guest volumes as DVP VirtualDisks, attached by VMBDA."""
 
-DRIVER_NAME = "csi.dvp.deckhouse.io"
+from dvp_common.dvp.pv_proof import DRIVER_NAME  # noqa: F401  (one name: the PV rule reads it)
+
 VERSION = "0.1.0"

@@ -109,8 +109,8 @@ class Dvp:
         return self.guest is not None and decide(obj, self.cluster_uuid, L.CSI, None, expected).provable
 
     def _proof(self, disk: Obj, expected: dict[str, str], proofs: dict[str, Proof] | None) -> Proof | None:
-        """The proof that adopts `disk` (domain.pv_proof's rule): from `proofs` when the caller read them, else from
-        the guest cache, else (nothing adoptable cached) from one live read."""
+        """The proof that adopts `disk` (dvp_common.dvp.pv_proof's rule): from `proofs` when the caller read them,
+        else from the guest cache, else (nothing adoptable cached) from one live read."""
         name = disk["metadata"]["name"]
         if proofs is not None:
             return proofs.get(name)

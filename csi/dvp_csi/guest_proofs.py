@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import threading
 
+from dvp_common.dvp import pv_proof
 from dvp_common.dvp.adoption import Proof
 from dvp_common.kube import KubeClient
 from dvp_common.kube.resources import PERSISTENT_VOLUME, PERSISTENT_VOLUME_CLAIM, VOLUME_ATTACHMENT
 from dvp_common.runtime.informer import Informer
 
 from . import DRIVER_NAME
-from .domain import names, pv_proof
+from .domain import names
 
 BY_HANDLE = "volumeHandle"
 BY_UID = "uid"

@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..dvp import labels as L
+from ..dvp import pv_proof
 from ..dvp.adoption import Decision, Proof, Verdict, decide
 
 Obj = Mapping[str, Any]
-CSI_DRIVER = "csi.dvp.deckhouse.io"
 LB_FINALIZER = "service.kubernetes.io/load-balancer-cleanup"
 CLOUD_INIT_TYPE = "provisioning.virtualization.deckhouse.io/cloud-init"
 MACHINES_NAMESPACE = "d8-cloud-instance-manager"
@@ -149,25 +149,10 @@ def _owner_vm(obj: Obj) -> str | None:
 
 # -- the proofs, as each component looks for them --------------------------------------------------------------
 def pv_proofs(volumes: Iterable[Obj], claims: Iterable[Obj]) -> dict[str, tuple[str, Proof]]:
-    """volumeHandle -> (PV name, proof) for the PVs of our driver: strong when bound to a live claim whose uid is
-    the one in the handle (`pvc-<claim uid>`; the API server chose it), else what any PV creator could write."""
+    """volumeHandle -> (PV name, proof) for the PVs of our driver, by the CSI driver's own rule
+    (dvp_common.dvp.pv_proof)."""
     by_uid = {_md(c).get("uid"): c for c in claims if _md(c).get("uid")}
-    out: dict[str, tuple[str, Proof]] = {}
-    for pv in volumes:
-        spec = _spec(pv)
-        csi = spec.get("csi") or {}
-        handle = csi.get("volumeHandle")
-        if csi.get("driver") != CSI_DRIVER or not handle:
-            continue
-        name = _name(pv)
-        ref = spec.get("claimRef") or {}
-        claim = by_uid.get(ref.get("uid")) if ref.get("uid") else None
-        bound = claim is not None and handle == f"pvc-{ref['uid']}" and _spec(claim).get("volumeName") == name \
-            and (_md(claim).get("namespace"), _name(claim)) == (ref.get("namespace"), ref.get("name"))
-        out[handle] = (name, Proof("PersistentVolume", name, "volumeHandle; bound to PersistentVolumeClaim "
-                                   f"{ref.get('namespace')}/{ref.get('name')}, uid {ref.get('uid')}", strong=True)
-                       if bound else Proof("PersistentVolume", name, "volumeHandle"))
-    return out
+    return {handle: (proof.name, proof) for handle, proof in pv_proof.proofs(volumes, by_uid.get).items()}
 
 
 def node_vms(nodes: Iterable[Obj]) -> tuple[dict[str, str], list[tuple[str, str]]]:

@@ -1,6 +1,7 @@
 # Copyright 2026 The cloud-provider-dvp Authors
 # SPDX-License-Identifier: Apache-2.0
-"""What a guest PersistentVolume proves about the DVP disk it names (pure; the reads are access.py's).
+"""What a guest PersistentVolume proves about the DVP disk it names (pure): the one rule the CSI driver adopts by
+and the pre-switch report (dvp_common.takeover) judges by.
 
 A PV of this driver naming a disk by volumeHandle is a proof; a strong one (`Proof.strong`, enough for a disk
 whose cluster UUID is empty or absent) when the PV is bound to a claim of this guest whose uid is the one the
@@ -15,7 +16,7 @@ from typing import Any
 
 from dvp_common.dvp.adoption import Proof
 
-from .. import DRIVER_NAME
+DRIVER_NAME = "csi.dvp.deckhouse.io"  # the CSI driver's name, in every PV it provisions
 
 Obj = Mapping[str, Any]
 
