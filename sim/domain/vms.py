@@ -79,10 +79,38 @@ def next_node(current: str, nodes: tuple[str, ...]) -> str:
     return nodes[(nodes.index(current) + 1) % len(nodes)] if current in nodes else nodes[0]
 
 
+def _requirement_met(req: Obj, value: str | None) -> bool:
+    op, values = req.get("operator"), req.get("values") or []
+    if op in ("Gt", "Lt"):
+        try:
+            have, want = int(value or ""), int(values[0])
+        except (ValueError, IndexError):
+            return False
+        return have > want if op == "Gt" else have < want
+    return {"In": value is not None and value in values, "NotIn": value is None or value not in values,
+            "Exists": value is not None, "DoesNotExist": value is None}.get(op, False)
+
+
+def _term_met(term: Obj, node: str, labels: Obj) -> bool:
+    expressions, fields = term.get("matchExpressions") or [], term.get("matchFields") or []
+    # an empty term matches no node, as for a pod
+    return bool(expressions or fields) and all(_requirement_met(r, labels.get(r.get("key"))) for r in expressions) \
+        and all(_requirement_met(r, node if r.get("key") == "metadata.name" else None) for r in fields)
+
+
 def schedulable(vm: Obj, cfg) -> tuple[str, ...]:
-    """The DVP nodes whose labels match the VM's nodeSelector (as for a pod's nodeSelector)."""
+    """The DVP nodes the VM's pod could run on: labels matching its nodeSelector and, when it has one, a term of
+    its required node affinity (as for a pod: terms ORed, requirements ANDed)."""
     want = spec(vm).get("nodeSelector") or {}
-    return tuple(n for n in cfg.nodes if all((cfg.node_labels.get(n) or {}).get(k) == v for k, v in want.items()))
+    terms = ((((spec(vm).get("affinity") or {}).get("nodeAffinity") or {})
+              .get("requiredDuringSchedulingIgnoredDuringExecution") or {}).get("nodeSelectorTerms"))
+
+    def fits(n: str) -> bool:
+        labels = cfg.node_labels.get(n) or {}
+        return all(labels.get(k) == v for k, v in want.items()) and (
+            terms is None or any(_term_met(t, n, labels) for t in terms))
+
+    return tuple(n for n in cfg.nodes if fits(n))
 
 
 def node_for(vm: Obj, nodes: tuple[str, ...]) -> str:
@@ -141,7 +169,7 @@ def missing_requirements(vm: Obj, world, cfg, st: Obj, plan: Plan) -> list[str]:
     if not schedulable(vm, cfg):
         C.put(st, C.RUNNING, False, C.R_POD_NOT_STARTED,
               f"0/{len(cfg.nodes)} nodes are available: node(s) didn't match Pod's node affinity/selector")
-        missing.append("a node matching the nodeSelector")
+        missing.append("a node matching the nodeSelector and node affinity")
     return missing
 
 

@@ -156,6 +156,9 @@ def instance_class_example() -> dict:
     return copy.deepcopy(spec["x-examples"][0])
 
 
+# Deckhouse's module lists Manual and Never too (crds/instance_class.yaml@21af0b5e2fcf016a7e5e0528b72345dc290008e0,
+# candi/openapi/cluster_configuration.yaml@96778f6a35592c7ce515f0377c28f34df942706e), but DVP's VirtualMachine CRD
+# (crds/virtualmachines.yaml of deckhouse/virtualization v1.8.0) takes neither.
 @pytest.mark.parametrize("policy", ["Manual", "Never"])
 def test_instance_class_takes_only_dvps_live_migration_policies(policy):
     obj = instance_class_example()
@@ -165,6 +168,22 @@ def test_instance_class_takes_only_dvps_live_migration_policies(policy):
         "['AlwaysSafe', 'PreferSafe', 'AlwaysForced', 'PreferForced']"]
     obj["virtualMachine"]["liveMigrationPolicy"] = "PreferSafe"
     assert validate("instance_class.yaml", obj) == []
+
+
+def test_instance_class_node_selector_takes_a_label_map_or_upstreams_terms():
+    # crds/instance_class.yaml@21af0b5e2fcf016a7e5e0528b72345dc290008e0: a core NodeSelector
+    obj = instance_class_example()
+    obj["virtualMachine"]["nodeSelector"] = {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "pool", "operator": "In", "values": ["a"]}]},
+        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["dvp-node-3"]}]}]}
+    assert validate("instance_class.yaml", obj) == []
+    obj["virtualMachine"]["nodeSelector"] = {"rack": "r1"}
+    assert validate("instance_class.yaml", obj) == []
+    obj["virtualMachine"]["nodeSelector"] = {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "pool", "operator": "Near"}]}]}
+    assert validate("instance_class.yaml", obj) == [
+        "DVPInstanceClass virtualMachine.nodeSelector.nodeSelectorTerms[0].matchExpressions[0].operator: 'Near' is "
+        "not one of ['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt']"]
 
 
 def test_instance_class_additional_disks_take_a_dns_label_name():

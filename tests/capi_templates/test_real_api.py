@@ -119,7 +119,8 @@ def test_instance_class_refuses_what_a_machine_cannot_carry(guest_api):
     try:
         with pytest.raises(Invalid) as exc:
             client.create(INSTANCE_CLASS, _class("ic-vd", rootDisk__image={"kind": "VirtualDisk", "name": "boot"}))
-        assert 'spec.rootDisk.image.kind: Unsupported value: "VirtualDisk"' in str(exc.value)
+        assert "spec.rootDisk.image.kind: Invalid value: kind: VirtualDisk cannot be a node image" in str(
+            exc.value)
         with pytest.raises(Invalid) as exc:
             client.create(INSTANCE_CLASS, _class("ic-gpu", virtualMachine__gpus=[{"gpuClassName": "a100"}]))
         assert "spec.virtualMachine.gpus: Invalid value" in str(exc.value)

@@ -51,6 +51,11 @@ def machine_case(i: int) -> tuple[str, dict[str, Any], bool]:
     policies = (*LIVE_MIGRATION_POLICIES, None)
     if policies[i % len(policies)]:
         spec["liveMigrationPolicy"] = policies[i % len(policies)]
+    if i % 3 == 0:  # a DVPInstanceClass's nodeSelectorTerms: the VM's required node affinity
+        spec["nodeSelectorTerms"] = [
+            {"matchExpressions": [{"key": "node.example.com/pool", "operator": "In", "values": ["a"]},
+                                  {"key": "gen", "operator": "Gt", "values": ["3"]}]},
+            {"matchFields": [{"key": "metadata.name", "operator": "NotIn", "values": ["dvp-node-3"]}]}]
     return name, spec, i % 2 == 0
 
 
@@ -64,6 +69,7 @@ def test_the_matrix_covers_every_value():
     assert {repr(spec["memory"]) for _, spec, _ in cases} == {repr(m) for m in MEMORY}
     assert {len(spec["additionalDisks"]) for _, spec, _ in cases} == set(ADDITIONAL)
     assert {cp for _, _, cp in cases} == {True, False}
+    assert {"nodeSelectorTerms" in spec for _, spec, _ in cases} == {True, False}
 
 
 RES = {"VirtualMachine": R.VIRTUAL_MACHINE, "VirtualDisk": R.VIRTUAL_DISK, "Secret": SECRET,

@@ -183,7 +183,10 @@ def machine_specs() -> Iterator[tuple[dict, bool]]:
             spec.update(nodeSelector={"node-role.example.com/vm": ""}, priorityClassName="high",
                         additionalLabels={"team": "a"}, additionalAnnotations={"note": "b"},
                         tolerations=[{"key": "k", "operator": "Equal", "value": "v", "effect": "NoSchedule",
-                                      "tolerationSeconds": 30}, {"operator": "Exists"}])
+                                      "tolerationSeconds": 30}, {"operator": "Exists"}],
+                        nodeSelectorTerms=[{"matchExpressions": [{"key": "pool", "operator": "In", "values": ["a"]}]},
+                                           {"matchFields": [{"key": "metadata.name", "operator": "In",
+                                                             "values": ["n1"]}]}])
         yield spec, i % 2 == 0
 
 

@@ -38,10 +38,42 @@ locals {
   // Reserved keys come last, so user labels never take over the identity labels.
   vm_labels = merge(try(local.vm.additionalLabels, {}), try(local.params.additionalVMLabels, {}), local.identity_labels)
 
+  // The class's nodeSelector is a label map (the VM's nodeSelector) or Deckhouse's module's nodeSelectorTerms
+  // (the VM's required node affinity, as for a pod); either ANDs with the zone and region labels.
+  selector_raw   = try(local.vm.nodeSelector, {})
+  selector_terms = try(local.selector_raw.nodeSelectorTerms, null)
   node_selector = merge(
-    try(local.vm.nodeSelector, {}),
+    { for k, v in local.selector_raw : k => v if local.selector_terms == null },
     local.zone == "" ? {} : { "topology.kubernetes.io/zone" = local.zone },
     local.region == "" ? {} : { "topology.kubernetes.io/region" = local.region },
+  )
+  affinity = local.selector_terms == null ? null : {
+    nodeAffinity = { requiredDuringSchedulingIgnoredDuringExecution = { nodeSelectorTerms = local.selector_terms } }
+  }
+  selector_field = "spec.virtualMachine.nodeSelector"
+  selector_extra = local.selector_terms == null ? [] : sort([for k in keys(local.selector_raw) : k if k != "nodeSelectorTerms"])
+  requirements = local.selector_terms == null ? [] : flatten([for i, t in local.selector_terms : concat(
+    [for j, r in try(t.matchExpressions, []) : {
+      where = "nodeSelectorTerms[${i}].matchExpressions[${j}]", node_field = false
+      op    = try(tostring(r.operator), ""), key = try(tostring(r.key), ""), values = try(tolist(r.values), tolist([]))
+    }],
+    [for j, r in try(t.matchFields, []) : {
+      where = "nodeSelectorTerms[${i}].matchFields[${j}]", node_field = true
+      op    = try(tostring(r.operator), ""), key = try(tostring(r.key), ""), values = try(tolist(r.values), tolist([]))
+    }],
+  )])
+  // The checks Kubernetes makes of a pod's node affinity: DVP could not make the VM's pod otherwise.
+  selector_problems = concat(
+    length(local.selector_extra) == 0 ? [] : ["${local.ic}: ${local.selector_field}: label keys (${join(", ", local.selector_extra)}) next to nodeSelectorTerms; write them as matchExpressions (operator In) of every term, or use only the label map"],
+    local.selector_terms == null || try(length(local.selector_terms), 0) > 0 ? [] : ["${local.ic}: ${local.selector_field}.nodeSelectorTerms: must hold at least one term"],
+    [for r in local.requirements : r.node_field ? (
+      r.key == "metadata.name" && contains(["In", "NotIn"], r.op) && length(r.values) == 1 ? "" : "${local.ic}: ${local.selector_field}.${r.where}: only key metadata.name with operator In or NotIn and one node name"
+      ) : (
+      !contains(["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"], r.op) ? "${local.ic}: ${local.selector_field}.${r.where}.operator: \"${r.op}\" is not one of In, NotIn, Exists, DoesNotExist, Gt, Lt" :
+      contains(["In", "NotIn"], r.op) && length(r.values) == 0 ? "${local.ic}: ${local.selector_field}.${r.where}.values: must not be empty for operator ${r.op}" :
+      contains(["Exists", "DoesNotExist"], r.op) && length(r.values) > 0 ? "${local.ic}: ${local.selector_field}.${r.where}.values: must be empty for operator ${r.op}" :
+      contains(["Gt", "Lt"], r.op) && !(length(r.values) == 1 && can(regex("^-?[0-9]+$", r.values[0]))) ? "${local.ic}: ${local.selector_field}.${r.where}.values: must be one integer for operator ${r.op}" : ""
+    )],
   )
 
   // DVP takes quantities as strings; an integer (bytes) is passed as its decimal string.
@@ -98,7 +130,10 @@ locals {
       local.settings.core_fraction == "" || can(regex("^(100|[1-9][0-9]?)%$", local.settings.core_fraction)) ? [] : ["${local.ic}: spec.virtualMachine.cpu.coreFraction must be a percentage from 1% to 100%, got ${jsonencode(try(local.vm.cpu.coreFraction, null))}"],
       can(regex(local.quantity, local.memory)) ? [] : ["${local.ic}: spec.virtualMachine.memory.size must be a quantity such as \"8Gi\", got ${jsonencode(try(local.vm.memory.size, null))}"],
       [for k, allowed in local.enums : contains(allowed, local.settings[k]) ? "" : "${local.ic}: ${local.fields[k]} must be one of ${join(", ", allowed)}, got \"${local.settings[k]}\""],
+      local.root_image.kind == "VirtualDisk" ? ["${local.ic}: spec.rootDisk.image: kind: VirtualDisk cannot be a node image (DVP makes a disk only from an image or a snapshot, and nodes cannot share one boot disk); make a VirtualImage from that disk (dataSource.objectRef.kind: VirtualDisk) and set kind: VirtualImage and its name"] :
       contains(["ClusterVirtualImage", "VirtualImage"], local.root_image.kind) && local.root_image.name != "" ? [] : ["${local.ic}: spec.rootDisk.image needs kind ClusterVirtualImage or VirtualImage and a name"],
+      length(try(local.vm.gpus, [])) == 0 ? [] : ["${local.ic}: spec.virtualMachine: gpus: not supported by this module yet (DVP passes GPUs through VirtualMachine spec.gpus behind its GPU feature gate); remove spec.virtualMachine.gpus"],
+      local.selector_problems,
       can(regex(local.quantity, local.root_size)) ? [] : ["${local.ic}: spec.rootDisk.size must be a quantity, got \"${local.root_size}\""],
       local.is_master && !can(local.class.etcdDisk) ? ["${local.ic}: spec.etcdDisk is required for NodeGroup master (the etcd disk)"] : [],
       can(local.class.etcdDisk) && !can(regex(local.quantity, local.etcd_size)) ? ["${local.ic}: spec.etcdDisk.size must be a quantity, got \"${local.etcd_size}\""] : [],

@@ -48,6 +48,7 @@ output "vm" {
     run_policy            = local.settings.run_policy
     live_migration_policy = local.settings.live_migration_policy
     node_selector         = local.node_selector
+    affinity              = local.affinity
     priority_class_name   = try(local.vm.priorityClassName, "")
     tolerations           = try(local.vm.tolerations, [])
   }

@@ -62,6 +62,7 @@ locals {
     provisioning                  = { type = "UserDataRef", userDataRef = { kind = "Secret", name = var.vm.cloudinit_secret_name } }
     virtualMachineIPAddressName   = var.ip_address_name
     nodeSelector                  = length(var.vm.node_selector) == 0 ? null : var.vm.node_selector
+    affinity                      = try(var.vm.affinity, null)
     tolerations                   = length(var.vm.tolerations) == 0 ? null : var.vm.tolerations
     priorityClassName             = var.vm.priority_class_name == "" ? null : var.vm.priority_class_name
   } : k => v if v != null }

@@ -11,6 +11,10 @@
   a CloudPermanent group's node `<prefix>-<group>-<index>` is the VM name (DVP takes at most 63), the node name
   and the `dvp.deckhouse.io/hostname` label; the OpenTofu layouts name its disks after it, and a disk name is
   the `virtualDiskName` label value. Nothing is derived from a DVPInstanceClass name.
+- A class holds only what this module can give a VM (class_problems, code instance_class_unsupported): what
+  Deckhouse's module's CRD accepts and the DVP VirtualMachine API cannot carry is refused with what to write
+  instead (the CRD says the same in its CEL rules), and its nodeSelector is one of its two forms
+  (dvp_common.dvp.node_selector).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .dvp import labels as L
+from .dvp import node_selector as N
 
 CLASS_KIND = "DVPInstanceClass"
 CLASS_REF = f"{CLASS_KIND}.deckhouse.io"
@@ -27,6 +32,16 @@ PERMANENT = "CloudPermanent"
 MASTER_ETCD_DISK_REQUIRED = "master_etcd_disk_required"
 ETCD_DISK_FORBIDDEN = "etcd_disk_forbidden_for_non_master"
 NAME_TOO_LONG = "node_group_name_too_long"
+CLASS_UNSUPPORTED = "instance_class_unsupported"
+# The CRD's CEL messages (crds/dvpinstanceclass.yaml), word for word.
+VIRTUAL_DISK_IMAGE = ("kind: VirtualDisk cannot be a node image (DVP makes a disk only from an image or a snapshot, "
+                      "and nodes cannot share one boot disk); make a VirtualImage from that disk "
+                      "(dataSource.objectRef.kind: VirtualDisk) and set kind: VirtualImage and its name")
+LIVE_MIGRATION = ("liveMigrationPolicy: Manual and Never are refused by DVP's VirtualMachine (its CRD takes "
+                  "AlwaysSafe, PreferSafe, AlwaysForced, PreferForced); set one of those, or leave it out for "
+                  "PreferForced")
+GPUS = ("gpus: not supported by this module yet (DVP passes GPUs through VirtualMachine spec.gpus behind its GPU "
+        "feature gate); remove spec.virtualMachine.gpus")
 # The largest node index a permanent group's names leave room for (two digits).
 PERMANENT_INDEX_ROOM = 99
 # What the OpenTofu layouts append to a permanent node's hostname for its disks and that must fit a label value:
@@ -76,6 +91,27 @@ def etcd_problems(what: str, ic_name: str, ic: dict[str, Any], groups: set[str])
     if others and has_etcd_disk(ic):
         out.append((ETCD_DISK_FORBIDDEN, f'{what} "{ic_name}" has spec.etcdDisk but is used by NodeGroup '
                                          f'{", ".join(others)}; only "master" may have an etcd disk'))
+    return out
+
+
+def class_problems(ic: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """(field, sentence) for what a class asks and no VM made by this module can have; the sentence says what to
+    write instead."""
+    spec = (ic or {}).get("spec") or {}
+    vm = spec.get("virtualMachine") if isinstance(spec.get("virtualMachine"), dict) else {}
+    image = (spec.get("rootDisk") or {}).get("image") if isinstance(spec.get("rootDisk"), dict) else None
+    out = []
+    if isinstance(image, dict) and image.get("kind") == "VirtualDisk":
+        out.append(("spec.rootDisk.image", VIRTUAL_DISK_IMAGE))
+    if vm.get("gpus"):
+        out.append(("spec.virtualMachine", GPUS))
+    if vm.get("liveMigrationPolicy") in ("Manual", "Never"):
+        out.append(("spec.virtualMachine", LIVE_MIGRATION))
+    try:
+        N.parse(vm.get("nodeSelector"), "spec.virtualMachine.nodeSelector")
+    except N.SelectorError as exc:
+        field, _, sentence = str(exc).partition(": ")
+        out.append((field, sentence))
     return out
 
 

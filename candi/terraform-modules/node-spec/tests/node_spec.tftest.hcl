@@ -49,7 +49,7 @@ run "first_node_of_a_group" {
     error_message = "zone ${output.zone}, address ${output.ip_address}"
   }
   assert {
-    condition = output.vm == {
+    condition = { for k, v in output.vm : k => v if k != "affinity" } == {
       name                  = "demo-worker-0"
       cloudinit_secret_name = "demo-worker-0-cloudinit"
       ip_address_name       = "demo-worker-0-10-0-0-21"
@@ -78,6 +78,11 @@ run "first_node_of_a_group" {
       tolerations         = []
     }
     error_message = "vm: ${jsonencode(output.vm)}"
+  }
+  assert {
+    // a label map stays the VM's nodeSelector: no affinity
+    condition     = output.vm.affinity == null
+    error_message = "affinity: ${jsonencode(output.vm.affinity)}"
   }
   assert {
     condition     = output.root_disk == { name = "demo-worker-0-root-${substr(sha256(jsonencode({ kind = "VirtualImage", name = "ubuntu" })), 0, 6)}", size = "30Gi", storage_class = "", image = { kind = "VirtualImage", name = "ubuntu" }, field = "DVPInstanceClass \"worker-class\": spec.rootDisk" }
@@ -185,9 +190,76 @@ run "values_dvp_would_refuse_are_refused_at_plan" {
       "DVPInstanceClass \"worker-class\": spec.virtualMachine.bootloader must be one of BIOS, EFI, EFIWithSecureBoot, got \"UEFI\"",
       "DVPInstanceClass \"worker-class\": spec.virtualMachine.liveMigrationPolicy must be one of AlwaysSafe, PreferSafe, AlwaysForced, PreferForced, got \"Never\"",
       "DVPInstanceClass \"worker-class\": spec.virtualMachine.runPolicy must be one of AlwaysOn, AlwaysOff, Manual, AlwaysOnUnlessStoppedManually, got \"Sometimes\"",
-      "DVPInstanceClass \"worker-class\": spec.rootDisk.image needs kind ClusterVirtualImage or VirtualImage and a name",
+      "DVPInstanceClass \"worker-class\": spec.rootDisk.image: kind: VirtualDisk cannot be a node image (DVP makes a disk only from an image or a snapshot, and nodes cannot share one boot disk); make a VirtualImage from that disk (dataSource.objectRef.kind: VirtualDisk) and set kind: VirtualImage and its name",
       "DVPInstanceClass \"worker-class\": spec.additionalDisks[0].name \"Logs\" must be a DNS label of at most 20 characters",
       "DVPInstanceClass \"worker-class\": spec.additionalDisks names must be unique (an unnamed entry is named by its index)",
+    ])
+    error_message = "problems: ${jsonencode(output.problems)}"
+  }
+}
+
+// Deckhouse's module's DVPInstanceClass (crds/instance_class.yaml@21af0b5e2fcf016a7e5e0528b72345dc290008e0) takes
+// nodeSelector as a core NodeSelector: the terms become the VM's required node affinity, ANDed with the zone and
+// region labels. (Its Manual and Never live migration policies are refused: the run above.)
+run "upstream_node_selector_terms" {
+  command = plan
+
+  variables {
+    instanceClasses = { worker-class = { spec = {
+      virtualMachine = {
+        cpu = { cores = 2 }, memory = { size = "4Gi" }, virtualMachineClassName = "generic", liveMigrationPolicy = "AlwaysSafe"
+        nodeSelector = { nodeSelectorTerms = [
+          { matchExpressions = [{ key = "node.example.com/pool", operator = "In", values = ["a", "b"] }, { key = "spare", operator = "DoesNotExist" }] },
+          { matchFields = [{ key = "metadata.name", operator = "In", values = ["dvp-node-3"] }] },
+        ] }
+      }
+      rootDisk = { image = { kind = "ClusterVirtualImage", name = "i" } }
+    } } }
+  }
+
+  assert {
+    condition = jsonencode(output.vm.affinity) == jsonencode({ nodeAffinity = { requiredDuringSchedulingIgnoredDuringExecution = { nodeSelectorTerms = [
+      { matchExpressions = [{ key = "node.example.com/pool", operator = "In", values = ["a", "b"] }, { key = "spare", operator = "DoesNotExist" }] },
+      { matchFields = [{ key = "metadata.name", operator = "In", values = ["dvp-node-3"] }] },
+    ] } } })
+    error_message = "affinity: ${jsonencode(output.vm.affinity)}"
+  }
+  assert {
+    condition     = output.vm.node_selector == { "topology.kubernetes.io/zone" = "zone-a", "topology.kubernetes.io/region" = "ru-central" } && output.vm.live_migration_policy == "AlwaysSafe" && length(output.problems) == 0
+    error_message = "selector ${jsonencode(output.vm.node_selector)}, policy ${output.vm.live_migration_policy}, problems ${jsonencode(output.problems)}"
+  }
+}
+
+run "node_selector_terms_a_pod_could_not_have_are_refused_at_plan" {
+  command = plan
+
+  variables {
+    instanceClasses = { worker-class = { spec = {
+      virtualMachine = {
+        cpu = { cores = 2 }, memory = { size = "4Gi" }, virtualMachineClassName = "generic", gpus = [{ gpuClassName = "a100" }]
+        nodeSelector = { rack = "r1", nodeSelectorTerms = [
+          { matchExpressions = [
+            { key = "a", operator = "In" }, { key = "b", operator = "Exists", values = ["x"] },
+            { key = "c", operator = "Gt", values = ["ten"] }, { key = "d", operator = "Near" },
+          ] },
+          { matchFields = [{ key = "metadata.labels", operator = "In", values = ["n"] }] },
+        ] }
+      }
+      rootDisk = { image = { kind = "ClusterVirtualImage", name = "i" } }
+    } } }
+  }
+
+  expect_failures = [output.vm]
+
+  assert {
+    condition = output.problems == tolist([
+      "DVPInstanceClass \"worker-class\": spec.virtualMachine: gpus: not supported by this module yet (DVP passes GPUs through VirtualMachine spec.gpus behind its GPU feature gate); remove spec.virtualMachine.gpus",
+      "DVPInstanceClass \"worker-class\": spec.virtualMachine.nodeSelector: label keys (rack) next to nodeSelectorTerms; write them as matchExpressions (operator In) of every term, or use only the label map",
+      "DVPInstanceClass \"worker-class\": spec.virtualMachine.nodeSelector.nodeSelectorTerms[0].matchExpressions[0].values: must not be empty for operator In",
+      "DVPInstanceClass \"worker-class\": spec.virtualMachine.nodeSelector.nodeSelectorTerms[0].matchExpressions[1].values: must be empty for operator Exists",
+      "DVPInstanceClass \"worker-class\": spec.virtualMachine.nodeSelector.nodeSelectorTerms[0].matchExpressions[2].values: must be one integer for operator Gt",
+      "DVPInstanceClass \"worker-class\": spec.virtualMachine.nodeSelector.nodeSelectorTerms[0].matchExpressions[3].operator: \"Near\" is not one of In, NotIn, Exists, DoesNotExist, Gt, Lt",
+      "DVPInstanceClass \"worker-class\": spec.virtualMachine.nodeSelector.nodeSelectorTerms[1].matchFields[0]: only key metadata.name with operator In or NotIn and one node name",
     ])
     error_message = "problems: ${jsonencode(output.problems)}"
   }

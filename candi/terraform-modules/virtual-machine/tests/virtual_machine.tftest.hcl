@@ -118,6 +118,46 @@ run "change_cpu_memory_class_and_placement" {
   }
 }
 
+// The node-spec module's affinity (a class's nodeSelectorTerms, as Deckhouse's module's CRD
+// crds/instance_class.yaml@21af0b5e2fcf016a7e5e0528b72345dc290008e0 takes them) is the VM's spec.affinity.
+run "node_selector_terms_are_the_vms_required_node_affinity" {
+  command = plan
+
+  variables {
+    vm = {
+      name                  = "demo-master-0"
+      cloudinit_secret_name = "demo-master-0-cloudinit"
+      ip_address_name       = "demo-master-0-auto"
+      labels                = { "dvp.deckhouse.io/hostname" = "demo-master-0" }
+      annotations           = {}
+      cores                 = 4
+      core_fraction         = ""
+      memory                = "8Gi"
+      virtual_machine_class = "generic"
+      bootloader            = "EFI"
+      run_policy            = "AlwaysOnUnlessStoppedManually"
+      live_migration_policy = "AlwaysSafe"
+      node_selector         = { "topology.kubernetes.io/zone" = "zone-a" }
+      affinity = { nodeAffinity = { requiredDuringSchedulingIgnoredDuringExecution = { nodeSelectorTerms = [
+        { matchExpressions = [{ key = "node.example.com/pool", operator = "In", values = ["a"] }] },
+      ] } } }
+      priority_class_name = ""
+      tolerations         = []
+    }
+  }
+
+  assert {
+    condition = jsonencode([kubernetes_manifest.vm.manifest.spec.liveMigrationPolicy, kubernetes_manifest.vm.manifest.spec.nodeSelector, kubernetes_manifest.vm.manifest.spec.affinity]) == jsonencode([
+      "AlwaysSafe",
+      { "topology.kubernetes.io/zone" = "zone-a" },
+      { nodeAffinity = { requiredDuringSchedulingIgnoredDuringExecution = { nodeSelectorTerms = [
+        { matchExpressions = [{ key = "node.example.com/pool", operator = "In", values = ["a"] }] },
+      ] } } },
+    ])
+    error_message = "VM spec: ${jsonencode(kubernetes_manifest.vm.manifest.spec)}"
+  }
+}
+
 run "change_boot_disk" {
   command = plan
 

@@ -13,7 +13,8 @@ from capdvp.domain.machine_spec import SpecError, parse_spec
 GROUP = "infrastructure.cluster.x-k8s.io"
 _LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _PLACEMENT = {"additionalLabels": "labels", "additionalAnnotations": "annotations", "nodeSelector": "node_selector",
-              "priorityClassName": "priority_class", "tolerations": "tolerations"}
+              "nodeSelectorTerms": "node_selector_terms", "priorityClassName": "priority_class",
+              "tolerations": "tolerations"}
 
 
 def _ref(kind: str, obj: Mapping) -> str:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dvp_common.dvp import labels as L
+from dvp_common.dvp import node_selector as N
 from dvp_common.quantity import QuantityError, parse_quantity
 
 IMAGE_KINDS = ("ClusterVirtualImage", "VirtualImage", "VirtualDiskSnapshot")
@@ -64,6 +65,7 @@ class Placement:
     labels: Pairs = ()
     annotations: Pairs = ()
     node_selector: Pairs = ()
+    node_selector_terms: tuple[N.Term, ...] = ()  # the VM's required node affinity
     priority_class: str = ""
     tolerations: tuple[Toleration, ...] = ()
 
@@ -144,10 +146,18 @@ def _tolerations(spec: dict, path: str) -> tuple[Toleration, ...]:
     return tuple(out)
 
 
+def _terms(spec: dict, path: str) -> tuple[N.Term, ...]:
+    try:
+        return N.parse_terms(spec.get(N.TERMS), f"{path}.{N.TERMS}")
+    except N.SelectorError as exc:
+        raise SpecError(str(exc)) from None
+
+
 def _placement(spec: dict, path: str) -> Placement:
     return Placement(labels=_pairs(spec, "additionalLabels", path, "label"),
                      annotations=_pairs(spec, "additionalAnnotations", path, "annotation"),
                      node_selector=_pairs(spec, "nodeSelector", path),
+                     node_selector_terms=_terms(spec, path),
                      priority_class=_str(spec, "priorityClassName", path),
                      tolerations=_tolerations(spec, path))
 

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 
 from dvp_common.dvp import labels as L
 from dvp_common.dvp import manifests as m
+from dvp_common.dvp import node_selector as N
 
 from capdvp.domain import names, zones
 from capdvp.domain.machine_spec import MachineSpec
@@ -54,6 +55,10 @@ def _vm_placement(spec: MachineSpec, zone: str) -> dict:
     selector = {**dict(p.node_selector), **({zones.ZONE_LABEL: zone} if zone else {})}
     if selector:
         out["nodeSelector"] = selector
+    # The class's nodeSelectorTerms: DVP's VM carries them as required node affinity; they AND with the zone.
+    affinity = N.affinity(p.node_selector_terms)
+    if affinity:
+        out["affinity"] = affinity
     if p.tolerations:
         out["tolerations"] = [t.to_dict() for t in p.tolerations]
     if p.priority_class:

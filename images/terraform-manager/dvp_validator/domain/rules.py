@@ -141,7 +141,12 @@ def _node_groups(inp: Input, schemas: Schemas, report: Report) -> None:
 
 
 def _instance_class(name: str, ic: dict, groups: set[str], schemas: Schemas, report: Report) -> None:
-    found = first_error(ic.get("spec"), schemas.instance_class, ())
+    # What the CRD refuses with what to write instead comes first: the schema would only name the field.
+    unsupported = nodes.class_problems(ic)
+    for field, sentence in unsupported:
+        report.error(at(nodes.CLASS_KIND, name, field), nodes.CLASS_UNSUPPORTED,
+                     f'{nodes.CLASS_KIND} "{name}": {field}: {sentence}')
+    found = None if unsupported else first_error(ic.get("spec"), schemas.instance_class, ())
     if found:
         field, reason = found
         report.error(at(nodes.CLASS_KIND, name, ["spec", *field]), CLASS_INVALID,

@@ -4,8 +4,9 @@
 
 Here: how the webhook answers it (deny what a change breaks, warn about what the old object already broke), the
 VM metadata a class may carry (dvp_common.dvp.labels.refused_metadata: DVP would refuse every VM made from the
-class), and that a class cannot be deleted while a NodeGroup references it or status.nodeGroupConsumers lists
-one (instance_class_in_use).
+class), what no VM of this module can have (dvp_common.node_groups.class_problems; for the nodeSelector the CRD
+cannot see label keys next to nodeSelectorTerms, nor check the label map's values), and that a class cannot be
+deleted while a NodeGroup references it or status.nodeGroupConsumers lists one (instance_class_in_use).
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ def _metadata_problems(ref: str, ic: dict[str, Any] | None) -> list[str]:
             refused = L.refused_metadata(str(key), str(value), label=label)
             if refused:
                 out.append(f"{ref}: spec.virtualMachine.{field}: {refused}")
+    out += [f"{ref}: {field}: {sentence} ({G.CLASS_UNSUPPORTED})" for field, sentence in G.class_problems(ic)]
     return out
 
 
