@@ -157,8 +157,9 @@ class Dvp:
         names that VM, one of this cluster's."""
         if self.guest is None or not vm_name:
             return
-        found = [a for a in self.attachments.list({L.VIRTUAL_MACHINE_DISK_NAME: volume_id}, ours=False)
-                 if not self.attachments.is_ours(a)]
+        # upstream's name is the only one adopted: one read by it, not a list that scans every attachment
+        att = self.attachments.get_or_none(f"vmbda-{volume_id}-{node_id}")
+        found = [att] if att is not None and not self.attachments.is_ours(att) else []
         if not found:
             return
         node = get_or_none(self.guest, NODE, node_id)
