@@ -77,6 +77,11 @@ def case(i: int) -> dict[str, Any]:
                "nodeSelector": {"example.com/pool": "masters"}, "priorityClassName": "system-node-critical",
                "tolerations": [{"key": "dedicated", "operator": "Equal", "value": "masters", "effect": "NoSchedule",
                                 "tolerationSeconds": 300}, {"operator": "Exists"}]}
+    if i % 3 == 1:  # Deckhouse's module's form (crds/instance_class.yaml@21af0b5e): the VM's required node affinity
+        vm["nodeSelector"] = {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "example.com/pool", "operator": "In", "values": ["a", "b"]},
+                                  {"key": "spare", "operator": "DoesNotExist"}]},
+            {"matchFields": [{"key": "metadata.name", "operator": "NotIn", "values": ["dvp-node-3"]}]}]}
     count = ADDITIONAL[(i // 2) % len(ADDITIONAL)]
     count = count if master else min(count, 3)
     disks = [{"size": SIZES[(i + d) % len(SIZES)], "storageClass": STORAGE_CLASS} for d in range(count)]
@@ -118,6 +123,7 @@ def test_the_matrix_covers_every_value():
     assert {m["rootDisk"]["image"]["kind"] for m in masters} == set(ENUMS["image.kind"])
     assert {None} <= {vm.get("liveMigrationPolicy") for vm in vms} and {None} <= {vm.get("bootloader") for vm in vms}
     assert {c["class"]["spec"]["rootDisk"]["image"]["kind"] for c in cases} == set(ENUMS["image.kind"])
+    assert {"nodeSelectorTerms" in (vm.get("nodeSelector") or {}) for vm in vms} == {True, False}
     assert {repr(vm["memory"]["size"]) for vm in vms} == {repr(m) for m in MEMORY}
     sizes = {repr(d["size"]) for c in cases for d in c["class"]["spec"]["additionalDisks"]}
     assert sizes == {repr(s) for s in SIZES}
@@ -254,6 +260,9 @@ def test_layout_objects_are_accepted(tofu, schema_api, parent, steps, i):
     vm = next(o for o in objects if o["kind"] == "VirtualMachine")
     assert vm["metadata"]["name"] == hostname
     assert isinstance(vm["spec"]["memory"]["size"], str)
+    terms = (c["class"]["spec"]["virtualMachine"].get("nodeSelector") or {}).get("nodeSelectorTerms")
+    assert vm["spec"].get("affinity") == ({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": terms}}} if terms else None)
     for body in objects:  # what the components' ownership rule reads, on every object
         assert body["metadata"]["labels"]["dvp.deckhouse.io/cluster-uuid"] == UUID, body["metadata"]
         assert all(len(v) <= 63 for v in body["metadata"]["labels"].values())
