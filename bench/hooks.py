@@ -59,7 +59,9 @@ IMPORT_RUNS = 31  # differences of a few ms between process times that wander by
 def _lib():
     if HOOKS not in sys.path:
         sys.path.insert(0, HOOKS)
-    from lib.testing import migration_fixtures, testing, tls
+    import lib.testing as testing
+    from lib import tls
+    from lib.testing import migration_fixtures
 
     return testing, migration_fixtures, tls
 
@@ -67,8 +69,10 @@ def _lib():
 def _cases() -> dict[str, tuple[dict, dict]]:
     """hook name -> (objects by binding, values): what a steady-state cluster delivers."""
     t, f, tls = _lib()
+    # a steady-state cluster: the provider is set (storage_classes changes nothing until it is)
     values = {"global": {"discovery": {"clusterDomain": "cluster.local"}},
-              "cloudProviderDvp": {"internal": {"providerDiscoveryData": {"zones": ["default"], "storageClasses": [
+              "cloudProviderDvp": {"provider": {"parameters": {"namespace": "demo"}},
+                                   "internal": {"providerDiscoveryData": {"zones": ["default"], "storageClasses": [
                   {"name": f"sc-{i}", "reclaimPolicy": "Delete", "allowVolumeExpansion": True, "isDefault": i == 0}
                   for i in range(10)]}}}}
     cases: dict[str, tuple[dict, dict]] = {
