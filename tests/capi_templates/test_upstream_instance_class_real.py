@@ -97,7 +97,7 @@ LM = ("liveMigrationPolicy: Manual and Never are refused by DVP's VirtualMachine
      f'{P}[0].matchExpressions[0]: Invalid value: values: must be one integer for operator Gt or Lt'),
     ({"nodeSelector": {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.labels", "operator": "In",
                                                                 "values": ["n"]}]}]}}, None,
-     f'{P}[0].matchFields[0].key: Unsupported value: "metadata.labels": supported values: "metadata.name"'),
+     f'{P}[0].matchFields[0].key: Invalid value: "metadata.labels": {P}[0].matchFields[0].key in body should match '),
     ({"nodeSelector": {"nodeSelectorTerms": []}}, None,
      f"{P}: Invalid value: 0: {P} in body should have at least 1 items"),
 ])
