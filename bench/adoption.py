@@ -7,7 +7,7 @@ Kinds, each through the component's own code path, n per size (bench.measure.siz
 - capdvp: n machines, each a VM, its boot and additional disk and cloud-init Secret (testkit.upstream's shapes),
   adopted by the first reconcile of each DeckhouseMachine (MachineReconciler, the whole pass);
 - CSI disk: n volumes' disks, each named by a bound PV of the guest (`Dvp.volume`, what every call on a volume does
-  first);
+  first), the PVs and claims from the driver's proof cache (`guest_proofs`, synced before the window);
 - CSI attachment: n hot-plug attachments of adopted disks, 10 per node (`Dvp.adopt_attachments`, what publish and
   unpublish do);
 - CCM LB Service: n parent Services of guest LoadBalancer Services, adopted by the first reconcile of each guest
@@ -128,10 +128,18 @@ def _csi_world(n: int):
 
 
 def _csi_access(dvp, guest, adopted: list[str]):
+    """The driver's DVP access as `dvp_csi.driver` wires it: the guest's PVs and claims from its proof cache,
+    listed once before the window (their LIST and WATCH are the cache's, not a volume's)."""
     from dvp_csi.access import Dvp
+    from dvp_csi.guest_proofs import GuestProofs
 
     access = Dvp.over(dvp.client, NS, UUID, guest.client)
     access.on_adopt = adopted.append
+    access.proof_cache = cache = GuestProofs(guest.client)
+    cache.cached([])  # starts its informers
+    for inf in (cache.pvs, cache.claims):
+        if not inf.synced.wait(60):
+            raise RuntimeError(f"the CSI proof cache's {inf.resource.plural} did not sync")
     return access
 
 
@@ -183,10 +191,8 @@ def csi_attachments(n: int) -> dict:
 
 
 def _close(access) -> None:
-    for name in ("close", "stop"):  # whatever caches the driver keeps on the guest side
-        fn = getattr(access, name, None)
-        if callable(fn):
-            fn()
+    if access.proof_cache is not None:
+        access.proof_cache.close()
 
 
 # CCM ----------------------------------------------------------------------------------------------------------
