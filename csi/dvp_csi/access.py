@@ -15,6 +15,11 @@ its cluster UUID is ours, or empty or absent with the PV bound to a live claim w
 spec name the disk and the VM of the node (a VM of this cluster that the guest Node's providerID names). Without
 the guest API (no proof to read) nothing is adopted. The PVs and claims come from `guest_proofs`' watches when the
 driver has them, else from one read per call or pass.
+
+A node's VM is ours (capdvp's, found by hostname label) or, on a cluster the Go module built, dhctl's master or
+static VM, which carries our cluster UUID but no component label: it is the attach target only when the guest
+Node of that name names it in its providerID and its hostname label is the Node's (`dvp_common.dvp.instances`),
+and it is only read.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from dvp_common.dvp import (
     StorageClasses,
     VirtualDisks,
     VirtualMachines,
+    instances,
 )
 from dvp_common.dvp import labels as L
 from dvp_common.dvp.adoption import Proof, Verdict, decide
@@ -162,12 +168,7 @@ class Dvp:
         found = [att] if att is not None and not self.attachments.is_ours(att) else []
         if not found:
             return
-        node = get_or_none(self.guest, NODE, node_id)
-        try:
-            named = L.parse_provider_id(((node or {}).get("spec") or {}).get("providerID", "")) if node else None
-        except ValueError:
-            named = None
-        if named != vm_name:
+        if instances.vm_named_by(get_or_none(self.guest, NODE, node_id)) != vm_name:
             return
         expected = {L.VIRTUAL_MACHINE_DISK_NAME: volume_id, L.VIRTUAL_MACHINE_NAME: node_id}
         for att in found:
@@ -220,12 +221,27 @@ class Dvp:
         return vds
 
     def vm_of_node(self, node_id: str) -> Obj | None:
-        """The VM of a guest node: found by hostname label, only among this cluster's node VMs."""
+        """The VM of a guest node: found by hostname label among this cluster's node VMs, else the upstream VM the
+        guest Node names (`node_named_vm`)."""
         vms = self.vms.list({L.HOSTNAME: node_id})
         if len(vms) > 1:
             names = ", ".join(sorted(v["metadata"]["name"] for v in vms))
             raise CsiError(grpc.StatusCode.FAILED_PRECONDITION, f"node {node_id}: several VirtualMachines ({names})")
-        return vms[0] if vms else None
+        return vms[0] if vms else self.node_named_vm(node_id)
+
+    def node_named_vm(self, node_id: str) -> Obj | None:
+        """dhctl's master or static VM of an upstream-built cluster (our cluster UUID, no component label, so never
+        listed as ours) that the guest Node `node_id` names in its providerID, with `node_id` as its hostname
+        (`dvp_common.dvp.instances.named_by_node`): the attach target, read only (never labelled nor patched; the
+        attachments made to it are ours). One read of the Node: none is cached here. Without the guest API there
+        is no Node to prove it, so None."""
+        if self.guest is None or not node_id:
+            return None
+        vm_name = instances.vm_named_by(get_or_none(self.guest, NODE, node_id))
+        if vm_name is None:
+            return None
+        vm = self.vms.get_or_none(vm_name)
+        return vm if instances.named_by_node(vm, self.cluster_uuid, node_id) else None
 
     def vm_alive(self, vm_name: str) -> bool:
         """Read only: any VM of that name that runs counts as alive, so nothing is detached on a doubt."""

@@ -9,7 +9,8 @@
   `dvp.deckhouse.io/hostname`, no component label) that a Node of this cluster names in its providerID. Judged by
   the one adoption rule (`dvp_common.dvp.adoption.decide`, its verdict only: nothing is adopted) with the Node as a
   strong proof (kubelets and the CCM write providerIDs, not guest users) and the hostname label the upstream
-  layouts write (`<node name>`) as expected; a VM of another cluster's UUID or of a component stays foreign. Its
+  layouts write (`<node name>`) as expected; a VM of another cluster's UUID or of a component stays foreign. The
+  rule is `dvp_common.dvp.instances.named_by_node`, shared with the CSI controller (which attaches to it). Its
   Node's addresses, labels and stopped-VM taints follow it; load balancers never label it (no write to it).
 - Addresses, from the VM's network status: the main network's `status.ipAddress` and each additional network's
   `status.networks[].ipAddress`. InternalIP: one per family (IPv4, IPv6), from the internal network (setting;
@@ -33,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dvp_common.dvp import labels as L
-from dvp_common.dvp.adoption import Proof, Verdict, decide
+from dvp_common.dvp.instances import named_by_node
 from dvp_common.dvp.ownership import is_ours
 
 Obj = dict[str, Any]
@@ -95,20 +96,6 @@ def vm_ref(node: Obj) -> VMRef | None:
 def considered(vm: Obj | None, cluster_uuid: str) -> bool:
     """Ours to read and label: the shared ownership rule, for VMs made by capdvp or by dhctl's layouts."""
     return is_ours(vm, cluster_uuid, L.NODE_MAKERS)
-
-
-def node_proof(node_name: str) -> Proof:
-    """A Node of this cluster naming a VM in its providerID: written by kubelets and the CCM, not by guest users."""
-    return Proof("Node", node_name, "providerID", strong=True)
-
-
-def named_by_node(vm: Obj | None, cluster_uuid: str, node_name: str) -> bool:
-    """An upstream VM (our cluster UUID, no component label, hostname `node_name`) that the Node `node_name` names
-    in its providerID: this cluster's instance, to read only (the adoption rule's verdict, no adoption)."""
-    if not vm or labels(vm).get(L.CLUSTER_UUID) != cluster_uuid or not node_name:
-        return False
-    decision = decide(vm, cluster_uuid, L.CCM, node_proof(node_name), {L.HOSTNAME: node_name})
-    return decision.verdict is Verdict.ADOPT
 
 
 def readable(vm: Obj | None, cluster_uuid: str, node_name: str | None = None) -> bool:
