@@ -273,3 +273,19 @@ def test_network_policies_ours_dhctls_and_anothers():
         ("foreign", PARENT, "NetworkPolicy", "x-isolated", "", f"made by {L.COMPONENT}='dhctl' of cluster ''; "
          "never adopted"),
     ]
+
+
+def test_an_instance_class_no_vm_of_ours_can_have_blocks_the_switch():
+    # what Deckhouse's CRD takes and this module refuses (dvp_common.node_groups.class_problems, the one rule)
+    from dvp_common import node_groups as NG
+
+    def ic(name: str, vm: dict, image_kind: str = "ClusterVirtualImage") -> dict:
+        return {"metadata": {"name": name}, "spec": {"virtualMachine": {"cpu": {"cores": 2}, **vm}, "rootDisk": {
+            "size": "20Gi", "image": {"kind": image_kind, "name": "ubuntu"}}}}
+
+    classes = (ic("good", {"nodeSelector": {"nodeSelectorTerms": [{"matchExpressions": [
+                   {"key": "zone", "operator": "In", "values": ["a"]}]}]}}),
+               ic("frozen", {"liveMigrationPolicy": "Never"}, image_kind="VirtualDisk"))
+    got = rows(T.plan(T.Guest(instance_classes=classes), T.Parent(), UUID, NS))
+    assert got == [("blocks", GUEST, "DVPInstanceClass", "frozen", "capdvp",
+                    f"spec.rootDisk.image: {NG.VIRTUAL_DISK_IMAGE}; spec.virtualMachine: {NG.LIVE_MIGRATION}")]

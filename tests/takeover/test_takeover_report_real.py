@@ -67,7 +67,8 @@ def test_the_report_over_an_upstream_world_on_real_apis_only_reads(dvp_api, own_
     assert {(q.method, q.verb) for q in seen} == {("GET", "list")}
     assert sorted(q.resource for q in seen) == sorted([
         "nodes", "persistentvolumes", "persistentvolumeclaims", "deckhousemachines.infrastructure.cluster.x-k8s.io",
-        "services", "virtualmachines.virtualization.deckhouse.io", "virtualdisks.virtualization.deckhouse.io",
+        "services", "dvpinstanceclasses.deckhouse.io",
+        "virtualmachines.virtualization.deckhouse.io", "virtualdisks.virtualization.deckhouse.io",
         "virtualmachineblockdeviceattachments.virtualization.deckhouse.io",
         "virtualmachineipaddresses.virtualization.deckhouse.io", "secrets", "services",
         "servicewithhealthchecks.network.deckhouse.io", "networkpolicies.networking.k8s.io"])

@@ -8,10 +8,14 @@ from __future__ import annotations
 from typing import Any
 
 from dvp_common.kube import KubeClient, NotFound, Resource, get_or_none
-from dvp_common.kube.resources import CONFIG_MAP, PERSISTENT_VOLUME_CLAIM, STORAGE_CLASS
+from dvp_common.kube.resources import (  # noqa: F401  (NODE_GROUP, DVP_INSTANCE_CLASS: read by callers here)
+    CONFIG_MAP,
+    DVP_INSTANCE_CLASS,
+    NODE_GROUP,
+    PERSISTENT_VOLUME_CLAIM,
+    STORAGE_CLASS,
+)
 
-NODE_GROUP = Resource("deckhouse.io", "v1", "nodegroups", "NodeGroup", namespaced=False)
-DVP_INSTANCE_CLASS = Resource("deckhouse.io", "v1alpha1", "dvpinstanceclasses", "DVPInstanceClass", namespaced=False)
 VOLUME_SNAPSHOT_CLASS = Resource("snapshot.storage.k8s.io", "v1", "volumesnapshotclasses", "VolumeSnapshotClass",
                                  namespaced=False)
 MODULE_NAMESPACE = "d8-cloud-provider-dvp"

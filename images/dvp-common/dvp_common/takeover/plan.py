@@ -34,6 +34,8 @@ from typing import Any
 from ..dvp import labels as L
 from ..dvp import pv_proof
 from ..dvp.adoption import Decision, Proof, Verdict, decide
+from ..dvp.instances import node_proof
+from ..node_groups import class_problems
 
 Obj = Mapping[str, Any]
 LB_FINALIZER = "service.kubernetes.io/load-balancer-cleanup"
@@ -60,6 +62,7 @@ class Guest:
     claims: tuple[Obj, ...] = ()  # PersistentVolumeClaims
     machines: tuple[Obj, ...] = ()  # DeckhouseMachines of `MACHINES_NAMESPACE`
     services: tuple[Obj, ...] = ()
+    instance_classes: tuple[Obj, ...] = ()  # DVPInstanceClasses
 
 
 @dataclass(frozen=True)
@@ -311,7 +314,7 @@ class _Planner:
         if found.get(L.CLUSTER_UUID) == self.uuid and found.get(L.COMPONENT) in L.COMPONENTS:
             self.judged("VirtualMachine", vm, L.DHCTL, None)
             return
-        proof = Proof("Node", node, "providerID", strong=True)
+        proof = node_proof(node)
         decision = decide(vm, self.uuid, L.DHCTL, proof, {L.HOSTNAME: node})
         if decision.verdict is Verdict.OURS:
             self.add(PARENT, "VirtualMachine", _name(vm), Outcome.OURS, L.DHCTL, decision.reason)
@@ -397,6 +400,14 @@ class _Planner:
                 continue
             self._names(GUEST, "Service", _key(svc), kind, lb, L.CCM, absent_ok=True)
 
+        for ic in self.guest.instance_classes:
+            # Deckhouse's schema takes what no VM of this module can have: the class is refused on its next edit
+            # and capdvp cannot make its machines, so it is changed before the switch (node_groups' one rule)
+            problems = class_problems(ic)
+            if problems:
+                self.add(GUEST, "DVPInstanceClass", _name(ic), Outcome.BLOCKS, L.CAPDVP,
+                         "; ".join(f"{field}: {sentence}" for field, sentence in problems))
+
     def _names(self, side: str, kind: str, name: str, target_kind: str, target: str, component: str, *,
                absent_ok: bool) -> None:
         row = self.verdicts.get((target_kind, target))
@@ -417,7 +428,7 @@ class _Planner:
 
 _KINDS = {PARENT: ("VirtualMachine", "VirtualDisk", "VirtualMachineBlockDeviceAttachment", "VirtualMachineIPAddress",
                    "Secret", "Service", "ServiceWithHealthchecks", "NetworkPolicy"),
-          GUEST: ("Node", "DeckhouseMachine", "PersistentVolume", "Service")}
+          GUEST: ("Node", "DeckhouseMachine", "PersistentVolume", "Service", "DVPInstanceClass")}
 
 
 def row_order(row: Row) -> tuple[int, int, str]:

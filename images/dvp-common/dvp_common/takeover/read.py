@@ -11,7 +11,15 @@ from __future__ import annotations
 
 from ..dvp import resources as r
 from ..kube import KubeClient, NotFound, Resource
-from ..kube.resources import NETWORK_POLICY, NODE, PERSISTENT_VOLUME, PERSISTENT_VOLUME_CLAIM, SECRET, SERVICE
+from ..kube.resources import (
+    DVP_INSTANCE_CLASS,
+    NETWORK_POLICY,
+    NODE,
+    PERSISTENT_VOLUME,
+    PERSISTENT_VOLUME_CLAIM,
+    SECRET,
+    SERVICE,
+)
 from .plan import CLOUD_INIT_TYPE, MACHINES_NAMESPACE, Guest, Parent
 
 DECKHOUSE_MACHINE = Resource("infrastructure.cluster.x-k8s.io", "v1alpha1", "deckhousemachines", "DeckhouseMachine")
@@ -28,7 +36,7 @@ def guest(client: KubeClient) -> Guest:
     return Guest(nodes=_all(client, NODE), volumes=_all(client, PERSISTENT_VOLUME),
                  claims=_all(client, PERSISTENT_VOLUME_CLAIM), machines=_all(client, DECKHOUSE_MACHINE,
                                                                              MACHINES_NAMESPACE),
-                 services=_all(client, SERVICE))
+                 services=_all(client, SERVICE), instance_classes=_all(client, DVP_INSTANCE_CLASS))
 
 
 def parent(client: KubeClient, namespace: str) -> Parent:
