@@ -119,7 +119,8 @@ class Attachments:
         for att in self.dvp.attachments.of_disk(volume_id):
             labels_ = att["metadata"].get("labels") or {}
             if disks.vmbda_vm(att) == vm_name or labels_.get(HOSTNAME) == node_id:
-                self.dvp.attachments.delete(att["metadata"]["name"], att)  # the one read, by uid
+                if not att["metadata"].get("deletionTimestamp"):  # one already going (the reaper's): waited for only
+                    self.dvp.attachments.delete(att["metadata"]["name"], att)  # the one read, by uid
                 gone.append(att)
         if not disks.vm_alive(vm):
             return  # nothing runs there: DVP drops the device with the VM
