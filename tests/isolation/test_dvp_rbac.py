@@ -84,6 +84,8 @@ def upstream_volume(csi, admin, ns: str) -> None:
     att = vmbda_body(f"vmbda-pvc-up-{NODE}", "vm-a", "pvc-up")
     att["metadata"]["labels"] = {"virtualMachineDiskName": "pvc-up", "virtualMachineName": NODE}
     admin.create(VMBDA, att, ns)
+    # attached, as upstream left it: DVP's status writes are over, so the adopting patch's precondition holds
+    admin.wait_for(VMBDA, f"vmbda-pvc-up-{NODE}", phase_is("Attached"), 30, ns)
     c = csi.controller
     c.ControllerPublishVolume(publish("pvc-up"))
     c.ControllerUnpublishVolume(unpublish("pvc-up"))
