@@ -4,11 +4,12 @@
 
 Before any component starts, the project and the guest hold what upstream leaves (testkit.upstream: a dhctl master,
 the workers capdvp made for a NodeGroup's Machines, a volume attached to the first worker, a LoadBalancer with its
-parent Service), and another cluster's upstream-made objects beside them. Then the components start, and the
-cluster's everyday work goes on over those objects: the machines are adopted and linked, the master Node is tainted
-when its VM stops, the LoadBalancer keeps its address, the volume moves to the other worker, grows and is
-snapshotted. Scale-down and deletes then leave in the project only what dhctl owns and the other cluster's objects,
-every one with the uid it had before the switch.
+parent Service), and another cluster's upstream-made objects beside them; the pre-switch report reads them. Then
+the components start, and the cluster's everyday work goes on over those objects: the machines are adopted and
+linked, the master Node is tainted when its VM stops, the LoadBalancer keeps its address and takes the machines the
+grown NodeGroup adds, the volume moves to the other worker, grows and is snapshotted. Scale-down and deletes then
+leave in the project only what dhctl owns and the other cluster's objects, every one with the uid it had before the
+switch. A step that does not come about raises demo.environment.StepFailed.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from dvp_common.takeover.__main__ import main as report_main
 from dvp_webhooks import lookups
 
 from demo import seed_objects as so
-from demo.environment import CAPI_NS, Demo, StepFailed, wait_until
+from demo.environment import CAPI_NS, Demo, wait_until
 from demo.hook_runner import HookRunner
 from demo.walk import (
     APP_NS,
@@ -307,5 +308,3 @@ def _teardown(d: Demo, node_manager: StandIn, workers: list[str]) -> None:
                timeout=120)
     d.p.line(f"   PVC, snapshot, Service web deleted; NodeGroup {NODE_GROUP} -> 0")
 
-
-__all__ = ["SwitchResult", "StepFailed", "switch"]
