@@ -106,6 +106,11 @@ def switch(d: Demo) -> SwitchResult:
     with p.step("a cluster as Deckhouse's module leaves it (testkit.upstream), another cluster's objects beside it"):
         workers, gone = _upstream_cluster(d, uuid, node_manager)
         theirs = another_cluster(KubeSink(d.dvp, d.guest), prefix=OTHER_PREFIX, namespace=d.project)
+        # DVP makes the address of a VM that names none (named after the VM): counted before, not met later
+        wait_until("DVP's address of every VM in the project", lambda: all(
+            get_or_none(d.dvp, VIRTUAL_MACHINE_IP_ADDRESS, (vm.get("spec") or {}).get("virtualMachineIPAddressName")
+                        or vm["metadata"]["name"], d.project) is not None
+            for vm in d.dvp.list(VIRTUAL_MACHINE, d.project).items))
     before = parent_objects(d)
     result = SwitchResult(before={k: o["metadata"]["uid"] for k, o in before.items()})
     made_by_them = {(kind, name) for side, kind, name in theirs.made if side == PARENT}
