@@ -39,16 +39,14 @@ from demo.walk import (
     NODE_GROUP,
     PER_ZONE,
     STORAGE_CLASS,
-    UNREACHABLE,
     VS,
     _attached,
     _cluster_uuid,
     _get,
     _linked,
     _node_group,
-    _operate,
     _phase,
-    _ready,
+    _stop_and_start,
 )
 from testkit.nodemanager import StandIn
 from testkit.upstream import guest as G
@@ -147,7 +145,9 @@ def switch(d: Demo) -> SwitchResult:
                            if c.get("reason") in FOREIGN_REASONS]
     master = P.master_hostname(PREFIX, 0)
     with p.step(f"the master's VM stops -> Node {master} tainted shut down (CCM); started -> untainted"):
-        _stop_and_start_master(d, master)
+        vm = next(v["metadata"]["name"] for v in d.dvp.list(VIRTUAL_MACHINE, d.project).items
+                  if (v["metadata"].get("labels") or {}).get(L.HOSTNAME) == master)
+        _stop_and_start(d, master, vm)
     with p.step("the LoadBalancer keeps its parent Service and address"):
         result.lb_address, result.parent_lb_address = _load_balancer(d)
     with p.step("the NodeGroup grows: the new machines (ours) join the LoadBalancer beside the adopted ones"):
@@ -221,21 +221,6 @@ def _initialised_by_upstream(d: Demo, hostname: str, vm_name: str) -> None:
                       timeout=120)
     kept = [t for t in node["spec"].get("taints") or [] if t["key"] != taints.UNINITIALIZED]
     d.guest.patch(NODE, hostname, {"spec": {"providerID": L.provider_id(vm_name), "taints": kept}})
-
-
-def _stop_and_start_master(d: Demo, hostname: str) -> None:
-    vm = next(v["metadata"]["name"] for v in d.dvp.list(VIRTUAL_MACHINE, d.project).items
-              if (v["metadata"].get("labels") or {}).get(L.HOSTNAME) == hostname)
-    _operate(d, vm, "Stop")
-    wait_until(f"Node {hostname} NotReady and shut down", lambda: (
-        n := _get(d, NODE, hostname)) is not None and _ready(n) == "Unknown" and taints.has(n, UNREACHABLE)
-        and taints.has(n, taints.SHUTDOWN) and n)
-    d.p.line(f"   VM {vm} stopped -> Node {hostname} tainted {taints.SHUTDOWN} (CCM)")
-    _operate(d, vm, "Start")
-    wait_until(f"Node {hostname} Ready, untainted", lambda: (
-        n := _get(d, NODE, hostname)) is not None and _ready(n) == "True" and not taints.has(n, taints.SHUTDOWN)
-        and n)
-    d.p.line(f"   VM {vm} started -> Node {hostname} Ready, untainted")
 
 
 def _load_balancer(d: Demo) -> tuple[str, str]:

@@ -300,22 +300,24 @@ def _ready(node: dict | None) -> str:
                  if c["type"] == "Ready"), "")
 
 
-def _stop_and_start(d: Demo, name: str) -> None:
+def _stop_and_start(d: Demo, name: str, vm: str | None = None) -> None:
     """The VM stops: kwok's kubelet in it stops, the node lifecycle controller marks the Node unreachable, the CCM
-    sees the VM stopped and taints the Node shut down; started again, the Node is Ready and both taints go."""
-    _operate(d, name, "Stop")
+    sees the VM stopped and taints the Node shut down; started again, the Node is Ready and both taints go. `vm`:
+    the Node's VM when it is not named after the Node (dhctl's masters)."""
+    vm = vm or name
+    _operate(d, vm, "Stop")
     node = wait_until(f"Node {name} NotReady, unreachable and shut down", lambda: (
         n := _get(d, NODE, name)) is not None and _ready(n) == "Unknown" and taints.has(n, UNREACHABLE)
         and taints.has(n, taints.SHUTDOWN)
         and n)
-    d.p.line(f"   VM {name} stopped -> Node Ready={_ready(node)}, tainted {UNREACHABLE} (node lifecycle controller) "
+    d.p.line(f"   VM {vm} stopped -> Node Ready={_ready(node)}, tainted {UNREACHABLE} (node lifecycle controller) "
              f"and {taints.SHUTDOWN} (CCM)")
-    _operate(d, name, "Start")
+    _operate(d, vm, "Start")
     node = wait_until(f"Node {name} Ready again, untainted", lambda: (
         n := _get(d, NODE, name)) is not None and _ready(n) == "True" and not taints.has(n, UNREACHABLE)
         and not taints.has(n, taints.SHUTDOWN)
         and n)
-    d.p.line(f"   VM {name} started -> Node Ready={_ready(node)}, neither taint left")
+    d.p.line(f"   VM {vm} started -> Node Ready={_ready(node)}, neither taint left")
 
 
 def _operate(d: Demo, vm: str, kind: str) -> None:

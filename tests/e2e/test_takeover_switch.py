@@ -37,6 +37,6 @@ def test_the_module_takes_over_an_upstream_built_cluster(tmp_path):
     # the LoadBalancer's backends: the two adopted workers and the two the grown NodeGroup added
     adopted = {name for kind, name in result.removed if kind == "VirtualMachine"}
     assert len(result.lb_backends) == 4 and adopted < set(result.lb_backends), log
-    for line in ("labels dvp.deckhouse.io/component=capdvp", "tainted node.cloudprovider.kubernetes.io/shutdown (CCM)",
+    for line in ("labels dvp.deckhouse.io/component=capdvp", "and node.cloudprovider.kubernetes.io/shutdown (CCM)",
                  "PVC data resized -> 2Gi; VolumeSnapshot data-snap ready"):
         assert line in log, log
